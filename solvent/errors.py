@@ -1,0 +1,27 @@
+"""Errors meant for users."""
+from __future__ import annotations
+
+
+class UnsupportedError(Exception):
+    """Python that solvent cannot compile, with where it is and what to do instead."""
+
+    def __init__(self, message: str, loc=None, hint: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.hint = hint
+        text = f"{loc}: {message}" if loc else message
+        if hint:
+            text += f"\n  hint: {hint}"
+        super().__init__(text)
+
+
+class NeedStatic(Exception):
+    """Internal: a value derived from these scalar arguments must be known at compile time.
+
+    The runtime catches it and compiles again with those arguments specialized."""
+
+    def __init__(self, args: frozenset, what: str, loc=None):
+        self.args_needed = args
+        self.what = what
+        self.loc = loc
+        super().__init__(f"{loc}: {what}")

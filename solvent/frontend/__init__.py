@@ -1,0 +1,1 @@
+"""Python AST -> array-level IR, specialized on the call's arguments."""

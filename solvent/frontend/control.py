@@ -1,0 +1,402 @@
+"""if / for / while: structured ops with explicit carried values.
+
+Merging name bindings where control flow joins follows NumPy semantics:
+- scalars (and other values) become results of the ``loop.if`` / carried values of the loop,
+  with NumPy's promotion when the two paths disagree on the dtype;
+- an array variable that keeps its buffer needs nothing here (functionalization carries
+  the buffer's contents);
+- a name rebound to *another* array on one path gets a buffer of its own holding the
+  value ("merged" buffer). Writing into that buffer would not reach the original array as
+  NumPy would when the original is an argument or has other names, so it is refused then.
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..ir.core import Block, Region
+from ..ir.types import TensorType, dtype_name, np_dtype
+from .emit import full_spec
+from .scopes import BREAK_FLAG, CONTINUE_FLAG, assigned_names, body_jumps, loads_outside
+from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, same_binding
+
+_NUMBER = (bool, int, float, complex, np.generic)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, Tensor) or (isinstance(v, Const) and isinstance(v.value, _NUMBER))
+
+
+class ControlMixin:
+    # --- if ---------------------------------------------------------------------------------
+    def stmt_If(self, node: ast.If):
+        c = self.truth(self.expr(node.test))
+        self.branch(c, lambda: self.stmts(node.body), lambda: self.stmts(node.orelse), node)
+
+    def branch(self, c, then_fn, else_fn, node):
+        if isinstance(c, Const):
+            (then_fn if c.value else else_fn)()
+            return
+        env0 = dict(self.env)
+        born0 = self.birth_counter
+        blocks, envs = [], []
+        self.depth_in_branch += 1
+        try:
+            for fn in (then_fn, else_fn):
+                blk = Block()
+                self.env = dict(env0)
+                with self.b.at(blk):
+                    fn()
+                blocks.append(blk)
+                envs.append(self.env)
+        finally:
+            self.depth_in_branch -= 1
+        live = self.live_outside(node)
+        names = [n for n in dict.fromkeys(list(envs[0]) + list(envs[1]))
+                 if not same_binding(envs[0].get(n), envs[1].get(n))]
+        merged = {}
+        yields = ([], [])
+        for n in names:
+            a, b = envs[0].get(n), envs[1].get(n)
+            if a is None or b is None:
+                if n in live or n in (BREAK_FLAG, CONTINUE_FLAG):
+                    if n in (BREAK_FLAG, CONTINUE_FLAG):
+                        a = a if a is not None else Const(False)
+                        b = b if b is not None else Const(False)
+                    else:
+                        raise self.unsupported(f"{n!r} is assigned on only one path of this if",
+                                               "assign it before the if as well")
+                else:
+                    continue
+            if isinstance(a, ArrayRef) or isinstance(b, ArrayRef):
+                if not (isinstance(a, ArrayRef) and isinstance(b, ArrayRef)) or a.shape != b.shape:
+                    raise self.shape_conflict(n, a, b, c)
+                dtype = dtype_name(np.result_type(np_dtype(a.dtype), np_dtype(b.dtype)))
+                fresh = all(self.births.get(id(x.buf), 0) > born0 for x in (a, b))
+                merged[n] = ("array", TensorType(a.shape, dtype), fresh, (a, b))
+                for k, (blk, v) in enumerate(((blocks[0], a), (blocks[1], b))):
+                    with self.b.at(blk):
+                        yields[k].append(self.convert(self.read(v), dtype).v)
+                continue
+            if not (_is_number(a) and _is_number(b)):
+                raise self.unsupported(f"{n!r} holds different non-numeric values on the two "
+                                       "paths of this if")
+            ta, tb = [self._in_block(blk, v) for blk, v in zip(blocks, (a, b))]
+            if ta.shape != tb.shape:
+                raise self.shape_conflict(n, ta, tb, c)
+            dtype = self.result_dtype([ta, tb])
+            weak = ta.weak and tb.weak
+            merged[n] = ("value", weak, ta.deps | tb.deps)
+            for k, (blk, t) in enumerate(((blocks[0], ta), (blocks[1], tb))):
+                with self.b.at(blk):
+                    yields[k].append(self.convert(t, dtype).v)
+        for blk, ys in zip(blocks, yields):
+            with self.b.at(blk):
+                self.b.create("loop.yield", ys)
+        op = self.b.create("loop.if", [c.v], regions=[Region(blocks[0]), Region(blocks[1])])
+        self.env = env0
+        for (n, info), r in zip(merged.items(), op.results):
+            if info[0] == "value":
+                self.env[n] = Tensor(r, weak=info[1], deps=info[2])
+            else:
+                _, ty, fresh, (a, b) = info
+                guard = None if fresh else (
+                    f"{n!r} refers to different arrays depending on a run-time condition; "
+                    "writing into it cannot be resolved")
+                self.env[n] = self.new_buffer(Tensor(r), n, guard)
+        # names only assigned inside the branches and dead afterwards are dropped
+
+    def _in_block(self, blk, v) -> Tensor:
+        with self.b.at(blk):
+            return self.tensor(v)
+
+    def shape_conflict(self, n, a, b, cond):
+        sa = getattr(a, "shape", ())
+        sb = getattr(b, "shape", ())
+        if cond.deps:
+            from ..errors import NeedStatic
+            return NeedStatic(cond.deps, f"the condition deciding the shape of {n!r}", self.b.loc)
+        return self.unsupported(f"{n!r} has shape {sa} on one path and {sb} on another")
+
+    # --- loops ------------------------------------------------------------------------------
+    def stmt_For(self, node: ast.For):
+        if node.orelse:
+            raise self.unsupported("for-else is not supported")
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                and self.lookup(it.func.id) == Const(range)):
+            raise self.unsupported("only `for ... in range(...)` loops are supported",
+                                   "iterate over indices: for i in range(len(x))")
+        if not isinstance(node.target, ast.Name):
+            raise self.unsupported("the loop variable must be a plain name")
+        args = [self.expr(a) for a in it.args]
+        if it.keywords or not 1 <= len(args) <= 3:
+            raise self.unsupported("range() takes 1 to 3 positional arguments")
+        if len(args) == 1:
+            args = [Const(0)] + args
+        if len(args) == 2:
+            args = args + [Const(1)]
+        for a in args:
+            if isinstance(a, Const) and not isinstance(a.value, (int, np.integer)):
+                raise TypeError(f"{self.b.loc}: range() arguments must be integers")
+            if isinstance(a, Tensor) and (a.dtype[0] not in "iu" or a.type.rank):
+                raise TypeError(f"{self.b.loc}: range() arguments must be integers, got {a.dtype}")
+        if all(isinstance(a, Const) for a in args):
+            if int(args[2].value) == 0:
+                raise ValueError(f"{self.b.loc}: range() arg 3 must not be zero")
+            if len(range(*(int(a.value) for a in args))) == 0:
+                return
+        target = node.target.id
+        if body_jumps(node.body, (ast.Break,)):
+            return self._for_as_while(node, target, args)
+        lb, ub, st = (self.convert(self.tensor(a), "i64") for a in args)
+
+        def make_op(carried_inits, body_fn):
+            blk = Block()
+            iv = blk.add_arg(TensorType((), "i64"))
+            return blk, [iv], lambda ops: self.b.create(
+                "loop.for", [lb.v, ub.v, st.v] + ops, regions=[Region(blk)])
+
+        def bind_iv(ivs):
+            self.env[target] = Tensor(ivs[0], weak=True)
+            self.env.pop(CONTINUE_FLAG, None)
+
+        self.loop(node, make_op, bind_iv, cond_fn=None, extra_assigned=[target])
+
+    def _for_as_while(self, node, target, args):
+        """A for loop with break becomes a while loop on (counter, break flag)."""
+        step = args[2]
+        if not isinstance(step, Const):
+            raise self.unsupported("a for loop with break needs a compile-time step")
+        counter = f"__solvent_iv_{id(node)}"
+        self.env[counter] = self.convert(self.tensor(args[0]), "i64")
+        self.env[counter] = Tensor(self.env[counter].v, weak=True)
+        self.env[BREAK_FLAG] = Const(False)
+        ub = self.convert(self.tensor(args[1]), "i64")
+        cmp = np.less if int(step.value) > 0 else np.greater
+
+        def cond():
+            going = self.ufunc(cmp, self.env[counter], ub)
+            return self.ufunc(np.logical_and, going, self.logical_not(self.env[BREAK_FLAG]))
+
+        def body():
+            self.env[target] = self.env[counter]
+            self.env.pop(CONTINUE_FLAG, None)
+            self.stmts(node.body)
+            self.env[counter] = self.ufunc(np.add, self.env[counter], step)
+
+        self._while(node, cond, body, extra_assigned=[counter, target, BREAK_FLAG])
+        self.env.pop(BREAK_FLAG, None)
+
+    def stmt_While(self, node: ast.While):
+        if node.orelse:
+            raise self.unsupported("while-else is not supported")
+        has_break = body_jumps(node.body, (ast.Break,))
+        if has_break:
+            self.env[BREAK_FLAG] = Const(False)
+
+        def cond():
+            c = self.truth(self.expr(node.test))
+            if has_break:
+                c = self.ufunc(np.logical_and, c, self.logical_not(self.env[BREAK_FLAG]))
+            return c
+
+        def body():
+            self.env.pop(CONTINUE_FLAG, None)
+            self.stmts(node.body)
+
+        test = self.truth(self.expr(node.test))
+        if isinstance(test, Const) and not test.value:
+            return
+        self._while(node, cond, body, extra_assigned=[BREAK_FLAG] if has_break else [])
+        self.env.pop(BREAK_FLAG, None)
+
+    def _while(self, node, cond_fn, body_fn, extra_assigned):
+        def make_op(carried_inits, _):
+            blk = Block()
+            return blk, [], None
+
+        self.loop(node, make_op, None, cond_fn=cond_fn, extra_assigned=extra_assigned,
+                  body_fn=body_fn)
+
+    def loop(self, node, make_op, bind_iv, cond_fn, extra_assigned, body_fn=None):
+        """Translate a loop body until the carried names and their types are stable."""
+        body_fn = body_fn or (lambda: self.stmts(node.body))
+        live = self.live_outside(node)
+        assigned = list(dict.fromkeys(assigned_names(node.body) + extra_assigned))
+        if body_jumps(node.body, (ast.Break,)):
+            assigned.append(BREAK_FLAG)
+        entry_env = dict(self.env)
+        candidates = [n for n in dict.fromkeys(assigned)
+                      if n in entry_env or n in live or n == BREAK_FLAG]
+        # per name: ("ref",) | ("value", dtype, shape, weak) | ("array", TensorType) | ("skip",)
+        plan = {}
+        for n in candidates:
+            v = entry_env.get(n)
+            if v is None:
+                plan[n] = ("skip",)
+            elif isinstance(v, ArrayRef):
+                plan[n] = ("ref",)
+            elif _is_number(v):
+                t = self.tensor(v)
+                plan[n] = ("value", t.dtype, t.shape, t.weak)
+            else:
+                plan[n] = ("const",)
+        was_in_loop = self.in_loop
+        merged_bufs: dict[str, ArrayRef] = {}
+        for attempt in range(8):
+            self.env = dict(entry_env)
+            # merged buffers live outside the loop: allocate them now (idempotent per plan)
+            for n, p in plan.items():
+                if p[0] == "array" and n not in merged_bufs:
+                    merged_bufs[n] = self._merged_buffer(n, entry_env.get(n), p[1], entry_env)
+            carried = [n for n, p in plan.items() if p[0] == "value"]
+            inits = [self._carried_init(entry_env.get(n), plan[n]) for n in carried]
+            blk, ivs, finish = make_op(inits, None)
+            cond_blk = None
+            body_args = [blk.add_arg(TensorType(plan[n][2], plan[n][1])) for n in carried]
+            for n, a in zip(carried, body_args):
+                self.env[n] = Tensor(a, weak=plan[n][3])
+            for n, ref in merged_bufs.items():
+                self.env[n] = ref
+            self.in_loop = True
+            try:
+                if cond_fn is not None:
+                    cond_blk = Block()
+                    cond_args = [cond_blk.add_arg(a.type) for a in body_args]
+                    env_body = dict(self.env)
+                    for n, a in zip(carried, cond_args):
+                        self.env[n] = Tensor(a, weak=plan[n][3])
+                    with self.b.at(cond_blk):
+                        c = cond_fn()
+                        if isinstance(c, Const):
+                            c = self.constant(bool(c.value), "i1")
+                        self.b.create("loop.condition", [c.v])
+                    self.env = env_body
+                with self.b.at(blk):
+                    if bind_iv is not None:
+                        bind_iv(ivs)
+                    body_fn()
+                    exit_env = self.env
+                    changed = self._update_plan(plan, exit_env, entry_env, merged_bufs)
+                    if not changed:
+                        ys = []
+                        for n in carried:
+                            ys.append(self.convert(self.tensor(exit_env[n]), plan[n][1]).v)
+                        for n, ref in merged_bufs.items():
+                            v = exit_env.get(n)
+                            if v is not None and not same_binding(v, ref):
+                                self.write(_unguarded(ref), full_spec(ref.shape), [],
+                                           self.convert(self.tensor(v), ref.dtype))
+                        self.b.create("loop.yield", ys)
+            finally:
+                self.in_loop = was_in_loop
+            if changed:
+                continue
+            if cond_fn is None:
+                op = finish([t.v for t in inits])
+            else:
+                op = self.b.create("loop.while", [t.v for t in inits],
+                                   regions=[Region(cond_blk), Region(blk)])
+            self.env = dict(entry_env)
+            for n, r in zip(carried, op.results):
+                self.env[n] = Tensor(r, weak=plan[n][3])
+            for n, ref in merged_bufs.items():
+                self.env[n] = ref
+            for n in assigned:  # body-local names are not visible after the loop
+                if n not in carried and n not in merged_bufs and n not in entry_env:
+                    self.env.pop(n, None)
+            return
+        raise self.unsupported("the types of the loop's variables do not settle")
+
+    def _carried_init(self, v, p):
+        _, dtype, shape, _ = p
+        t = self.constant(0, dtype, weak=False) if v is None else self.tensor(v)
+        return self.broadcast(self.convert(t, dtype), shape)
+
+    def _update_plan(self, plan, exit_env, entry_env, merged_bufs) -> bool:
+        changed = False
+        for n, p in list(plan.items()):
+            v = exit_env.get(n)
+            if v is None:
+                if p[0] == "skip" or n not in entry_env:
+                    continue
+                raise self.unsupported(f"{n!r} is deleted inside the loop")
+            kind = p[0]
+            if kind == "ref":
+                if not same_binding(v, entry_env[n]):
+                    if not isinstance(v, ArrayRef) or v.shape != entry_env[n].shape:
+                        raise self.unsupported(f"{n!r} changes from an array of shape "
+                                               f"{entry_env[n].shape} to {_describe(v)} in the loop")
+                    plan[n] = ("array", TensorType(v.shape, dtype_name(np.result_type(
+                        np_dtype(v.dtype), np_dtype(entry_env[n].dtype)))))
+                    changed = True
+            elif kind == "array":
+                if isinstance(v, ArrayRef) and v.shape == p[1].shape:
+                    dt = dtype_name(np.result_type(np_dtype(v.dtype), np_dtype(p[1].dtype)))
+                    if dt != p[1].dtype:
+                        raise self.unsupported(f"{n!r} changes dtype inside the loop")
+                elif not same_binding(v, merged_bufs.get(n)):
+                    raise self.unsupported(f"{n!r} changes from an array to {_describe(v)} "
+                                           "in the loop")
+            elif kind in ("value", "skip", "const"):
+                if kind == "const" and same_binding(v, entry_env[n]):
+                    continue
+                if isinstance(v, ArrayRef) or (isinstance(v, Tensor) and v.type.rank):
+                    if kind == "skip":
+                        plan[n] = ("array", TensorType(v.shape, v.dtype))
+                        changed = True
+                        continue
+                    if kind == "value" and p[2] == v.shape:
+                        dt = dtype_name(np.result_type(np_dtype(p[1]), np_dtype(v.dtype)))
+                        if dt != p[1]:
+                            plan[n] = ("value", dt, p[2], False)
+                            changed = True
+                        continue
+                    raise self.unsupported(f"{n!r} changes from a scalar to an array in the loop")
+                if not _is_number(v):
+                    raise self.unsupported(f"{n!r} holds different non-numeric values across "
+                                           "loop iterations")
+                t = self.tensor(v)
+                if kind in ("skip", "const"):
+                    plan[n] = ("value", t.dtype, t.shape, t.weak)
+                    changed = True
+                    continue
+                new_dt = dtype_name(np.result_type(self.probe(t),
+                                                   self.probe_of(p[1], p[3], len(p[2]))))
+                weak = p[3] and t.weak
+                if t.shape != p[2]:
+                    raise self.unsupported(f"{n!r} changes shape from {p[2]} to {t.shape} in "
+                                           "the loop")
+                if new_dt != p[1] or weak != p[3]:
+                    plan[n] = ("value", new_dt, p[2], weak)
+                    changed = True
+        return changed
+
+    def _merged_buffer(self, n, entry, ty: TensorType, entry_env) -> ArrayRef:
+        shared = False
+        if isinstance(entry, ArrayRef):
+            shared = entry.buf.block is None or entry.chain != () or any(
+                isinstance(v, ArrayRef) and v.buf is entry.buf and k != n
+                for k, v in entry_env.items())
+            init = self.convert(self.read(entry), ty.dtype)
+        else:
+            init = self.broadcast(self.convert(self.constant(0), ty.dtype), ty.shape)
+        guard = (f"{n!r} is rebound to a new array inside the loop while the array it first "
+                 "named is an argument or has other names; writing into it in place cannot "
+                 "be resolved") if shared else None
+        return self.new_buffer(init, n, guard)
+
+
+def _unguarded(ref: ArrayRef) -> ArrayRef:
+    buf = ref.buf
+    return ArrayRef(Buffer(buf.ref, buf.name, buf.block, None), ref.chain, ref.type)
+
+
+def _describe(v) -> str:
+    if isinstance(v, (ArrayRef, Tensor)):
+        return f"a value of shape {v.shape}"
+    if isinstance(v, Const):
+        return repr(v.value)
+    return type(v).__name__

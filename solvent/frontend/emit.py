@@ -1,0 +1,317 @@
+"""Emitting IR for operations on the frontend's abstract values, with NumPy's typing rules.
+
+Dtypes come from NumPy itself (``ufunc.resolve_dtypes``, NEP 50: Python scalars are weak),
+so the compiled program has exactly the dtypes plain NumPy would produce.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import NeedStatic, UnsupportedError
+from ..ir.builder import Builder
+from ..ir.types import TensorType, dtype_name, np_dtype
+from ..ops import elementwise
+from .values import ArrayRef, Const, Tensor, TupleVal
+
+# NumPy ufunc -> IR op name (from the op tables: one source of truth).
+UFUNC_OP = {fn: f"tensor.{name}" for table in (elementwise.UNARY, elementwise.BINARY)
+            for name, (fn, *_rest) in table.items()}
+UFUNC_OP[np.positive] = None  # identity
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def py_weak_dtype(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "i1"
+    if isinstance(value, int):
+        return "i64"
+    if isinstance(value, float):
+        return "f64"
+    if isinstance(value, complex):
+        return "c128"
+    return dtype_name(np.asarray(value).dtype)
+
+
+class Emitter:
+    """Builds IR for frontend values. ``self.b`` is the builder, ``self.loc`` the source loc."""
+
+    b: Builder
+
+    # --- errors --------------------------------------------------------------------------
+    def unsupported(self, msg: str, hint: str | None = None):
+        return UnsupportedError(msg, self.b.loc, hint)
+
+    def need_static(self, x, what: str):
+        deps = getattr(x, "deps", frozenset())
+        if deps:
+            return NeedStatic(deps, what, self.b.loc)
+        return self.unsupported(f"{what} must be known at compile time, but it is computed at "
+                                "run time", "derive it from array shapes or integer arguments")
+
+    # --- conversions between abstract values ----------------------------------------------
+    def static(self, x, what: str = "this value"):
+        """The compile-time Python value of ``x``."""
+        if isinstance(x, Const):
+            return x.value
+        if isinstance(x, TupleVal):
+            return tuple(self.static(i, what) for i in x.items)
+        raise self.need_static(x, what)
+
+    def static_int(self, x, what: str) -> int:
+        v = self.static(x, what)
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise self.unsupported(f"{what} must be an integer, got {v!r}")
+        return int(v)
+
+    def constant(self, value, dtype: str | None = None, weak: bool | None = None) -> Tensor:
+        if isinstance(value, np.ndarray):
+            if value.ndim:
+                raise self.unsupported("array constants are not supported",
+                                       "pass the array as an argument")
+            value = value[()]
+        if weak is None:
+            weak = isinstance(value, _PY_SCALARS)
+        if dtype is None:
+            dtype = py_weak_dtype(value)
+        return Tensor(self.b.constant(value, dtype), weak=weak)
+
+    def tensor(self, x) -> Tensor:
+        """Any array-like abstract value as a Tensor (reads arrays at this point)."""
+        if isinstance(x, Tensor):
+            return x
+        if isinstance(x, ArrayRef):
+            return self.read(x)
+        if isinstance(x, Const):
+            v = x.value
+            if isinstance(v, (_PY_SCALARS, np.generic)) and not isinstance(v, str):
+                return self.constant(v)
+            if isinstance(v, (tuple, list)):
+                return self.from_list(list(v))
+            raise self.unsupported(f"cannot use {type(v).__name__} {v!r} as an array")
+        if isinstance(x, TupleVal):
+            return self.from_list(list(x.items))
+        raise self.unsupported(f"cannot use {type(x).__name__} as an array")
+
+    def from_list(self, items: list) -> Tensor:
+        """np.array([...]) of scalars / equal-shape arrays."""
+        if not items:
+            raise self.unsupported("empty lists are not supported as arrays")
+        vals = [self.tensor(Const(i) if not isinstance(i, (Tensor, ArrayRef, Const, TupleVal))
+                            else i) for i in items]
+        dtype = self.result_dtype(vals)
+        vals = [self.convert(v, dtype) for v in vals]
+        shapes = {v.shape for v in vals}
+        if len(shapes) != 1:
+            raise self.unsupported("list items have different shapes")
+        parts = [self.b.one("tensor.reshape", v.v, shape=[1] + list(v.shape)) for v in vals]
+        if len(parts) == 1:
+            return Tensor(parts[0])
+        return Tensor(self.b.one("tensor.concatenate", *parts, axis=0))
+
+    def result_dtype(self, vals: list[Tensor]) -> str:
+        probes = [self.probe(v) for v in vals]
+        return dtype_name(np.result_type(*probes))
+
+    @staticmethod
+    def probe(v: Tensor):
+        """What NumPy's type resolution should see for ``v`` (NEP 50 weak scalars)."""
+        return Emitter.probe_of(v.dtype, v.weak, v.type.rank)
+
+    @staticmethod
+    def probe_of(dtype: str, weak: bool, rank: int):
+        if weak and rank == 0:
+            return {"i1": bool, "i64": int, "f64": float, "c128": complex}.get(
+                dtype, np_dtype(dtype))
+        return np_dtype(dtype)
+
+    def convert(self, x: Tensor, dtype: str) -> Tensor:
+        if x.dtype == dtype:
+            return x
+        return Tensor(self.b.one("tensor.convert", x.v, dtype=dtype), weak=x.weak, deps=x.deps)
+
+    def broadcast(self, x: Tensor, shape) -> Tensor:
+        shape = tuple(shape)
+        if x.shape == shape:
+            return x
+        try:
+            ok = np.broadcast_shapes(x.shape, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise self.unsupported(f"could not broadcast input array from shape {x.shape} into "
+                                   f"shape {shape}")
+        return Tensor(self.b.one("tensor.broadcast_to", x.v, shape=list(shape)), deps=x.deps)
+
+    # --- elementwise ----------------------------------------------------------------------
+    def ufunc(self, uf: np.ufunc, *args) -> Tensor | Const:
+        if all(isinstance(a, Const) for a in args) and all(
+                isinstance(a.value, (_PY_SCALARS, np.generic)) for a in args):
+            with np.errstate(all="ignore"):
+                try:
+                    return Const(_python_apply(uf, [a.value for a in args]))
+                except (ZeroDivisionError, OverflowError, ValueError) as e:
+                    raise self.unsupported(f"{uf.__name__}: {e}") from None
+        ts = [self.tensor(a) for a in args]
+        try:
+            loop = uf.resolve_dtypes(tuple(self.probe(t) for t in ts) + (None,) * uf.nout)
+        except TypeError as e:  # NumPy found no loop for these dtypes
+            raise self.unsupported(f"numpy.{uf.__name__} does not support these dtypes "
+                                   f"({', '.join(t.dtype for t in ts)}): {e}") from None
+        in_dt = [dtype_name(d) for d in loop[:uf.nin]]
+        out_dt = dtype_name(loop[uf.nin])
+        ts = [self.convert(t, d) for t, d in zip(ts, in_dt)]
+        if len(set(in_dt)) != 1:
+            raise self.unsupported(f"numpy.{uf.__name__} with mixed loop dtypes {in_dt}")
+        opname = UFUNC_OP.get(uf, "missing")
+        if opname is None:
+            return ts[0]
+        if opname == "missing":
+            raise self.unsupported(f"numpy.{uf.__name__} is not supported yet")
+        v = self.b.one(opname, *(t.v for t in ts))
+        if v.type.dtype != out_dt:
+            v = self.b.one("tensor.convert", v, dtype=out_dt)
+        weak = all(t.weak for t in ts) and v.type.rank == 0
+        deps = frozenset().union(*(t.deps for t in ts))
+        return Tensor(v, weak=weak, deps=deps)
+
+    def select(self, cond, a, b) -> Tensor:
+        c = self.tensor(cond)
+        if c.dtype != "i1":
+            c = self.ufunc(np.not_equal, c, Const(0))
+        ta, tb = self.tensor(a), self.tensor(b)
+        dt = self.result_dtype([ta, tb])
+        ta, tb = self.convert(ta, dt), self.convert(tb, dt)
+        weak = ta.weak and tb.weak and c.type.rank == 0
+        return Tensor(self.b.one("tensor.select", c.v, ta.v, tb.v), weak=weak,
+                      deps=c.deps | ta.deps | tb.deps)
+
+    # --- reads through views ---------------------------------------------------------------
+    def read(self, ref: ArrayRef) -> Tensor:
+        buf = ref.buf
+        t = None
+        for step in ref.chain:
+            if t is None and step[0] == "index":
+                t = self.b.one("array.read", buf.ref, *step[2], spec=step[1])
+                continue
+            if t is None:
+                t = self.read_full(buf.ref)
+            t = self.apply_view(t, step)
+        if t is None:
+            t = self.read_full(buf.ref)
+        return Tensor(t)
+
+    def read_full(self, ref):
+        return self.b.one("array.read", ref, spec=full_spec(ref.type.shape))
+
+    def apply_view(self, t, step):
+        kind = step[0]
+        if kind == "index":
+            return self.b.one("tensor.slice", t, *step[2], spec=step[1])
+        if kind == "transpose":
+            return self.b.one("tensor.transpose", t, perm=list(step[1]))
+        return self.b.one("tensor.reshape", t, shape=list(step[1]))
+
+    def write(self, ref: ArrayRef, spec: list, dyn: list, value) -> None:
+        """``ref[spec] = value`` through ref's views, with NumPy's broadcasting and casting."""
+        buf = ref.buf
+        if buf.guard:
+            raise self.unsupported(buf.guard, "write into a fresh copy (x = x.copy()) first")
+        spec, dyn, reshape_to = drop_newaxis(spec, dyn)
+        from ..ops.indexspec import result_shape
+        target_shape = result_shape(ref.shape, spec, len(dyn))
+        v = self.tensor(value)
+        if v.type.rank and np.prod(v.shape) == np.prod(target_shape) and \
+                _squeeze(v.shape) == _squeeze(target_shape) and v.shape != target_shape:
+            v = Tensor(self.b.one("tensor.reshape", v.v, shape=list(target_shape)))
+        v = self.broadcast(self.cast_for_store(v, ref.dtype), target_shape)
+        # Values at each level of the view chain, outermost first.
+        levels = []
+        t = None
+        for step in ref.chain:
+            if t is None and step[0] == "index":
+                t = self.b.one("array.read", buf.ref, *step[2], spec=step[1])
+            else:
+                if t is None:
+                    t = self.read_full(buf.ref)
+                t = self.apply_view(t, step)
+            levels.append(t)
+        new = v.v
+        if ref.chain:
+            new = self.b.one("tensor.update_slice", levels[-1], new, *dyn, spec=spec)
+        else:
+            self.b.create("array.write", [new, buf.ref] + list(dyn), {"spec": spec})
+            return
+        for k in range(len(ref.chain) - 1, -1, -1):
+            step = ref.chain[k]
+            prev_shape = (levels[k - 1].type.shape if k else buf.ref.type.shape)
+            if step[0] == "transpose":
+                new = self.b.one("tensor.transpose", new, perm=[int(p) for p in np.argsort(step[1])])
+                if k == 0:
+                    self.b.create("array.write", [new, buf.ref], {"spec": full_spec(prev_shape)})
+                    return
+                continue
+            if step[0] == "reshape":
+                new = self.b.one("tensor.reshape", new, shape=list(prev_shape))
+                if k == 0:
+                    self.b.create("array.write", [new, buf.ref], {"spec": full_spec(prev_shape)})
+                    return
+                continue
+            sspec, sdyn, _ = drop_newaxis(step[1], list(step[2]))
+            inner_shape = result_shape(prev_shape, sspec, len(sdyn))
+            new = self.b.one("tensor.reshape", new, shape=list(inner_shape))
+            if k == 0:
+                self.b.create("array.write", [new, buf.ref] + sdyn, {"spec": sspec})
+                return
+            new = self.b.one("tensor.update_slice", levels[k - 1], new, *sdyn, spec=sspec)
+        raise AssertionError("unreachable")
+
+    def cast_for_store(self, v: Tensor, dtype: str) -> Tensor:
+        """NumPy's same-kind casting for ``a[...] = v`` (complex into real is an error)."""
+        if v.dtype == dtype:
+            return v
+        if v.dtype[0] == "c" and dtype[0] != "c":
+            raise self.unsupported(f"cannot store complex values into a {dtype} array",
+                                   "take .real or use a complex array")
+        return self.convert(v, dtype)
+
+
+def full_spec(shape) -> list:
+    return [["s", 0, n, 1] for n in shape]
+
+
+def drop_newaxis(spec, dyn):
+    if all(it[0] != "n" for it in spec):
+        return spec, list(dyn), None
+    return [it for it in spec if it[0] != "n"], list(dyn), True
+
+
+def _squeeze(shape):
+    return tuple(d for d in shape if d != 1)
+
+
+def _python_apply(uf, values):
+    """Apply a ufunc to compile-time scalars the way Python/NumPy would at run time."""
+    if all(isinstance(v, _PY_SCALARS) for v in values):
+        import operator
+        pyops = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
+                 np.true_divide: operator.truediv, np.floor_divide: operator.floordiv,
+                 np.remainder: operator.mod, np.power: operator.pow,
+                 np.negative: operator.neg, np.equal: operator.eq, np.not_equal: operator.ne,
+                 np.less: operator.lt, np.less_equal: operator.le, np.greater: operator.gt,
+                 np.greater_equal: operator.ge, np.bitwise_and: operator.and_,
+                 np.bitwise_or: operator.or_, np.bitwise_xor: operator.xor,
+                 np.left_shift: operator.lshift, np.right_shift: operator.rshift,
+                 np.invert: operator.invert, np.positive: operator.pos}
+        if uf in pyops:
+            return pyops[uf](*values)
+    r = uf(*values)
+    return r
+
+
+def is_arraylike(x) -> bool:
+    return isinstance(x, (Tensor, ArrayRef))
+
+
+def type_of(x) -> TensorType:
+    return x.type

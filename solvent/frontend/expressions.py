@@ -1,0 +1,254 @@
+"""Translating Python expressions to abstract values (and IR)."""
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import operator
+import types
+
+import numpy as np
+
+from .values import ArrayRef, Const, Tensor, TupleVal
+
+BINOP_UFUNC = {
+    ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply, ast.Div: np.true_divide,
+    ast.FloorDiv: np.floor_divide, ast.Mod: np.remainder, ast.Pow: np.power,
+    ast.BitAnd: np.bitwise_and, ast.BitOr: np.bitwise_or, ast.BitXor: np.bitwise_xor,
+    ast.LShift: np.left_shift, ast.RShift: np.right_shift,
+}
+CMP_UFUNC = {
+    ast.Eq: np.equal, ast.NotEq: np.not_equal, ast.Lt: np.less, ast.LtE: np.less_equal,
+    ast.Gt: np.greater, ast.GtE: np.greater_equal,
+}
+_CONST_CMP = {ast.Is: operator.is_, ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b,
+              ast.NotIn: lambda a, b: a not in b}
+
+
+class ExprMixin:
+    def expr(self, node: ast.expr):
+        saved = self.b.loc
+        self.b.loc = self.loc_of(node)
+        try:
+            method = getattr(self, "expr_" + type(node).__name__, None)
+            if method is None:
+                raise self.unsupported(f"{type(node).__name__} expressions are not supported")
+            return method(node)
+        finally:
+            self.b.loc = saved
+
+    # --- leaves ---------------------------------------------------------------------------
+    def expr_Constant(self, node):
+        return Const(node.value)
+
+    def expr_Name(self, node):
+        return self.lookup(node.id)
+
+    def lookup(self, name: str):
+        if name in self.env:
+            return self.env[name]
+        if name in self.closure:
+            return Const(self.closure[name])
+        if name in self.globals:
+            v = self.globals[name]
+            if isinstance(v, np.ndarray):
+                raise self.unsupported(f"global array {name!r} cannot be captured",
+                                       "pass it as an argument")
+            return Const(v)
+        if hasattr(builtins, name):
+            return Const(getattr(builtins, name))
+        raise self.unsupported(f"name {name!r} is not defined")
+
+    def expr_Tuple(self, node):
+        items = tuple(self.expr(e) for e in node.elts)
+        if all(isinstance(i, Const) for i in items):
+            return Const(tuple(i.value for i in items))
+        return TupleVal(items)
+
+    expr_List = expr_Tuple
+
+    def expr_Slice(self, node):
+        parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper, node.step)]
+        return ("slice", parts, node)
+
+    # --- operators ------------------------------------------------------------------------
+    def expr_BinOp(self, node):
+        a, b = self.expr(node.left), self.expr(node.right)
+        if isinstance(node.op, ast.MatMult):
+            return self.matmul(a, b)
+        uf = BINOP_UFUNC.get(type(node.op))
+        if uf is None:
+            raise self.unsupported(f"operator {type(node.op).__name__}")
+        if isinstance(a, Const) and isinstance(b, Const) and not (
+                isinstance(a.value, (int, float, complex, np.generic))
+                and isinstance(b.value, (int, float, complex, np.generic))):
+            try:  # tuple concatenation / repetition and friends on compile-time values
+                return Const(_PYOP[type(node.op)](a.value, b.value))
+            except Exception as e:
+                raise self.unsupported(f"{e}") from None
+        return self.ufunc(uf, a, b)
+
+    def expr_UnaryOp(self, node):
+        x = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return self.logical_not(x)
+        uf = {ast.USub: np.negative, ast.UAdd: np.positive, ast.Invert: np.invert}[type(node.op)]
+        return self.ufunc(uf, x)
+
+    def logical_not(self, x):
+        if isinstance(x, Const):
+            return Const(not x.value)
+        t = self.truth(x)
+        return self.ufunc(np.logical_not, t)
+
+    def truth(self, x):
+        """bool(x) for a scalar: Const bool or an i1 Tensor."""
+        if isinstance(x, Const):
+            return Const(bool(x.value))
+        t = self.tensor(x)
+        if t.type.rank != 0:
+            raise self.unsupported("the truth value of an array with more than one element is "
+                                   "ambiguous", "use a.any() or a.all()")
+        if t.dtype == "i1":
+            return t
+        return self.ufunc(np.not_equal, t, Const(0))
+
+    def expr_BoolOp(self, node):
+        # Python's and/or on scalars. Operands are pure expressions, so evaluating them all
+        # is safe; the result follows Python's short-circuit value rule when compile-time.
+        is_and = isinstance(node.op, ast.And)
+        vals = [self.expr(v) for v in node.values]
+        result = vals[-1]
+        for v in reversed(vals[:-1]):
+            tv = self.truth(v)
+            if isinstance(tv, Const):
+                result = (result if tv.value else v) if is_and else (v if tv.value else result)
+                continue
+            tr = self.truth(result)
+            result = self.ufunc(np.logical_and if is_and else np.logical_or, tv, tr)
+        return result
+
+    def expr_Compare(self, node):
+        left = self.expr(node.left)
+        out = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node)
+            if type(op) in _CONST_CMP:
+                if not (isinstance(left, Const) and isinstance(right, Const)):
+                    if isinstance(op, (ast.Is, ast.IsNot)) and (
+                            isinstance(right, Const) and right.value is None):
+                        r = Const(isinstance(op, ast.IsNot))  # arrays are never None
+                    else:
+                        raise self.unsupported(f"{type(op).__name__} on run-time values")
+                else:
+                    r = Const(_CONST_CMP[type(op)](left.value, right.value))
+            else:
+                r = self.ufunc(CMP_UFUNC[type(op)], left, right)
+            out = r if out is None else self.ufunc(np.logical_and, out, r)
+            left = right
+        return out
+
+    def expr_IfExp(self, node):
+        c = self.truth(self.expr(node.test))
+        if isinstance(c, Const):
+            return self.expr(node.body if c.value else node.orelse)
+        return self.select(c, self.expr(node.body), self.expr(node.orelse))
+
+    # --- attributes, subscripts, calls -----------------------------------------------------
+    def expr_Attribute(self, node):
+        obj = self.expr(node.value)
+        if isinstance(obj, Const):
+            try:
+                return Const(getattr(obj.value, node.attr))
+            except AttributeError:
+                raise self.unsupported(f"{obj.value!r} has no attribute {node.attr!r}") from None
+        if isinstance(obj, (Tensor, ArrayRef)):
+            return self.array_attribute(obj, node.attr)
+        raise self.unsupported(f"attribute {node.attr!r} of a tuple")
+
+    def expr_Subscript(self, node):
+        obj = self.expr(node.value)
+        idx = self.index_items(node.slice)
+        if isinstance(obj, Const) and all(isinstance(i, Const) for i in idx):
+            key = tuple(i.value for i in idx)
+            try:
+                return Const(obj.value[key[0] if len(key) == 1 else key])
+            except Exception as e:
+                raise self.unsupported(f"indexing {obj.value!r}: {e}") from None
+        if isinstance(obj, TupleVal) or (isinstance(obj, Const) and isinstance(obj.value, tuple)):
+            items = obj.items if isinstance(obj, TupleVal) else tuple(Const(v) for v in obj.value)
+            if len(idx) == 1 and isinstance(idx[0], Const):
+                k = idx[0].value
+                return TupleVal(items[k]) if isinstance(k, slice) else items[k]
+            raise self.unsupported("tuples can only be indexed by compile-time integers")
+        return self.getitem(obj, idx)
+
+    def index_items(self, node) -> list:
+        elts = node.elts if isinstance(node, ast.Tuple) else [node]
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Slice):
+                out.append(self.slice_item(e))
+            else:
+                out.append(self.expr(e))
+        return out
+
+    def expr_Call(self, node):
+        if isinstance(node.func, ast.Attribute):
+            obj = self.expr(node.func.value)
+            if isinstance(obj, (Tensor, ArrayRef)):
+                args, kwargs = self.call_args(node)
+                return self.call_method(obj, node.func.attr, args, kwargs)
+            fn = self.expr(node.func)
+        else:
+            fn = self.expr(node.func)
+        args, kwargs = self.call_args(node)
+        if not isinstance(fn, Const):
+            raise self.unsupported("calling a run-time value")
+        return self.call_function(fn.value, args, kwargs, node)
+
+    def call_args(self, node):
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.expr(a.value)
+                if isinstance(v, TupleVal):
+                    args.extend(v.items)
+                elif isinstance(v, Const) and isinstance(v.value, tuple):
+                    args.extend(Const(x) for x in v.value)
+                else:
+                    raise self.unsupported("*args of a run-time value")
+            else:
+                args.append(self.expr(a))
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None:
+                raise self.unsupported("**kwargs in calls")
+            kwargs[k.arg] = self.expr(k.value)
+        return args, kwargs
+
+    def call_function(self, fn, args, kwargs, node):
+        handler = self.function_handler(fn)
+        if handler is not None:
+            return handler(self, *args, **kwargs)
+        if isinstance(fn, np.ufunc):
+            if kwargs:
+                raise self.unsupported(f"keyword arguments to numpy.{fn.__name__}: "
+                                       f"{', '.join(kwargs)}")
+            return self.ufunc(fn, *args)
+        if isinstance(fn, types.FunctionType):
+            return self.inline_call(fn, args, kwargs, node)
+        name = getattr(fn, "__name__", repr(fn))
+        module = getattr(fn, "__module__", "") or ""
+        raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
+
+
+_PYOP = {ast.Add: operator.add, ast.Mult: operator.mul, ast.Sub: operator.sub,
+         ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+
+MATH_UFUNC = {math.sqrt: np.sqrt, math.exp: np.exp, math.log: np.log, math.sin: np.sin,
+              math.cos: np.cos, math.tan: np.tan, math.tanh: np.tanh, math.atan2: np.arctan2,
+              math.fabs: np.abs, math.atan: np.arctan, math.asin: np.arcsin,
+              math.acos: np.arccos, math.sinh: np.sinh, math.cosh: np.cosh,
+              math.log1p: np.log1p, math.expm1: np.expm1, math.hypot: np.hypot,
+              math.log10: np.log10, math.log2: np.log2}

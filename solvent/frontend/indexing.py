@@ -1,0 +1,220 @@
+"""NumPy indexing: basic indexing (views), integer-array gathers, stores into elements/slices."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+
+from .emit import full_spec
+from .values import ArrayRef, Const, Tensor, TupleVal
+
+
+@dataclass(frozen=True)
+class SliceItem:
+    lower: object
+    upper: object
+    step: object
+    node: ast.Slice
+
+
+def _linear(node):
+    """``node`` as (terms, constant) when it is a sum of terms and integer constants."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return {}, node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        lt, lc = _linear(node.left)
+        rt, rc = _linear(node.right)
+        sign = 1 if isinstance(node.op, ast.Add) else -1
+        terms = dict(lt)
+        for k, v in rt.items():
+            terms[k] = terms.get(k, 0) + sign * v
+        return {k: v for k, v in terms.items() if v}, lc + sign * rc
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        t, c = _linear(node.operand)
+        return {k: -v for k, v in t.items()}, -c
+    return {ast.dump(node): 1}, 0
+
+
+def static_difference(upper: ast.expr | None, lower: ast.expr | None, resolve=None):
+    """upper - lower when it does not depend on run-time values, else None.
+    ``resolve(name)`` gives the compile-time int bound to a name, or None."""
+    if upper is None or lower is None:
+        return None
+    ut, uc = _linear(upper)
+    lt, lc = _linear(lower)
+    diff = uc - lc
+    for key in set(ut) | set(lt):
+        coef = ut.get(key, 0) - lt.get(key, 0)
+        if not coef:
+            continue
+        value = resolve(key) if resolve else None
+        if value is None:
+            return None
+        diff += coef * value
+    return diff
+
+
+class IndexMixin:
+    def slice_item(self, node: ast.Slice) -> SliceItem:
+        parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper, node.step)]
+        return SliceItem(*parts, node)
+
+    # --- analysis ---------------------------------------------------------------------------
+    def analyze_index(self, shape, items):
+        """-> (spec, dyn Values, advanced [(dim, Tensor)], deps) for ``x[items]``."""
+        items = list(items)
+        n_consume = sum(1 for i in items if not _is_none(i) and not _is_ellipsis(i))
+        if sum(1 for i in items if _is_ellipsis(i)) > 1:
+            raise self.unsupported("an index can only have a single ellipsis ('...')")
+        if n_consume > len(shape):
+            raise IndexError(f"{self.b.loc}: too many indices for array: array is "
+                             f"{len(shape)}-dimensional, but {n_consume} were indexed")
+        expanded = []
+        for i in items:
+            if _is_ellipsis(i):
+                expanded.extend([Const(slice(None))] * (len(shape) - n_consume))
+            else:
+                expanded.append(i)
+        if not any(_is_ellipsis(i) for i in items):
+            expanded.extend([Const(slice(None))] * (len(shape) - n_consume))
+        spec, dyn, adv = [], [], []
+        d = 0
+        for it in expanded:
+            if _is_none(it):
+                spec.append(["n"])
+                continue
+            n = shape[d]
+            if isinstance(it, Const) and isinstance(it.value, slice):
+                it = SliceItem(*(None if p is None else Const(p) for p in
+                                 (it.value.start, it.value.stop, it.value.step)), None)
+            if isinstance(it, SliceItem):
+                spec.append(self._slice_spec(it, n, dyn))
+            elif isinstance(it, Const) and isinstance(it.value, (int, np.integer)) and \
+                    not isinstance(it.value, (bool, np.bool_)):
+                k = int(it.value)
+                if not -n <= k < n:
+                    raise IndexError(f"{self.b.loc}: index {k} is out of bounds for axis {d} "
+                                     f"with size {n}")
+                spec.append(["c", k % n])
+            elif isinstance(it, (Tensor, ArrayRef, TupleVal)) or (
+                    isinstance(it, Const) and isinstance(it.value, (list, tuple))):
+                t = self.tensor(it)
+                if t.type.rank == 0 and t.dtype[0] in "iu" and t.dtype != "i1":
+                    dyn.append(self.convert(t, "i64").v)
+                    spec.append(["i", len(dyn) - 1])
+                elif t.dtype[0] in "iu" or t.dtype == "i1":
+                    adv.append((d, t))
+                    spec.append(["s", 0, n, 1])
+                else:
+                    raise IndexError(f"{self.b.loc}: arrays used as indices must be of integer "
+                                     f"(or boolean) type, got {t.dtype}")
+            else:
+                raise self.unsupported(f"index of type {type(getattr(it, 'value', it)).__name__}")
+            d += 1
+        return spec, dyn, adv
+
+    def _slice_spec(self, it: SliceItem, n: int, dyn: list):
+        parts = [it.lower, it.upper, it.step]
+        if all(p is None or isinstance(p, Const) for p in parts):
+            vals = [None if p is None else self.static_int(p, "a slice bound") for p in parts]
+            start, stop, step = slice(*vals).indices(n)
+            if step == 0:
+                raise ValueError(f"{self.b.loc}: slice step cannot be zero")
+            return ["s", start, stop, step]
+        step = 1 if it.step is None else self.static_int(it.step, "a slice step")
+        if step != 1:
+            raise self.unsupported("a slice with a run-time bound must have step 1")
+        size = None
+        if it.node is not None:
+            lower_node = it.node.lower if it.node.lower is not None else ast.Constant(0)
+            size = static_difference(it.node.upper, lower_node, self.static_name_value)
+        if size is None:
+            dynamic = next(p for p in (it.lower, it.upper) if not isinstance(p, (Const, type(None))))
+            raise self.need_static(dynamic, "the length of this slice")
+        if not 0 <= size <= n:
+            raise IndexError(f"{self.b.loc}: slice of length {size} in an axis of size {n}")
+        start = self.tensor(it.lower) if it.lower is not None else self.constant(0)
+        dyn.append(self.convert(start, "i64").v)
+        return ["d", len(dyn) - 1, size]
+
+    # --- reads ------------------------------------------------------------------------------
+    def getitem(self, obj, items):
+        if not isinstance(obj, (Tensor, ArrayRef)):
+            obj = self.tensor(obj)
+        shape = obj.shape
+        spec, dyn, adv = self.analyze_index(shape, items)
+        if adv:
+            return self._gather(obj, spec, dyn, adv)
+        from ..ops.indexspec import result_shape
+        out_shape = result_shape(shape, spec, len(dyn))
+        if isinstance(obj, ArrayRef) and out_shape:
+            from ..ir.types import TensorType
+            return ArrayRef(obj.buf, obj.chain + (("index", spec, tuple(dyn)),),
+                            TensorType(out_shape, obj.dtype))
+        if isinstance(obj, ArrayRef) and not obj.chain:
+            return Tensor(self.b.one("array.read", obj.buf.ref, *dyn, spec=spec))
+        t = self.tensor(obj)
+        return Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec), deps=t.deps)
+
+    def _gather(self, obj, spec, dyn, adv):
+        if any(it[0] == "n" for it in spec):
+            raise self.unsupported("np.newaxis combined with integer-array indexing")
+        if any(t.dtype == "i1" for _, t in adv):
+            raise self.unsupported("boolean-mask indexing gives a data-dependent shape",
+                                   "use np.where(mask, a, b) or a reduction over the mask")
+        t = self.tensor(obj)
+        if not all(it == ["s", 0, n, 1] for it, n in zip(spec, t.shape)) or dyn:
+            t = Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec))
+        # ints inside the advanced group are advanced indices too (NumPy's rule)
+        idx = [self.convert(i, "i64").v for _, i in adv]
+        axes = [d for d, _ in adv]
+        return Tensor(self.b.one("tensor.gather", t.v, *idx, axes=axes, front=False))
+
+    # --- writes -----------------------------------------------------------------------------
+    def setitem(self, target, items, value):
+        if not isinstance(target, ArrayRef):
+            raise self.unsupported("assignment into a value that is not an array variable")
+        spec, dyn, adv = self.analyze_index(target.shape, items)
+        if not adv:
+            self.write(target, spec, dyn, value)
+            return
+        if any(it[0] == "n" for it in spec):
+            raise self.unsupported("np.newaxis combined with integer-array assignment")
+        from ..ir.types import TensorType
+        from ..ops.indexspec import result_shape
+        view = target
+        if dyn or not all(it == ["s", 0, n, 1] for it, n in zip(spec, target.shape)):
+            view = ArrayRef(target.buf, target.chain + (("index", spec, tuple(dyn)),),
+                            TensorType(result_shape(target.shape, spec, len(dyn)), target.dtype))
+        cur = self.read(view)
+        if len(adv) == 1 and adv[0][1].dtype == "i1":
+            d, mask = adv[0]
+            if d != 0 or mask.shape != view.shape[:mask.type.rank]:
+                raise self.unsupported("a boolean mask must index the leading dimensions")
+            v = self.tensor(value)
+            if v.type.rank:
+                raise self.unsupported("assigning an array through a boolean mask",
+                                       "use a[...] = np.where(mask, values, a)")
+            m = Tensor(self.b.one("tensor.reshape", mask.v, shape=list(mask.shape) + [1] * (
+                view.type.rank - mask.type.rank)))
+            new = self.select(m, self.cast_for_store(v, view.dtype), cur)
+            self.write(view, full_spec(view.shape), [], self.broadcast(new, view.shape))
+            return
+        if any(t.dtype == "i1" for _, t in adv):
+            raise self.unsupported("boolean masks mixed with other indices in an assignment")
+        idx = [self.convert(i, "i64").v for _, i in adv]
+        axes = [d for d, _ in adv]
+        from ..ops.structural import gather_shape
+        gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
+        v = self.broadcast(self.cast_for_store(self.tensor(value), view.dtype), gshape)
+        new = self.b.one("tensor.scatter", cur.v, v.v, *idx, axes=axes)
+        self.write(view, full_spec(view.shape), [], Tensor(new))
+
+
+def _is_none(i) -> bool:
+    return isinstance(i, Const) and i.value is None
+
+
+def _is_ellipsis(i) -> bool:
+    return isinstance(i, Const) and i.value is Ellipsis

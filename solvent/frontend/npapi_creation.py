@@ -1,0 +1,383 @@
+"""NumPy array creation, shape manipulation and joining, translated to IR.
+
+Handlers take the translator ``fe`` and the call's abstract arguments; they are registered
+in ``FUNCTIONS`` by the NumPy function object they implement.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import dtype_name
+from .values import ArrayRef, Const, Tensor, TupleVal
+
+FUNCTIONS: dict = {}
+
+
+def implements(*fns):
+    def deco(handler):
+        for fn in fns:
+            FUNCTIONS[fn] = handler
+        return handler
+    return deco
+
+
+def static_dtype(fe, d, default=None) -> str:
+    if d is None:
+        return default
+    v = fe.static(d, "a dtype")
+    if v is None:
+        return default
+    try:
+        return dtype_name(np.dtype(v))
+    except (TypeError, KeyError):
+        raise fe.unsupported(f"dtype {v!r} is not supported") from None
+
+
+def static_shape(fe, shape) -> tuple[int, ...]:
+    v = fe.static(shape, "an array shape")
+    if isinstance(v, (int, np.integer)):
+        v = (v,)
+    try:
+        shape = tuple(int(d) for d in v)
+    except TypeError:
+        raise fe.unsupported(f"bad shape {v!r}") from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{fe.b.loc}: negative dimensions are not allowed")
+    return shape
+
+
+def filled(fe, shape, value, dtype: str) -> Tensor:
+    t = fe.convert(fe.tensor(value), dtype)
+    return Tensor(fe.b.one("tensor.broadcast_to", t.v, shape=list(shape)) if shape else t.v)
+
+
+@implements(np.zeros, np.empty)
+def _zeros(fe, shape, dtype=None, order=None):
+    return filled(fe, static_shape(fe, shape), Const(0), static_dtype(fe, dtype, "f64"))
+
+
+@implements(np.ones)
+def _ones(fe, shape, dtype=None, order=None):
+    return filled(fe, static_shape(fe, shape), Const(1), static_dtype(fe, dtype, "f64"))
+
+
+@implements(np.full)
+def _full(fe, shape, fill_value, dtype=None, order=None):
+    fv = fe.tensor(fill_value)
+    default = dtype_name(np.result_type(fe.probe(fv))) if fv.weak else fv.dtype
+    return filled(fe, static_shape(fe, shape), fv, static_dtype(fe, dtype, default))
+
+
+def _like(value):
+    def handler(fe, a, dtype=None, order=None, shape=None):
+        shape_ = static_shape(fe, shape) if shape is not None else fe.tensor_type(a).shape
+        dt = static_dtype(fe, dtype, fe.tensor_type(a).dtype)
+        return filled(fe, shape_, Const(value), dt)
+    return handler
+
+
+implements(np.zeros_like, np.empty_like)(_like(0))
+implements(np.ones_like)(_like(1))
+
+
+@implements(np.full_like)
+def _full_like(fe, a, fill_value, dtype=None, order=None, shape=None):
+    shape_ = static_shape(fe, shape) if shape is not None else fe.tensor_type(a).shape
+    return filled(fe, shape_, fill_value, static_dtype(fe, dtype, fe.tensor_type(a).dtype))
+
+
+@implements(np.arange)
+def _arange(fe, *args, dtype=None):
+    vals = [fe.static(a, "np.arange bounds") for a in args]
+    ref = np.arange(*vals)
+    dt = static_dtype(fe, dtype, dtype_name(ref.dtype))
+    n = len(ref)
+    start = vals[0] if len(vals) > 1 else 0
+    step = vals[2] if len(vals) > 2 else 1
+    it_dtype = dtype_name(ref.dtype)
+    x = Tensor(fe.b.one("tensor.iota", shape=[n], dim=0, dtype=it_dtype))
+    if step != 1:
+        x = fe.ufunc(np.multiply, x, fe.constant(step, it_dtype, weak=False))
+    if start != 0:
+        x = fe.ufunc(np.add, x, fe.constant(start, it_dtype, weak=False))
+    return fe.convert(x, dt)
+
+
+@implements(np.linspace)
+def _linspace(fe, start, stop, num=Const(50), endpoint=Const(True), retstep=Const(False),
+              dtype=None, axis=Const(0)):
+    if fe.static(retstep, "retstep"):
+        raise fe.unsupported("np.linspace(..., retstep=True)")
+    n = fe.static_int(num, "np.linspace num")
+    s, e = fe.tensor(start), fe.tensor(stop)
+    calc = dtype_name(np.result_type(fe.probe(s), fe.probe(e), float))
+    dt = static_dtype(fe, dtype, calc)
+    s, e = fe.convert(s, calc), fe.convert(e, calc)
+    r = Tensor(fe.b.one("tensor.linspace", s.v, e.v, num=n,
+                        endpoint=bool(fe.static(endpoint, "endpoint")), dtype=calc))
+    return fe.convert(r, dt)
+
+
+@implements(np.eye, np.identity)
+def _eye(fe, N, M=None, k=Const(0), dtype=None, order=None):
+    n = fe.static_int(N, "np.eye size")
+    m = n if M is None or fe.static(M) is None else fe.static_int(M, "np.eye size")
+    kk = fe.static_int(k, "np.eye k")
+    rows = Tensor(fe.b.one("tensor.iota", shape=[n, m], dim=0, dtype="i64"))
+    cols = Tensor(fe.b.one("tensor.iota", shape=[n, m], dim=1, dtype="i64"))
+    diag = fe.ufunc(np.equal, fe.ufunc(np.add, rows, Const(kk)), cols)
+    return fe.convert(diag, static_dtype(fe, dtype, "f64"))
+
+
+@implements(np.copy, np.array, np.ascontiguousarray)
+def _copy(fe, a, dtype=None, copy=None, order=None):
+    t = fe.tensor(a)
+    if dtype is not None:
+        t = fe.convert(t, static_dtype(fe, dtype))
+    return Tensor(t.v) if t.type.rank else t
+
+
+@implements(np.asarray, np.asanyarray)
+def _asarray(fe, a, dtype=None, order=None):
+    if isinstance(a, ArrayRef) and (dtype is None or static_dtype(fe, dtype) == a.dtype):
+        return a  # np.asarray returns the same array: writes through it reach the original
+    return _copy(fe, a, dtype)
+
+
+# --- shape manipulation ----------------------------------------------------------------------
+def reshape_value(fe, a, shape):
+    t = fe.tensor_type(a)
+    v = fe.static(shape, "a shape")
+    if isinstance(v, (int, np.integer)):
+        v = (v,)
+    v = [int(d) for d in v]
+    if v.count(-1) > 1:
+        raise fe.unsupported("can only specify one unknown dimension")
+    if -1 in v:
+        known = int(np.prod([d for d in v if d != -1], dtype=np.int64))
+        v[v.index(-1)] = t.size // known if known else 0
+    if int(np.prod(v, dtype=np.int64)) != t.size:
+        raise ValueError(f"{fe.b.loc}: cannot reshape array of size {t.size} into shape "
+                         f"{tuple(v)}")
+    return view_or_value(fe, a, ("reshape", tuple(v)))
+
+
+def view_or_value(fe, a, step):
+    """A view step on an array variable stays a view (NumPy returns views); else a value."""
+    from ..ir.types import TensorType
+    if step[0] == "reshape":
+        shape = step[1]
+    else:
+        shape = tuple(fe.tensor_type(a).shape[p] for p in step[1])
+    if isinstance(a, ArrayRef):
+        return ArrayRef(a.buf, a.chain + (step,), TensorType(tuple(shape), a.dtype))
+    t = fe.tensor(a)
+    return Tensor(fe.apply_view(t.v, step), deps=t.deps)
+
+
+@implements(np.reshape)
+def _reshape(fe, a, shape=None, order=None, newshape=None):
+    return reshape_value(fe, a, shape if shape is not None else newshape)
+
+
+@implements(np.ravel)
+def _ravel(fe, a, order=None):
+    return reshape_value(fe, a, Const((-1,)))
+
+
+@implements(np.transpose)
+def _transpose(fe, a, axes=None):
+    rank = fe.tensor_type(a).rank
+    perm = list(range(rank))[::-1] if axes is None or fe.static(axes) is None else [
+        int(p) % rank for p in fe.static(axes, "transpose axes")]
+    return view_or_value(fe, a, ("transpose", tuple(perm)))
+
+
+@implements(np.squeeze)
+def _squeeze(fe, a, axis=None):
+    shape = fe.tensor_type(a).shape
+    if axis is None:
+        new = [d for d in shape if d != 1]
+    else:
+        ax = fe.static(axis, "axis")
+        ax = {int(x) % len(shape) for x in (ax if isinstance(ax, tuple) else (ax,))}
+        new = [d for i, d in enumerate(shape) if i not in ax]
+    return reshape_value(fe, a, Const(tuple(new)))
+
+
+@implements(np.expand_dims)
+def _expand_dims(fe, a, axis):
+    shape = list(fe.tensor_type(a).shape)
+    ax = fe.static(axis, "axis")
+    for x in sorted(int(i) % (len(shape) + 1) for i in (ax if isinstance(ax, tuple) else (ax,))):
+        shape.insert(x, 1)
+    return reshape_value(fe, a, Const(tuple(shape)))
+
+
+@implements(np.broadcast_to)
+def _broadcast_to(fe, a, shape):
+    return fe.broadcast(fe.tensor(a), static_shape(fe, shape))
+
+
+def _seq(fe, arrays):
+    if isinstance(arrays, TupleVal):
+        return [fe.tensor(x) for x in arrays.items]
+    if isinstance(arrays, Const) and isinstance(arrays.value, (tuple, list)):
+        return [fe.tensor(Const(x)) for x in arrays.value]
+    raise fe.unsupported("expected a tuple or list of arrays")
+
+
+def concat(fe, ts, axis):
+    dt = fe.result_dtype(ts)
+    ts = [fe.convert(t, dt) for t in ts]
+    rank = ts[0].type.rank
+    if rank == 0:
+        raise ValueError(f"{fe.b.loc}: zero-dimensional arrays cannot be concatenated")
+    axis = axis % rank
+    return Tensor(fe.b.one("tensor.concatenate", *(t.v for t in ts), axis=axis))
+
+
+@implements(np.concatenate)
+def _concatenate(fe, arrays, axis=Const(0), dtype=None):
+    ts = _seq(fe, arrays)
+    ax = fe.static(axis, "axis")
+    if ax is None:
+        ts = [fe.tensor(reshape_value(fe, t, Const((-1,)))) for t in ts]
+        ax = 0
+    r = concat(fe, ts, int(ax))
+    return fe.convert(r, static_dtype(fe, dtype)) if dtype is not None else r
+
+
+@implements(np.stack)
+def _stack(fe, arrays, axis=Const(0)):
+    ts = _seq(fe, arrays)
+    ax = fe.static_int(axis, "axis") % (ts[0].type.rank + 1)
+    parts = [fe.tensor(reshape_value(fe, t, Const(t.shape[:ax] + (1,) + t.shape[ax:])))
+             for t in ts]
+    return concat(fe, parts, ax)
+
+
+@implements(np.hstack)
+def _hstack(fe, arrays):
+    ts = [_atleast(fe, t, 1) for t in _seq(fe, arrays)]
+    return concat(fe, ts, 0 if ts[0].type.rank == 1 else 1)
+
+
+@implements(np.vstack)
+def _vstack(fe, arrays):
+    return concat(fe, [_atleast(fe, t, 2) for t in _seq(fe, arrays)], 0)
+
+
+def _atleast(fe, t, n):
+    if t.type.rank >= n:
+        return t
+    shape = (1,) * (n - t.type.rank - (1 if n == 2 and t.type.rank == 1 else 0))
+    new = (1, *t.shape) if n == 2 and t.type.rank == 1 else shape + t.shape
+    return fe.tensor(reshape_value(fe, t, Const(tuple(new))))
+
+
+@implements(np.flip)
+def _flip(fe, m, axis=None):
+    t = fe.tensor(m)
+    if axis is None or fe.static(axis) is None:
+        axes = list(range(t.type.rank))
+    else:
+        ax = fe.static(axis, "axis")
+        axes = [int(a) % t.type.rank for a in (ax if isinstance(ax, tuple) else (ax,))]
+    return Tensor(fe.b.one("tensor.reverse", t.v, axes=axes))
+
+
+@implements(np.fliplr)
+def _fliplr(fe, m):
+    return _flip(fe, m, Const(1))
+
+
+@implements(np.flipud)
+def _flipud(fe, m):
+    return _flip(fe, m, Const(0))
+
+
+@implements(np.repeat)
+def _repeat(fe, a, repeats, axis=None):
+    t = fe.tensor(a)
+    reps = fe.static_int(repeats, "np.repeat count (arrays of counts are not supported)")
+    if axis is None or fe.static(axis) is None:
+        t = fe.tensor(reshape_value(fe, t, Const((-1,))))
+        ax = 0
+    else:
+        ax = fe.static_int(axis, "axis") % t.type.rank
+    return Tensor(fe.b.one("tensor.repeat", t.v, repeats=reps, axis=ax))
+
+
+@implements(np.tile)
+def _tile(fe, a, reps):
+    t = fe.tensor(a)
+    r = fe.static(reps, "np.tile reps")
+    r = (r,) if isinstance(r, int) else tuple(r)
+    rank = max(len(r), t.type.rank)
+    t = fe.tensor(reshape_value(fe, t, Const((1,) * (rank - t.type.rank) + t.shape)))
+    r = (1,) * (rank - len(r)) + r
+    for ax, k in enumerate(r):
+        if k != 1:
+            t = concat(fe, [t] * k, ax)
+    return t
+
+
+@implements(np.roll)
+def _roll(fe, a, shift, axis=None):
+    t = fe.tensor(a)
+    s = fe.static_int(shift, "np.roll shift")
+    if axis is None:
+        flat = fe.tensor(reshape_value(fe, t, Const((-1,))))
+        return fe.tensor(reshape_value(fe, _roll(fe, flat, Const(s), Const(0)), Const(t.shape)))
+    ax = fe.static_int(axis, "axis") % t.type.rank
+    n = t.shape[ax]
+    if n == 0 or s % n == 0:
+        return t
+    s %= n
+    from .emit import full_spec
+    lo, hi = full_spec(t.shape), full_spec(t.shape)
+    lo[ax] = ["s", n - s, n, 1]
+    hi[ax] = ["s", 0, n - s, 1]
+    parts = [fe.b.one("tensor.slice", t.v, spec=lo), fe.b.one("tensor.slice", t.v, spec=hi)]
+    return Tensor(fe.b.one("tensor.concatenate", *parts, axis=ax))
+
+
+def _triangle(part):
+    def handler(fe, m, k=Const(0)):
+        t = fe.tensor(m)
+        if t.type.rank < 2:
+            raise fe.unsupported(f"np.{'triu' if part == 'upper' else 'tril'} of a 1-d array")
+        return Tensor(fe.b.one("tensor.triangle", t.v, part=part,
+                               k=fe.static_int(k, "diagonal offset")))
+    return handler
+
+
+implements(np.triu)(_triangle("upper"))
+implements(np.tril)(_triangle("lower"))
+
+
+@implements(np.diag)
+def _diag(fe, v, k=Const(0)):
+    t = fe.tensor(v)
+    kk = fe.static_int(k, "diagonal offset")
+    if t.type.rank == 1:
+        n = t.shape[0] + abs(kk)
+        e = _eye(fe, Const(n), Const(n), Const(kk), Const(np.bool_))
+        idx = Tensor(fe.b.one("tensor.iota", shape=[n, n], dim=1 if kk >= 0 else 0, dtype="i64"))
+        shift = fe.ufunc(np.subtract, idx, Const(abs(kk)))
+        clipped = fe.ufunc(np.maximum, shift, Const(0))
+        vals = Tensor(fe.b.one("tensor.gather", t.v, clipped.v, axes=[0], front=False))
+        return fe.select(e, vals, fe.convert(fe.constant(0), t.dtype))
+    if t.type.rank == 2:
+        n, m = t.shape
+        rows = range(max(0, -kk), min(n, m - kk))
+        if len(rows) == 0:
+            return Tensor(fe.b.one("tensor.broadcast_to", fe.convert(fe.constant(0), t.dtype).v,
+                                   shape=[0]))
+        r = fe.constant(rows.start, "i64", weak=False)
+        ri = fe.ufunc(np.add, Tensor(fe.b.one("tensor.iota", shape=[len(rows)], dim=0,
+                                               dtype="i64")), r)
+        ci = fe.ufunc(np.add, ri, Const(kk))
+        return Tensor(fe.b.one("tensor.gather", t.v, ri.v, ci.v, axes=[0, 1], front=False))
+    raise fe.unsupported("np.diag of arrays with rank > 2")

@@ -1,0 +1,490 @@
+"""NumPy math beyond single ufuncs: where/clip, reductions, products, einsum, linalg,
+scalar conversions and the Python builtins/math functions that act on numbers."""
+from __future__ import annotations
+
+import builtins
+import math
+import string
+
+import numpy as np
+
+from ..ir.types import dtype_name
+from .expressions import MATH_UFUNC
+from .npapi_creation import implements, reshape_value, static_dtype
+from .values import ArrayRef, Const, Tensor, TupleVal
+
+
+@implements(np.where)
+def _where(fe, cond, x=None, y=None):
+    if x is None or y is None:
+        raise fe.unsupported("np.where(cond) with one argument gives a data-dependent shape",
+                             "use np.where(cond, a, b)")
+    return fe.select(cond, x, y)
+
+
+@implements(np.clip)
+def _clip(fe, a, a_min=None, a_max=None, out=None, **kw):
+    a_min = kw.pop("min", a_min)
+    a_max = kw.pop("max", a_max)
+    x = fe.tensor(a)
+    parts = [x] + [fe.tensor(v) for v in (a_min, a_max) if v is not None and not (
+        isinstance(v, Const) and v.value is None)]
+    dt = fe.result_dtype(parts)
+    r = fe.convert(x, dt)
+    if a_min is not None and not (isinstance(a_min, Const) and a_min.value is None):
+        r = fe.ufunc(np.maximum, r, fe.convert(fe.tensor(a_min), dt))
+    if a_max is not None and not (isinstance(a_max, Const) and a_max.value is None):
+        r = fe.ufunc(np.minimum, r, fe.convert(fe.tensor(a_max), dt))
+    return r
+
+
+@implements(np.round, np.around)
+def _round(fe, a, decimals=Const(0)):
+    d = fe.static_int(decimals, "decimals")
+    x = fe.tensor(a)
+    if x.dtype[0] in "iu" or x.dtype == "i1":
+        return x
+    if d == 0:
+        return fe.ufunc(np.rint, x)
+    scale = Const(10.0 ** d)
+    return fe.ufunc(np.true_divide, fe.ufunc(np.rint, fe.ufunc(np.multiply, x, scale)), scale)
+
+
+# --- reductions --------------------------------------------------------------------------------
+def norm_axes(fe, axis, rank):
+    if axis is None:
+        return list(range(rank))
+    ax = fe.static(axis, "axis")
+    if ax is None:
+        return list(range(rank))
+    ax = ax if isinstance(ax, tuple) else (ax,)
+    out = []
+    for a in ax:
+        a = int(a)
+        if not -rank <= a < rank:
+            raise ValueError(f"{fe.b.loc}: axis {a} is out of bounds for array of dimension {rank}")
+        out.append(a % rank)
+    return sorted(out)
+
+
+def _acc_dtype(np_fn, dtype):
+    with np.errstate(all="ignore"):
+        return dtype_name(np_fn(np.ones(1, dtype=dtype)).dtype)
+
+
+def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
+    x = fe.tensor(a)
+    axes = norm_axes(fe, axis, x.type.rank)
+    keep = bool(fe.static(keepdims, "keepdims"))
+    np_fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any,
+             "all": np.all}[kind]
+    if kind in ("any", "all"):
+        x = fe.truth_array(x)
+    else:
+        acc = static_dtype(fe, dtype, None) or _acc_dtype(np_fn, x.type.dtype)
+        x = fe.convert(x, acc)
+    if kind in ("max", "min") and any(x.shape[ax] == 0 for ax in axes):
+        raise ValueError(f"{fe.b.loc}: zero-size array to reduction operation {kind} which has "
+                         "no identity")
+    return Tensor(fe.b.one(f"tensor.reduce_{kind}", x.v, axes=axes, keepdims=keep))
+
+
+for _kind, _fns in (("sum", (np.sum,)), ("prod", (np.prod,)), ("max", (np.max, np.amax)),
+                    ("min", (np.min, np.amin)), ("any", (np.any,)), ("all", (np.all,))):
+    implements(*_fns)((lambda k: lambda fe, a, axis=None, dtype=None, out=None,
+                       keepdims=Const(False), **kw: reduce(fe, k, a, axis, keepdims,
+                                                           dtype if k in ("sum", "prod") else None))(_kind))
+
+
+@implements(np.mean)
+def mean(fe, a, axis=None, dtype=None, out=None, keepdims=Const(False)):
+    x = fe.tensor(a)
+    axes = norm_axes(fe, axis, x.type.rank)
+    acc = static_dtype(fe, dtype, None) or _acc_dtype(np.mean, x.type.dtype)
+    s = reduce(fe, "sum", fe.convert(x, acc), Const(tuple(axes)), keepdims)
+    count = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+    return fe.convert(fe.ufunc(np.true_divide, s, Const(count)), acc)
+
+
+@implements(np.var)
+def var(fe, a, axis=None, dtype=None, out=None, ddof=Const(0), keepdims=Const(False)):
+    x = fe.tensor(a)
+    axes = norm_axes(fe, axis, x.type.rank)
+    acc = _acc_dtype(np.mean, x.type.dtype)
+    x = fe.convert(x, acc)
+    m = mean(fe, x, Const(tuple(axes)), keepdims=Const(True))
+    d = fe.ufunc(np.subtract, x, m)
+    if d.dtype[0] == "c":
+        sq = fe.ufunc(np.real, fe.ufunc(np.multiply, d, fe.ufunc(np.conjugate, d)))
+    else:
+        sq = fe.ufunc(np.multiply, d, d)
+    s = reduce(fe, "sum", sq, Const(tuple(axes)), keepdims)
+    count = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+    denom = max(count - fe.static_int(ddof, "ddof"), 0)
+    return fe.ufunc(np.true_divide, s, Const(denom))
+
+
+@implements(np.std)
+def std(fe, a, axis=None, dtype=None, out=None, ddof=Const(0), keepdims=Const(False)):
+    return fe.ufunc(np.sqrt, var(fe, a, axis, dtype, out, ddof, keepdims))
+
+
+def _arg(kind):
+    def handler(fe, a, axis=None, out=None, keepdims=Const(False)):
+        x = fe.tensor(a)
+        ax = None if axis is None or fe.static(axis) is None else norm_axes(fe, axis, x.type.rank)[0]
+        if x.type.size == 0:
+            raise ValueError(f"{fe.b.loc}: attempt to get {kind} of an empty sequence")
+        return Tensor(fe.b.one(f"tensor.{kind}", x.v, axis=ax,
+                               keepdims=bool(fe.static(keepdims, "keepdims"))))
+    return handler
+
+
+implements(np.argmax)(_arg("argmax"))
+implements(np.argmin)(_arg("argmin"))
+
+
+def _scan(kind, np_fn):
+    def handler(fe, a, axis=None, dtype=None, out=None):
+        x = fe.tensor(a)
+        if axis is None or fe.static(axis) is None:
+            x = fe.tensor(reshape_value(fe, x, Const((-1,))))
+            ax = 0
+        else:
+            ax = norm_axes(fe, axis, x.type.rank)[0]
+        acc = static_dtype(fe, dtype, None) or _acc_dtype(np_fn, x.type.dtype)
+        return Tensor(fe.b.one(f"tensor.{kind}", fe.convert(x, acc).v, axis=ax))
+    return handler
+
+
+implements(np.cumsum)(_scan("cumsum", np.cumsum))
+implements(np.cumprod)(_scan("cumprod", np.cumprod))
+
+
+# --- products -----------------------------------------------------------------------------------
+def _dot_general(fe, a, b, lc, rc, lb=(), rb=()):
+    dt = fe.result_dtype([a, b])
+    if dt == "i1":
+        raise fe.unsupported("matrix products of boolean arrays")
+    a, b = fe.convert(a, dt), fe.convert(b, dt)
+    return Tensor(fe.b.one("tensor.dot_general", a.v, b.v, lhs_contract=list(lc),
+                           rhs_contract=list(rc), lhs_batch=list(lb), rhs_batch=list(rb)))
+
+
+def matmul(fe, a, b):
+    a, b = fe.tensor(a), fe.tensor(b)
+    ra, rb = a.type.rank, b.type.rank
+    if ra == 0 or rb == 0:
+        raise ValueError(f"{fe.b.loc}: matmul: input operand does not have enough dimensions")
+    if a.shape[-1] != b.shape[-2 if rb > 1 else 0]:
+        raise ValueError(f"{fe.b.loc}: matmul: shapes {a.shape} and {b.shape} do not align")
+    if ra <= 2 and rb <= 2:
+        return _dot_general(fe, a, b, [ra - 1], [0 if rb == 1 else rb - 2])
+    # batched: broadcast batch dims, then contract
+    if ra == 1:
+        a = fe.tensor(reshape_value(fe, a, Const((1,) + a.shape)))
+    if rb == 1:
+        b = fe.tensor(reshape_value(fe, b, Const(b.shape + (1,))))
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    a = fe.broadcast(a, batch + a.shape[-2:])
+    b = fe.broadcast(b, batch + b.shape[-2:])
+    nb = len(batch)
+    r = _dot_general(fe, a, b, [nb + 1], [nb], range(nb), range(nb))
+    shape = list(r.shape)
+    if ra == 1:
+        shape.pop(-2)
+    if rb == 1:
+        shape.pop(-1)
+    return fe.tensor(reshape_value(fe, r, Const(tuple(shape))))
+
+
+implements(np.matmul)(lambda fe, a, b: matmul(fe, a, b))
+
+
+@implements(np.dot)
+def dot(fe, a, b, out=None):
+    a, b = fe.tensor(a), fe.tensor(b)
+    if a.type.rank == 0 or b.type.rank == 0:
+        return fe.ufunc(np.multiply, a, b)
+    if a.type.rank <= 2 and b.type.rank <= 2:
+        return matmul(fe, a, b)
+    rc = b.type.rank - 2 if b.type.rank > 1 else 0
+    return _dot_general(fe, a, b, [a.type.rank - 1], [rc])
+
+
+@implements(np.vdot)
+def _vdot(fe, a, b):
+    a = fe.tensor(reshape_value(fe, a, Const((-1,))))
+    b = fe.tensor(reshape_value(fe, b, Const((-1,))))
+    if a.dtype[0] == "c":
+        a = fe.ufunc(np.conjugate, a)
+    return _dot_general(fe, a, b, [0], [0])
+
+
+@implements(np.inner)
+def _inner(fe, a, b):
+    a, b = fe.tensor(a), fe.tensor(b)
+    if a.type.rank == 0 or b.type.rank == 0:
+        return fe.ufunc(np.multiply, a, b)
+    return _dot_general(fe, a, b, [a.type.rank - 1], [b.type.rank - 1])
+
+
+@implements(np.outer)
+def outer(fe, a, b, out=None):
+    a = fe.tensor(reshape_value(fe, a, Const((-1, 1))))
+    b = fe.tensor(reshape_value(fe, b, Const((1, -1))))
+    return fe.ufunc(np.multiply, a, b)
+
+
+@implements(np.tensordot)
+def _tensordot(fe, a, b, axes=Const(2)):
+    a, b = fe.tensor(a), fe.tensor(b)
+    ax = fe.static(axes, "tensordot axes")
+    if isinstance(ax, int):
+        lc = list(range(a.type.rank - ax, a.type.rank))
+        rc = list(range(ax))
+    else:
+        lc, rc = ([x] if isinstance(x, int) else list(x) for x in ax)
+        lc = [x % a.type.rank for x in lc]
+        rc = [x % b.type.rank for x in rc]
+    return _dot_general(fe, a, b, lc, rc)
+
+
+@implements(np.trace)
+def _trace(fe, a, offset=Const(0)):
+    from .npapi_creation import _diag
+    return reduce(fe, "sum", _diag(fe, a, offset))
+
+
+@implements(np.einsum)
+def einsum(fe, subscripts, *operands, optimize=None):
+    spec = fe.static(subscripts, "einsum subscripts").replace(" ", "")
+    if "." in spec:
+        raise fe.unsupported("einsum with '...'")
+    ins, _, out = spec.partition("->")
+    in_specs = ins.split(",")
+    ts = [fe.tensor(o) for o in operands]
+    if len(in_specs) != len(ts):
+        raise ValueError(f"{fe.b.loc}: einsum: {len(in_specs)} subscripts for {len(ts)} operands")
+    if not _:
+        counts = {c: ins.count(c) for c in set(ins) if c in string.ascii_letters}
+        out = "".join(sorted(c for c, n in counts.items() if n == 1))
+    for s, t in zip(in_specs, ts):
+        if len(s) != t.type.rank:
+            raise ValueError(f"{fe.b.loc}: einsum: '{s}' does not match an operand of rank "
+                             f"{t.type.rank}")
+    ts = [_einsum_diagonal(fe, s, t) for s, t in zip(in_specs, ts)]
+    in_specs = [s if len(set(s)) == len(s) else "".join(dict.fromkeys(s)) for s in in_specs]
+    if len(ts) == 1:
+        return _einsum_finish(fe, in_specs[0], ts[0], out)
+    cur_spec, cur = in_specs[0], ts[0]
+    for k in range(1, len(ts)):
+        s2, t2 = in_specs[k], ts[k]
+        later = set(out).union(*in_specs[k + 1:])
+        # sum out labels that appear only in one operand and nowhere later
+        cur_spec, cur = _einsum_sum_only(fe, cur_spec, cur, set(s2) | later)
+        s2, t2 = _einsum_sum_only(fe, s2, t2, set(cur_spec) | later)
+        batch = [c for c in cur_spec if c in s2 and c in later]
+        contract = [c for c in cur_spec if c in s2 and c not in later]
+        r = _dot_general(fe, cur, t2, [cur_spec.index(c) for c in contract],
+                         [s2.index(c) for c in contract], [cur_spec.index(c) for c in batch],
+                         [s2.index(c) for c in batch])
+        cur_spec = ("".join(batch) + "".join(c for c in cur_spec if c not in s2)
+                    + "".join(c for c in s2 if c not in cur_spec))
+        cur = r
+    return _einsum_finish(fe, cur_spec, cur, out)
+
+
+def _einsum_diagonal(fe, s, t):
+    if len(set(s)) == len(s):
+        return t
+    raise fe.unsupported(f"einsum with a repeated index in one operand ('{s}')")
+
+
+def _einsum_sum_only(fe, s, t, keep):
+    drop = [i for i, c in enumerate(s) if c not in keep]
+    if not drop:
+        return s, t
+    r = Tensor(fe.b.one("tensor.reduce_sum", t.v, axes=drop, keepdims=False))
+    return "".join(c for c in s if c in keep), r
+
+
+def _einsum_finish(fe, s, t, out):
+    s, t = _einsum_sum_only(fe, s, t, set(out))
+    if sorted(s) != sorted(out):
+        raise ValueError(f"{fe.b.loc}: einsum output '{out}' does not match inputs")
+    perm = [s.index(c) for c in out]
+    if perm != list(range(len(perm))):
+        t = Tensor(fe.b.one("tensor.transpose", t.v, perm=perm))
+    return t
+
+
+# --- linear algebra -------------------------------------------------------------------------------
+def _float_operand(fe, a):
+    t = fe.tensor(a)
+    if t.dtype[0] not in "fc":
+        t = fe.convert(t, "f64")
+    return t
+
+
+@implements(np.linalg.solve)
+def _solve(fe, a, b):
+    a, b = _float_operand(fe, a), _float_operand(fe, b)
+    dt = fe.result_dtype([a, b])
+    return Tensor(fe.b.one("tensor.solve", fe.convert(a, dt).v, fe.convert(b, dt).v))
+
+
+for _fn, _op in ((np.linalg.inv, "tensor.inv"), (np.linalg.cholesky, "tensor.cholesky"),
+                 (np.linalg.det, "tensor.det")):
+    implements(_fn)((lambda op: lambda fe, a, **kw: Tensor(fe.b.one(op, _float_operand(fe, a).v)))(_op))
+
+
+@implements(np.linalg.norm)
+def _norm(fe, x, ord=None, axis=None, keepdims=Const(False)):
+    t = fe.tensor(x)
+    o = None if ord is None else fe.static(ord, "norm order")
+    if t.dtype[0] not in "fc":
+        t = fe.convert(t, "f64")
+    a = fe.ufunc(np.abs, t)
+    axes = Const(None) if axis is None else axis
+    if o in (None, 2, "fro") and not (o == 2 and (axis is None and t.type.rank == 2)):
+        sq = fe.ufunc(np.multiply, a, a)
+        return fe.ufunc(np.sqrt, reduce(fe, "sum", sq, axes, keepdims))
+    if o == 1 and (t.type.rank == 1 or axis is not None):
+        return reduce(fe, "sum", a, axes, keepdims)
+    if o in (np.inf, float("inf")) and (t.type.rank == 1 or axis is not None):
+        return reduce(fe, "max", a, axes, keepdims)
+    raise fe.unsupported(f"np.linalg.norm with ord={o!r} on a rank-{t.type.rank} array")
+
+
+# --- scalar types, builtins, math -------------------------------------------------------------------
+def _scalar_ctor(np_type):
+    def handler(fe, x=Const(0)):
+        dt = dtype_name(np.dtype(np_type))
+        t = fe.tensor(x)
+        if t.dtype[0] == "c" and dt[0] != "c":
+            raise fe.unsupported(f"converting complex to {dt}")
+        return Tensor(fe.convert(t, dt).v, weak=False, deps=t.deps)
+    return handler
+
+
+for _t in (np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+           np.uint8, np.uint16, np.uint32, np.uint64, np.complex128, np.complex64, np.bool_):
+    implements(_t)(_scalar_ctor(_t))
+
+
+def _py_ctor(dt):
+    def handler(fe, x=Const(0)):
+        if isinstance(x, Const):
+            return Const({"f64": float, "i64": int, "i1": bool, "c128": complex}[dt](x.value))
+        t = fe.tensor(x)
+        if t.type.rank:
+            raise fe.unsupported(f"{ {'f64': 'float', 'i64': 'int', 'i1': 'bool', 'c128': 'complex'}[dt]}() "
+                                 "of an array", "index a single element first")
+        if dt == "i1":
+            return fe.truth(t)
+        if t.dtype[0] == "c" and dt != "c128":
+            raise fe.unsupported("converting a complex number to a real one")
+        if dt == "i64" and t.dtype[0] == "f":
+            t = fe.ufunc(np.trunc, t)
+        return Tensor(fe.convert(t, dt).v, weak=True, deps=t.deps)
+    return handler
+
+
+implements(builtins.float)(_py_ctor("f64"))
+implements(builtins.int)(_py_ctor("i64"))
+implements(builtins.bool)(_py_ctor("i1"))
+implements(builtins.complex)(_py_ctor("c128"))
+
+
+@implements(builtins.len)
+def _len(fe, x):
+    if isinstance(x, Const):
+        return Const(len(x.value))
+    if isinstance(x, TupleVal):
+        return Const(len(x.items))
+    shape = fe.tensor_type(x).shape
+    if not shape:
+        raise TypeError(f"{fe.b.loc}: len() of unsized object")
+    return Const(shape[0])
+
+
+@implements(builtins.abs)
+def _abs(fe, x):
+    return fe.ufunc(np.abs, x)
+
+
+def _minmax(uf, pyfn):
+    def handler(fe, *args, **kw):
+        if kw:
+            raise fe.unsupported(f"{pyfn.__name__}() with keyword arguments")
+        if len(args) == 1:
+            raise fe.unsupported(f"{pyfn.__name__}() of one iterable",
+                                 f"use np.{pyfn.__name__}(a)")
+        if all(isinstance(a, Const) for a in args):
+            return Const(pyfn(*(a.value for a in args)))
+        r = args[0]
+        for a in args[1:]:
+            # Python's max/min pick one operand (no NaN propagation), like a comparison.
+            ra, ta = fe.tensor(r), fe.tensor(a)
+            cond = fe.ufunc(np.greater if pyfn is max else np.less, ta, ra)
+            r = fe.select(cond, ta, ra)
+        return r
+    return handler
+
+
+implements(builtins.max)(_minmax(np.maximum, max))
+implements(builtins.min)(_minmax(np.minimum, min))
+
+
+@implements(builtins.round)
+def _pyround(fe, x, ndigits=None):
+    if isinstance(x, Const):
+        return Const(round(x.value) if ndigits is None else round(x.value, ndigits.value))
+    r = _round(fe, x, Const(0) if ndigits is None else ndigits)
+    return Tensor(fe.convert(r, "i64").v, weak=True) if ndigits is None else r
+
+
+for _mf, _uf in MATH_UFUNC.items():
+    implements(_mf)((lambda uf: lambda fe, *a: _weak(fe, fe.ufunc(uf, *(fe.tensor(x) if not isinstance(x, Const) else x for x in a))))(_uf))
+
+
+def _weak(fe, r):
+    if isinstance(r, Tensor) and r.type.rank == 0:
+        return Tensor(fe.convert(r, "f64").v, weak=True, deps=r.deps)
+    return r
+
+
+implements(math.floor)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.floor, x))
+                       if not isinstance(x, Const) else Const(math.floor(x.value)))
+implements(math.ceil)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.ceil, x))
+                      if not isinstance(x, Const) else Const(math.ceil(x.value)))
+
+
+def _ufunc_method(fe, fn, args, kwargs):
+    """np.add.outer / np.multiply.outer / np.add.reduce / np.add.at ..."""
+    uf, name = fn.__self__, fn.__name__
+    if name == "outer":
+        a = fe.tensor(args[0])
+        b = fe.tensor(args[1])
+        ra, rb = a.type.rank, b.type.rank
+        a = fe.tensor(reshape_value(fe, a, Const(a.shape + (1,) * rb)))
+        b = fe.tensor(reshape_value(fe, b, Const((1,) * ra + b.shape)))
+        return fe.ufunc(uf, a, b)
+    if name == "reduce" and uf in (np.add, np.multiply, np.maximum, np.minimum,
+                                   np.logical_and, np.logical_or):
+        kind = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min",
+                np.logical_and: "all", np.logical_or: "any"}[uf]
+        return reduce(fe, kind, args[0], kwargs.get("axis", Const(0)),
+                      kwargs.get("keepdims", Const(False)))
+    if name == "accumulate" and uf in (np.add, np.multiply):
+        return _scan("cumsum" if uf is np.add else "cumprod",
+                     np.cumsum if uf is np.add else np.cumprod)(fe, args[0],
+                                                                kwargs.get("axis", Const(0)))
+    if name == "at" and uf is np.add:
+        return fe.add_at(*args)
+    raise fe.unsupported(f"numpy.{uf.__name__}.{name} is not supported")
+
+
+def is_ufunc_method(fn) -> bool:
+    return isinstance(getattr(fn, "__self__", None), np.ufunc)

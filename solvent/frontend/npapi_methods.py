@@ -1,0 +1,125 @@
+"""Array attributes (``.shape``, ``.T``...) and methods (``.sum()``, ``.copy()``...)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import np_dtype
+from . import npapi_creation as cr
+from . import npapi_math as nm
+from .values import ArrayRef, Const, Tensor
+
+
+class ApiMixin:
+    def function_handler(self, fn):
+        try:
+            h = cr.FUNCTIONS.get(fn)
+        except TypeError:  # unhashable
+            h = None
+        if h is not None:
+            return h
+        if nm.is_ufunc_method(fn):
+            return lambda fe, *args, **kwargs: nm._ufunc_method(fe, fn, args, kwargs)
+        return None
+
+    def tensor_type(self, x):
+        if isinstance(x, (Tensor, ArrayRef)):
+            return x.type
+        return self.tensor(x).type
+
+    def truth_array(self, x: Tensor) -> Tensor:
+        return x if x.dtype == "i1" else self.ufunc(np.not_equal, x, Const(0))
+
+    def matmul(self, a, b):
+        return nm.matmul(self, a, b)
+
+    def add_at(self, target, indices, values=Const(1)):
+        if not isinstance(target, ArrayRef):
+            raise self.unsupported("np.add.at needs an array variable as its first argument")
+        items = list(indices.items) if hasattr(indices, "items") else [indices]
+        spec, dyn, adv = self.analyze_index(target.shape, items)
+        if not adv:
+            cur = self.getitem(target, items)
+            self.setitem(target, items, self.ufunc(np.add, cur, values))
+            return Const(None)
+        if dyn or not all(it == ["s", 0, n, 1] for it, n in zip(spec, target.shape)):
+            raise self.unsupported("np.add.at mixing slices and index arrays")
+        from ..ops.structural import gather_shape
+        cur = self.read(target)
+        idx = [self.convert(i, "i64").v for _, i in adv]
+        axes = [d for d, _ in adv]
+        gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
+        v = self.broadcast(self.cast_for_store(self.tensor(values), cur.dtype), gshape)
+        new = self.b.one("tensor.scatter_add", cur.v, v.v, *idx, axes=axes)
+        self.write(target, cr_full(target.shape), [], Tensor(new))
+        return Const(None)
+
+    # --- attributes -----------------------------------------------------------------------
+    def array_attribute(self, x, name):
+        t = x.type
+        if name == "shape":
+            return Const(tuple(t.shape))
+        if name == "ndim":
+            return Const(t.rank)
+        if name == "size":
+            return Const(t.size)
+        if name == "dtype":
+            return Const(np_dtype(t.dtype))
+        if name == "itemsize":
+            return Const(np_dtype(t.dtype).itemsize)
+        if name == "T":
+            return cr._transpose(self, x)
+        if name in ("real", "imag"):
+            v = self.tensor(x)
+            if v.dtype[0] != "c":
+                return v if name == "real" else cr.filled(self, v.shape, Const(0), v.dtype)
+            return self.ufunc(np.real if name == "real" else np.imag, v)
+        raise self.unsupported(f"array attribute .{name} is not supported")
+
+    # --- methods --------------------------------------------------------------------------
+    def call_method(self, x, name, args, kwargs):
+        simple = {
+            "sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean,
+            "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
+            "std": np.std, "var": np.var, "cumsum": np.cumsum, "cumprod": np.cumprod,
+            "dot": np.dot, "clip": np.clip, "round": np.round, "ravel": np.ravel,
+            "squeeze": np.squeeze, "repeat": np.repeat, "trace": np.trace, "diagonal": None,
+            "conj": np.conjugate, "conjugate": np.conjugate,
+        }
+        if name in ("reshape", "transpose"):
+            if len(args) > 1 or (args and isinstance(args[0], Const)
+                                 and isinstance(args[0].value, int)):
+                args = [Const(tuple(self.static(a, "a shape") for a in args))]
+            fn = cr._reshape if name == "reshape" else cr._transpose
+            return fn(self, x, *args, **kwargs)
+        if name == "copy":
+            return cr._copy(self, x)
+        if name == "flatten":
+            return cr._copy(self, cr._ravel(self, x))
+        if name == "astype":
+            dt = cr.static_dtype(self, args[0] if args else kwargs["dtype"])
+            return self.convert(self.tensor(x), dt) if dt != x.dtype else cr._copy(self, x)
+        if name == "fill":
+            if not isinstance(x, ArrayRef):
+                raise self.unsupported(".fill() on a temporary value")
+            self.write(x, cr_full(x.shape), [], args[0])
+            return Const(None)
+        if name == "item":
+            t = self.tensor(x)
+            if args:
+                t = self.tensor(self.getitem(x, list(args)))
+            if t.type.rank and t.type.size != 1:
+                raise ValueError(f"{self.b.loc}: can only convert an array of size 1")
+            t = Tensor(self.b.one("tensor.reshape", t.v, shape=[])) if t.type.rank else t
+            return Tensor(t.v, weak=True)
+        fn = simple.get(name)
+        if fn is None:
+            raise self.unsupported(f"array method .{name}() is not supported")
+        if isinstance(fn, np.ufunc):
+            return self.ufunc(fn, x)
+        handler = cr.FUNCTIONS[fn]
+        return handler(self, x, *args, **kwargs)
+
+
+def cr_full(shape):
+    from .emit import full_spec
+    return full_spec(shape)

@@ -1,0 +1,73 @@
+"""Syntactic facts about a function body: which names a statement assigns, which names are
+read outside it (a conservative liveness), and whether it breaks or continues its loop."""
+from __future__ import annotations
+
+import ast
+
+BREAK_FLAG = "__solvent_break"
+CONTINUE_FLAG = "__solvent_continue"
+
+
+def assigned_names(stmts) -> list[str]:
+    """Names bound by these statements (not descending into nested functions), in order."""
+    out: dict[str, None] = {}
+
+    def target(t):
+        if isinstance(t, ast.Name):
+            out[t.id] = None
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                target(e)
+        elif isinstance(t, ast.Starred):
+            target(t.value)
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                target(t)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            target(node.target)
+        elif isinstance(node, ast.For):
+            target(node.target)
+        elif isinstance(node, ast.NamedExpr):
+            target(node.target)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return list(out)
+
+
+def loaded_names(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def loads_outside(func: ast.FunctionDef, inner: ast.AST) -> set[str]:
+    """Names read anywhere in ``func`` outside the subtree ``inner``.
+    AugAssign targets count as reads."""
+    inside = {id(n) for n in ast.walk(inner)}
+    names = set()
+    for n in ast.walk(func):
+        if id(n) in inside:
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            names.add(n.id)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            names.add(n.target.id)
+    return names
+
+
+def jumps(stmt, kinds=(ast.Break, ast.Continue)) -> bool:
+    """Whether ``stmt`` contains a break/continue that leaves *this* loop level."""
+    if isinstance(stmt, kinds):
+        return True
+    if isinstance(stmt, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
+        return False
+    return any(jumps(c, kinds) for c in ast.iter_child_nodes(stmt))
+
+
+def body_jumps(stmts, kinds) -> bool:
+    return any(jumps(s, kinds) for s in stmts)

@@ -1,0 +1,207 @@
+"""Translating Python statements: assignment (with NumPy's aliasing), calls, returns."""
+from __future__ import annotations
+
+import ast
+import re
+
+import numpy as np
+
+from ..ir.types import TensorType
+from .scopes import BREAK_FLAG, CONTINUE_FLAG, body_jumps
+from .values import ArrayRef, Buffer, Const, Tensor, TupleVal
+
+
+class StmtMixin:
+    def stmts(self, body: list[ast.stmt]) -> None:
+        for k, s in enumerate(body):
+            if self.returned is not None:
+                raise UnsupportedReturn(self, s)
+            self.stmt(s)
+            rest = body[k + 1:]
+            if rest and self.in_loop and body_jumps([s], (ast.Break, ast.Continue)):
+                # Statements after a possible break/continue run only if it did not happen.
+                go = self.jump_pending()
+                if isinstance(go, Const):
+                    if go.value:
+                        return
+                    continue
+                self.branch(self.logical_not(go), lambda: self.stmts(rest), lambda: None, s)
+                return
+
+    def jump_pending(self):
+        flags = [self.env.get(f, Const(False)) for f in (BREAK_FLAG, CONTINUE_FLAG)]
+        a, b = (self.truth(f) for f in flags)
+        if isinstance(a, Const) and isinstance(b, Const):
+            return Const(a.value or b.value)
+        if isinstance(a, Const):
+            return b if not a.value else a
+        if isinstance(b, Const):
+            return a if not b.value else b
+        return self.ufunc(np.logical_or, a, b)
+
+    def stmt(self, node: ast.stmt) -> None:
+        saved = self.b.loc
+        self.b.loc = self.loc_of(node)
+        try:
+            method = getattr(self, "stmt_" + type(node).__name__, None)
+            if method is None:
+                raise self.unsupported(f"the {type(node).__name__} statement is not supported",
+                                       _HINTS.get(type(node).__name__))
+            method(node)
+        finally:
+            self.b.loc = saved
+
+    # --- simple statements -----------------------------------------------------------------
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, ast.Constant):
+            return  # docstring or bare constant
+        self.expr(node.value)
+
+    def stmt_Assign(self, node):
+        value = self.expr(node.value)
+        for t in node.targets:
+            self.assign(t, value)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value))
+
+    def stmt_AugAssign(self, node):
+        from .expressions import BINOP_UFUNC
+        t = node.target
+        rhs = self.expr(node.value)
+        if isinstance(node.op, ast.MatMult):
+            op = lambda a, b: self.matmul(a, b)  # noqa: E731
+        else:
+            uf = BINOP_UFUNC[type(node.op)]
+            op = lambda a, b: self.ufunc(uf, a, b)  # noqa: E731
+        if isinstance(t, ast.Name):
+            cur = self.lookup(t.id)
+            if isinstance(cur, ArrayRef):  # in place: the buffer changes, aliases see it
+                new = op(self.read(cur), rhs)
+                self.check_inplace_cast(new, cur.dtype)
+                from .emit import full_spec
+                self.write(cur, full_spec(cur.shape), [], new)
+            else:
+                self.bind(t.id, op(cur, rhs))
+        elif isinstance(t, ast.Subscript):
+            obj = self.expr(t.value)
+            items = self.index_items(t.slice)
+            cur = self.getitem(obj, items)
+            new = op(cur if not isinstance(cur, ArrayRef) else self.read(cur), rhs)
+            self.check_inplace_cast(new, self.tensor_type(obj).dtype)
+            self.setitem(obj, items, new)
+        else:
+            raise self.unsupported("augmented assignment to this target")
+
+    def check_inplace_cast(self, new, dtype):
+        nd = self.tensor(new).dtype
+        from ..ir.types import np_dtype
+        if not np.can_cast(np_dtype(nd), np_dtype(dtype), casting="same_kind"):
+            raise self.unsupported(
+                f"in-place operation would cast {np_dtype(nd)} into the {np_dtype(dtype)} array "
+                "(NumPy raises UFuncTypeError here)", "write x = x + y to get a new array")
+
+    def stmt_Delete(self, node):
+        for t in node.targets:
+            if isinstance(t, ast.Name):
+                self.env.pop(t.id, None)
+            else:
+                raise self.unsupported("del of anything but a name")
+
+    def stmt_Assert(self, node):
+        c = self.truth(self.expr(node.test))
+        if not isinstance(c, Const):
+            raise self.unsupported("assert on a run-time value",
+                                   "remove the assert or check it before calling")
+        if not c.value:
+            raise AssertionError(f"{self.b.loc}: assertion failed at compile time")
+
+    def stmt_Break(self, node):
+        if not self.in_loop:
+            raise self.unsupported("break outside a loop")
+        self.env[BREAK_FLAG] = Const(True)
+
+    def stmt_Continue(self, node):
+        if not self.in_loop:
+            raise self.unsupported("continue outside a loop")
+        self.env[CONTINUE_FLAG] = Const(True)
+
+    def stmt_Return(self, node):
+        if self.in_loop or self.depth_in_branch:
+            raise self.unsupported("return inside a loop or an if branch",
+                                   "assign the result to a variable and return it at the end")
+        self.returned = Const(None) if node.value is None else self.expr(node.value)
+
+    # --- binding names ----------------------------------------------------------------------
+    def assign(self, target, value) -> None:
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts))
+            for t, v in zip(target.elts, items):
+                self.assign(t, v)
+        elif isinstance(target, ast.Subscript):
+            obj = self.expr(target.value)
+            self.setitem(obj, self.index_items(target.slice), value)
+        else:
+            raise self.unsupported(f"assignment to {type(target).__name__}")
+
+    def unpack(self, value, n):
+        if isinstance(value, TupleVal):
+            items = list(value.items)
+        elif isinstance(value, Const) and isinstance(value.value, (tuple, list)):
+            items = [Const(v) for v in value.value]
+        elif isinstance(value, (ArrayRef, Tensor)) and value.type.rank >= 1:
+            items = [self.getitem(value, [Const(i)]) for i in range(value.shape[0])]
+        else:
+            raise self.unsupported("cannot unpack this value")
+        if len(items) != n:
+            raise ValueError(f"{self.b.loc}: expected {n} values to unpack, got {len(items)}")
+        return items
+
+    def bind(self, name: str, value) -> None:
+        """Bind a name. Arrays computed by expressions get a fresh buffer (NumPy allocates)."""
+        if isinstance(value, Tensor) and value.type.rank >= 1:
+            value = self.new_buffer(value, name)
+        elif isinstance(value, TupleVal):
+            value = TupleVal(tuple(self.new_buffer(v, name) if isinstance(v, Tensor)
+                                   and v.type.rank >= 1 else v for v in value.items))
+        self.env[name] = value
+
+    def new_buffer(self, t: Tensor, name: str, guard: str | None = None) -> ArrayRef:
+        ref = self.b.one("array.alloc", t.v)
+        buf = Buffer(ref, name, self.b.block, guard)
+        self.births[id(buf)] = self.birth_counter = self.birth_counter + 1
+        return ArrayRef(buf, (), TensorType(t.shape, t.dtype))
+
+    def static_name_value(self, key: str):
+        m = re.fullmatch(r"Name\(id='(\w+)', ctx=Load\(\)\)", key)
+        if not m:
+            return None
+        v = self.env.get(m.group(1))
+        if isinstance(v, Const) and isinstance(v.value, (int, np.integer)) and \
+                not isinstance(v.value, bool):
+            return int(v.value)
+        return None
+
+
+_HINTS = {
+    "Try": "exceptions are not compiled; move the try/except outside the jitted function",
+    "Raise": "raise outside the jitted function",
+    "With": "move the with-block outside the jitted function",
+    "FunctionDef": "define helper functions at module level; solvent inlines them",
+    "Global": "pass the value as an argument",
+    "Nonlocal": "pass the value as an argument",
+    "ClassDef": "define classes outside the jitted function",
+    "Import": "import at module level",
+    "ImportFrom": "import at module level",
+}
+
+
+def UnsupportedReturn(fe, node):
+    fe.b.loc = fe.loc_of(node)
+    return fe.unsupported("statements after return")

@@ -1,0 +1,256 @@
+"""Python function + concrete call arguments -> array-level IR (the frontend's entry point).
+
+Specialization: arrays become ``ref`` arguments of their shape and dtype. Float and complex
+scalars are run-time arguments. Integer and bool scalars are run-time arguments too, unless
+the function needs one at compile time (a shape, a slice length, ...): then the caller is
+told (``NeedStatic``) and compiles again with that argument's value baked in. Strings,
+None and tuples are always compile-time values.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..ir.builder import Builder
+from ..ir.core import Block, Function, SourceLoc
+from ..ir.types import RefType, TensorType, dtype_name
+from .control import ControlMixin
+from .emit import Emitter
+from .expressions import ExprMixin
+from .indexing import IndexMixin
+from .npapi_methods import ApiMixin
+from .scopes import loads_outside
+from .statements import StmtMixin
+from .values import ArrayRef, Buffer, Const, Tensor, TupleVal
+
+MAX_INLINE_DEPTH = 20
+
+
+@dataclass
+class Source:
+    tree: ast.FunctionDef
+    filename: str
+    line_offset: int
+    col_offset: int
+
+
+_SOURCE_CACHE: dict = {}
+
+
+def parse_source(fn) -> Source:
+    code = fn.__code__
+    key = (code.co_filename, code.co_firstlineno, code.co_name, id(code))
+    if key in _SOURCE_CACHE:
+        return _SOURCE_CACHE[key]
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        raise UnsupportedError(f"cannot read the source of {fn.__qualname__}",
+                               hint="solvent compiles functions defined in files") from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    mod = ast.parse(dedented)
+    tree = next((n for n in mod.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                None)
+    if tree is None:
+        raise UnsupportedError(f"{fn.__qualname__} is not a def-function (lambdas are not "
+                               "supported)")
+    src = Source(tree, code.co_filename, first - 1, indent)
+    _SOURCE_CACHE[key] = src
+    return src
+
+
+@dataclass
+class ResultSpec:
+    """How to rebuild the Python return value from the function's IR results."""
+
+    structure: object  # nested tuples of ("value", i, kind) | ("const", v) | ("arg", k)
+
+
+class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitter):
+    def __init__(self, pyfn, builder: Builder, depth: int = 0, shared=None):
+        self.pyfn = pyfn
+        self.src = parse_source(pyfn)
+        self.b = builder
+        self.globals = pyfn.__globals__
+        self.closure = {}
+        if pyfn.__closure__:
+            for name, cell in zip(pyfn.__code__.co_freevars, pyfn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        self.env: dict = {}
+        self.returned = None
+        self.in_loop = False
+        self.depth_in_branch = 0
+        self.depth = depth
+        self._live_cache: dict = {}
+        # buffer birth order is shared with inlined callees
+        self.shared = shared if shared is not None else {"births": {}, "counter": 0}
+
+    @property
+    def births(self):
+        return self.shared["births"]
+
+    @property
+    def birth_counter(self):
+        return self.shared["counter"]
+
+    @birth_counter.setter
+    def birth_counter(self, v):
+        self.shared["counter"] = v
+
+    def loc_of(self, node) -> SourceLoc:
+        return SourceLoc(self.src.filename, getattr(node, "lineno", 0) + self.src.line_offset,
+                         getattr(node, "col_offset", 0) + self.src.col_offset + 1)
+
+    def live_outside(self, node) -> set[str]:
+        key = id(node)
+        if key not in self._live_cache:
+            self._live_cache[key] = loads_outside(self.src.tree, node)
+        return self._live_cache[key]
+
+    # --- calls to plain Python helpers: inlined --------------------------------------------
+    def inline_call(self, fn, args, kwargs, node):
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise self.unsupported(f"call depth over {MAX_INLINE_DEPTH} (recursion?) at "
+                                   f"{fn.__qualname__}")
+        callee = Translator(fn, self.b, self.depth + 1, self.shared)
+        saved_loc = self.b.loc
+        try:
+            callee.bind_params(args, kwargs)
+            callee.stmts(callee.src.tree.body)
+        finally:
+            self.b.loc = saved_loc
+        return callee.returned if callee.returned is not None else Const(None)
+
+    def bind_params(self, args, kwargs):
+        try:
+            sig = inspect.signature(self.pyfn)
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.unsupported(f"calling {self.pyfn.__qualname__}: {e}") from None
+        for name, p in sig.parameters.items():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise self.unsupported("*args / **kwargs parameters")
+            if name in bound.arguments:
+                v = bound.arguments[name]
+            elif p.default is not p.empty:
+                v = Const(p.default)
+            else:
+                raise self.unsupported(f"missing argument {name!r}")
+            self.env[name] = v
+
+
+def _arg_value(fe, block, name, value, index, static_args):
+    """The abstract value (and IR argument, if any) for one call argument."""
+    if isinstance(value, np.ndarray):
+        try:
+            dt = dtype_name(value.dtype)
+        except KeyError:
+            raise UnsupportedError(f"argument {name!r} has dtype {value.dtype}, which solvent "
+                                   "does not compile",
+                                   hint="use bool, integer, float or complex arrays") from None
+        if value.ndim == 0:
+            a = block.add_arg(TensorType((), dt), name)
+            return Tensor(a), a
+        a = block.add_arg(RefType(value.shape, dt), name)
+        return ArrayRef(Buffer(a, name, None), (), TensorType(value.shape, dt)), a
+    if isinstance(value, (bool, np.bool_, int, np.integer)) and index in static_args:
+        return Const(value), None
+    if isinstance(value, (bool, int, float, complex)):
+        dt = {bool: "i1", int: "i64", float: "f64", complex: "c128"}[type(value)] \
+            if type(value) in (bool, int, float, complex) else None
+        if dt is None:
+            raise UnsupportedError(f"argument {name!r} of type {type(value).__name__}")
+        if dt == "i64" and not -2**63 <= value < 2**63:
+            raise UnsupportedError(f"integer argument {name!r} does not fit in int64")
+        a = block.add_arg(TensorType((), dt), name)
+        deps = frozenset([index]) if dt in ("i64", "i1") else frozenset()
+        return Tensor(a, weak=True, deps=deps), a
+    if isinstance(value, np.generic):
+        try:
+            dt = dtype_name(value.dtype)
+        except KeyError:
+            raise UnsupportedError(f"argument {name!r} has dtype {value.dtype}") from None
+        a = block.add_arg(TensorType((), dt), name)
+        deps = frozenset([index]) if dt[0] in "iu" else frozenset()
+        return Tensor(a, deps=deps), a
+    if value is None or isinstance(value, (str, tuple)) and _static_tuple(value):
+        return Const(value), None
+    raise UnsupportedError(f"argument {name!r} of type {type(value).__name__} is not supported",
+                           hint="pass NumPy arrays, numbers, strings, None or tuples of those")
+
+
+def _static_tuple(v) -> bool:
+    if isinstance(v, tuple):
+        return all(_static_tuple(x) for x in v)
+    return isinstance(v, (bool, int, float, complex, str, type(None)))
+
+
+@dataclass
+class Translation:
+    fn: Function
+    arg_map: list  # for each IR function argument, the index of the Python argument
+    result: object  # result structure (see runtime)
+    static_args: frozenset = field(default_factory=frozenset)
+
+
+def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
+    """Translate ``pyfn`` specialized to ``args``. May raise ``NeedStatic``."""
+    body = Block()
+    builder = Builder(body)
+    fe = Translator(pyfn, builder)
+    sig = inspect.signature(pyfn)
+    params = list(sig.parameters.values())
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+        raise UnsupportedError(f"{pyfn.__qualname__}: *args, **kwargs and keyword-only "
+                               "parameters are not supported")
+    if len(args) > len(params):
+        raise TypeError(f"{pyfn.__qualname__}() takes {len(params)} positional arguments but "
+                        f"{len(args)} were given")
+    values = list(args)
+    for p in params[len(args):]:
+        if p.default is p.empty:
+            raise TypeError(f"{pyfn.__qualname__}() missing required argument: {p.name!r}")
+        values.append(p.default)
+    arg_map, names = [], []
+    for i, (p, v) in enumerate(zip(params, values)):
+        val, ir_arg = _arg_value(fe, body, p.name, v, i, static_args)
+        fe.env[p.name] = val
+        if ir_arg is not None:
+            arg_map.append(i)
+            names.append(p.name)
+    fe.stmts(fe.src.tree.body)
+    fe.b.loc = fe.loc_of(fe.src.tree)
+    results: list = []
+    structure = _results(fe, fe.returned if fe.returned is not None else Const(None), results,
+                         arg_map)
+    builder.create("func.return", results)
+    fn = Function(pyfn.__name__, body, names)
+    return Translation(fn, arg_map, structure, frozenset(static_args))
+
+
+def _results(fe, value, out: list, arg_map):
+    if isinstance(value, TupleVal):
+        return ("tuple", [_results(fe, v, out, arg_map) for v in value.items])
+    if isinstance(value, Const):
+        if isinstance(value.value, tuple):
+            return ("tuple", [_results(fe, Const(v), out, arg_map) for v in value.value])
+        return ("const", value.value)
+    if isinstance(value, ArrayRef) and not value.chain and value.buf.block is None:
+        # returning an argument array itself: NumPy returns the same object
+        k = [i for i, a in enumerate(fe.b.block.args) if a is value.buf.ref]
+        if k:
+            return ("arg", arg_map[k[0]])
+    t = fe.tensor(value)
+    out.append(t.v)
+    kind = "array" if t.type.rank else ("weak" if t.weak else "scalar")
+    return ("value", len(out) - 1, kind)

@@ -1,0 +1,93 @@
+"""What the frontend knows about each Python value while it translates a function.
+
+- ``Const``: a compile-time Python value (ints from shapes, literals, tuples, modules...).
+- ``Tensor``: a runtime value (an SSA tensor; rank 0 is a scalar). ``weak`` marks Python
+  scalars (NEP 50: they take the dtype of the array they meet); ``deps`` lists the scalar
+  arguments it was computed from, so a value needed at compile time can be specialized.
+- ``ArrayRef``: a NumPy array variable: a mutable ``Buffer`` seen through a chain of views.
+- ``TupleVal``: a tuple holding runtime values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ir.core import Block, Value
+from ..ir.types import TensorType
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Tensor:
+    v: Value
+    weak: bool = False
+    deps: frozenset = frozenset()
+
+    @property
+    def type(self) -> TensorType:
+        return self.v.type
+
+    @property
+    def shape(self):
+        return self.v.type.shape
+
+    @property
+    def dtype(self) -> str:
+        return self.v.type.dtype
+
+
+@dataclass(eq=False)
+class Buffer:
+    """One NumPy buffer. ``block`` is where it was allocated (None for arguments);
+    ``guard``, when set, is why writing into it would not match NumPy."""
+
+    ref: Value
+    name: str
+    block: Block | None = None
+    guard: str | None = None
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    buf: Buffer
+    # view steps from the buffer: ("index", spec, dyn Values) | ("transpose", perm) |
+    # ("reshape", shape)
+    chain: tuple = ()
+    type: TensorType = field(default=None)
+
+    @property
+    def shape(self):
+        return self.type.shape
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+
+@dataclass(frozen=True)
+class TupleVal:
+    items: tuple
+
+
+def same_binding(a, b) -> bool:
+    """True when two bindings of a name are the same value (no merge needed)."""
+    if isinstance(a, ArrayRef) and isinstance(b, ArrayRef):
+        return a.buf is b.buf and a.chain == b.chain
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return a.v is b.v and a.weak == b.weak
+    if isinstance(a, Const) and isinstance(b, Const):
+        return type(a.value) is type(b.value) and _const_eq(a.value, b.value)
+    if isinstance(a, TupleVal) and isinstance(b, TupleVal):
+        return len(a.items) == len(b.items) and all(map(same_binding, a.items, b.items))
+    return False
+
+
+def _const_eq(x, y) -> bool:
+    try:
+        return bool(x == y) if not (isinstance(x, float) and x != x) else (y != y)
+    except Exception:
+        return x is y

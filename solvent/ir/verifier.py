@@ -1,0 +1,66 @@
+"""The IR verifier: runs after every pass under test.
+
+Checks that every op is registered and well formed (its record's type inference accepts its
+operands and attributes and agrees with its result types), that every use is dominated by
+its definition (structured regions: defined earlier in the block or in an enclosing block),
+that regions end in the right terminator, and optionally that no array-level op or ref is
+left (after functionalization).
+"""
+from __future__ import annotations
+
+from .core import Block, Function
+from .types import RefType
+from ..ops.registry import IRError, get
+
+
+class VerifyError(IRError):
+    pass
+
+
+def verify(fn: Function, tensor_only: bool = False) -> None:
+    visible: set = set(fn.args)
+    if tensor_only and any(isinstance(a.type, RefType) for a in fn.args):
+        raise VerifyError("function still takes refs after functionalization")
+    _verify_block(fn.body, visible, tensor_only, where=f"@{fn.name}", terminator="func.return")
+    if fn.writeback and len(fn.writeback) != len(fn.result_types):
+        raise VerifyError("writeback list does not match the function results")
+
+
+def _verify_block(block: Block, visible: set, tensor_only: bool, where: str,
+                  terminator: tuple | str) -> None:
+    visible = set(visible) | set(block.args)
+    allowed = (terminator,) if isinstance(terminator, str) else terminator
+    if not block.ops or block.ops[-1].name not in allowed:
+        last = block.ops[-1].name if block.ops else "nothing"
+        raise VerifyError(f"{where}: block must end with {' or '.join(allowed)}, ends with {last}")
+    for i, op in enumerate(block.ops):
+        opdef = get(op.name)
+        loc = f"{where}: {op.name}" + (f" ({op.loc})" if op.loc else "")
+        if opdef.level == "terminator" and i != len(block.ops) - 1:
+            raise VerifyError(f"{loc}: terminator in the middle of a block")
+        if tensor_only and opdef.level == "array":
+            raise VerifyError(f"{loc}: array-level op left after functionalization")
+        for o in op.operands:
+            if o not in visible:
+                raise VerifyError(f"{loc}: operand {o} is not defined before its use")
+        if len(op.regions) != opdef.num_regions:
+            raise VerifyError(f"{loc}: has {len(op.regions)} regions, expects {opdef.num_regions}")
+        for r in op.regions:
+            term = ("loop.yield",)
+            if op.name == "loop.while" and r is op.regions[0]:
+                term = ("loop.condition",)
+            _verify_block(r.block, visible, tensor_only, loc, term)
+        types = [o.type for o in op.operands]
+        try:
+            inferred = (opdef.infer(types, op.attrs, op.regions) if opdef.num_regions
+                        else opdef.infer(types, op.attrs))
+        except (KeyError, TypeError) as e:
+            raise VerifyError(f"{loc}: malformed attributes ({e})") from None
+        except IRError as e:
+            raise VerifyError(f"{loc}: {e}") from None
+        actual = [r.type for r in op.results]
+        if inferred != actual:
+            raise VerifyError(f"{loc}: result types {actual} but the op gives {inferred}")
+        if tensor_only and any(isinstance(t, RefType) for t in actual):
+            raise VerifyError(f"{loc}: produces a ref after functionalization")
+        visible.update(op.results)

@@ -1,0 +1,205 @@
+"""Elementwise ops, one record each, generated from the tables below.
+
+Identity kept by every row: the op computes the NumPy ufunc of the same row on operands of
+one dtype (the frontend inserts ``tensor.convert`` so operands already have the ufunc's loop
+dtype), with NumPy broadcasting of shapes. Comparison and predicate ops produce ``i1``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import TensorType, is_bool, is_complex, is_float, is_int
+from .registry import OpDef, expect, register
+
+try:  # jax is needed only for lowering; the interpreter works without it.
+    import jax.numpy as jnp
+    from jax import lax
+except ImportError:  # pragma: no cover
+    jnp = lax = None
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        from .registry import IRError
+        raise IRError(f"shapes {shapes} do not broadcast") from None
+
+
+def _kinds_ok(dtype: str, kinds: str) -> bool:
+    return ((is_bool(dtype) and "b" in kinds) or (is_int(dtype) and "i" in kinds)
+            or (is_float(dtype) and "f" in kinds) or (is_complex(dtype) and "c" in kinds))
+
+
+def _real_of(dtype: str) -> str:
+    return {"c64": "f32", "c128": "f64"}.get(dtype, dtype)
+
+
+def _jnp(name):
+    return lambda *xs: getattr(jnp, name)(*xs)
+
+
+# name: (numpy function, jax lowering, accepted kinds b/i/f/c, result rule)
+# result rule: "same" dtype as operands, "bool" (i1), "real" (real part's dtype).
+UNARY = {
+    "neg": (np.negative, _jnp("negative"), "ifc", "same"),
+    "abs": (np.abs, _jnp("abs"), "ifc", "real"),
+    "sqrt": (np.sqrt, _jnp("sqrt"), "fc", "same"),
+    "exp": (np.exp, _jnp("exp"), "fc", "same"),
+    "exp2": (np.exp2, _jnp("exp2"), "fc", "same"),
+    "expm1": (np.expm1, _jnp("expm1"), "fc", "same"),
+    "log": (np.log, _jnp("log"), "fc", "same"),
+    "log2": (np.log2, _jnp("log2"), "fc", "same"),
+    "log10": (np.log10, _jnp("log10"), "fc", "same"),
+    "log1p": (np.log1p, _jnp("log1p"), "fc", "same"),
+    "sin": (np.sin, _jnp("sin"), "fc", "same"),
+    "cos": (np.cos, _jnp("cos"), "fc", "same"),
+    "tan": (np.tan, _jnp("tan"), "fc", "same"),
+    "arcsin": (np.arcsin, _jnp("arcsin"), "fc", "same"),
+    "arccos": (np.arccos, _jnp("arccos"), "fc", "same"),
+    "arctan": (np.arctan, _jnp("arctan"), "fc", "same"),
+    "sinh": (np.sinh, _jnp("sinh"), "fc", "same"),
+    "cosh": (np.cosh, _jnp("cosh"), "fc", "same"),
+    "tanh": (np.tanh, _jnp("tanh"), "fc", "same"),
+    "arcsinh": (np.arcsinh, _jnp("arcsinh"), "fc", "same"),
+    "arccosh": (np.arccosh, _jnp("arccosh"), "fc", "same"),
+    "arctanh": (np.arctanh, _jnp("arctanh"), "fc", "same"),
+    "floor": (np.floor, _jnp("floor"), "f", "same"),
+    "ceil": (np.ceil, _jnp("ceil"), "f", "same"),
+    "trunc": (np.trunc, _jnp("trunc"), "f", "same"),
+    "rint": (np.rint, _jnp("rint"), "f", "same"),
+    "sign": (np.sign, _jnp("sign"), "ifc", "same"),
+    "square": (np.square, _jnp("square"), "ifc", "same"),
+    "reciprocal": (np.reciprocal, _jnp("reciprocal"), "fc", "same"),
+    "conj": (np.conjugate, _jnp("conjugate"), "ifc", "same"),
+    "real": (np.real, _jnp("real"), "fc", "real"),
+    "imag": (np.imag, _jnp("imag"), "fc", "real"),
+    "angle": (np.angle, _jnp("angle"), "fc", "real"),
+    "not": (np.logical_not, _jnp("logical_not"), "b", "same"),
+    "invert": (np.invert, _jnp("invert"), "bi", "same"),
+    "isnan": (np.isnan, _jnp("isnan"), "fc", "bool"),
+    "isinf": (np.isinf, _jnp("isinf"), "fc", "bool"),
+    "isfinite": (np.isfinite, _jnp("isfinite"), "fc", "bool"),
+}
+
+BINARY = {
+    "add": (np.add, _jnp("add"), "bifc", "same"),
+    "sub": (np.subtract, _jnp("subtract"), "ifc", "same"),
+    "mul": (np.multiply, _jnp("multiply"), "bifc", "same"),
+    "div": (np.true_divide, _jnp("true_divide"), "fc", "same"),
+    "floordiv": (np.floor_divide, _jnp("floor_divide"), "if", "same"),
+    "mod": (np.remainder, _jnp("remainder"), "if", "same"),
+    "pow": (np.power, _jnp("power"), "ifc", "same"),
+    "max": (np.maximum, _jnp("maximum"), "bifc", "same"),
+    "min": (np.minimum, _jnp("minimum"), "bifc", "same"),
+    "fmax": (np.fmax, _jnp("fmax"), "if", "same"),
+    "fmin": (np.fmin, _jnp("fmin"), "if", "same"),
+    "atan2": (np.arctan2, _jnp("arctan2"), "f", "same"),
+    "hypot": (np.hypot, _jnp("hypot"), "f", "same"),
+    "copysign": (np.copysign, _jnp("copysign"), "f", "same"),
+    "and": (np.logical_and, _jnp("logical_and"), "b", "same"),
+    "or": (np.logical_or, _jnp("logical_or"), "b", "same"),
+    "xor": (np.logical_xor, _jnp("logical_xor"), "b", "same"),
+    "bitand": (np.bitwise_and, _jnp("bitwise_and"), "bi", "same"),
+    "bitor": (np.bitwise_or, _jnp("bitwise_or"), "bi", "same"),
+    "bitxor": (np.bitwise_xor, _jnp("bitwise_xor"), "bi", "same"),
+    "shl": (np.left_shift, _jnp("left_shift"), "i", "same"),
+    "shr": (np.right_shift, _jnp("right_shift"), "i", "same"),
+    "eq": (np.equal, _jnp("equal"), "bifc", "bool"),
+    "ne": (np.not_equal, _jnp("not_equal"), "bifc", "bool"),
+    "lt": (np.less, _jnp("less"), "bif", "bool"),
+    "le": (np.less_equal, _jnp("less_equal"), "bif", "bool"),
+    "gt": (np.greater, _jnp("greater"), "bif", "bool"),
+    "ge": (np.greater_equal, _jnp("greater_equal"), "bif", "bool"),
+}
+
+
+def _result_dtype(dtype: str, rule: str) -> str:
+    return {"same": dtype, "bool": "i1", "real": _real_of(dtype)}[rule]
+
+
+def _make_infer(name: str, arity: int, kinds: str, rule: str):
+    def infer(types, attrs):
+        expect(len(types) == arity, f"{name} takes {arity} operands, got {len(types)}")
+        expect(all(isinstance(t, TensorType) for t in types), f"{name} takes tensors")
+        dtypes = {t.dtype for t in types}
+        expect(len(dtypes) == 1, f"{name} operands must share one dtype, got {sorted(dtypes)}")
+        dtype = types[0].dtype
+        expect(_kinds_ok(dtype, kinds), f"{name} does not accept dtype {dtype}")
+        shape = broadcast_shapes(*(t.shape for t in types))
+        return [TensorType(shape, _result_dtype(dtype, rule))]
+    return infer
+
+
+def _make_interp(np_fn):
+    def interp(op, args, ctx):
+        return [np_fn(*args)]
+    return interp
+
+
+def _make_xla(jax_fn):
+    def xla(op, args, ctx):
+        return [jax_fn(*args)]
+    return xla
+
+
+for _table, _arity in ((UNARY, 1), (BINARY, 2)):
+    for _name, (_np_fn, _jax_fn, _kinds, _rule) in _table.items():
+        register(OpDef(
+            name=f"tensor.{_name}",
+            doc=f"elementwise numpy.{_np_fn.__name__}",
+            infer=_make_infer(f"tensor.{_name}", _arity, _kinds, _rule),
+            interp=_make_interp(_np_fn),
+            xla=_make_xla(_jax_fn),
+        ))
+
+
+def _select_infer(types, attrs):
+    expect(len(types) == 3, "tensor.select takes (cond, on_true, on_false)")
+    c, a, b = types
+    expect(c.dtype == "i1", "tensor.select condition must be i1")
+    expect(a.dtype == b.dtype, "tensor.select branches must share one dtype")
+    return [TensorType(broadcast_shapes(c.shape, a.shape, b.shape), a.dtype)]
+
+
+register(OpDef(
+    name="tensor.select",
+    doc="numpy.where(cond, a, b) with broadcasting",
+    infer=_select_infer,
+    interp=lambda op, args, ctx: [np.where(*args)],
+    xla=lambda op, args, ctx: [jnp.where(*args)],
+))
+
+
+def _convert_infer(types, attrs):
+    expect(len(types) == 1 and isinstance(types[0], TensorType), "tensor.convert takes a tensor")
+    return [TensorType(types[0].shape, attrs["dtype"])]
+
+
+def _convert_interp(op, args, ctx):
+    from ..ir.types import np_dtype
+    (x,) = args
+    target = np_dtype(op.attrs["dtype"])
+    if np.iscomplexobj(x) and target.kind != "c":
+        x = np.real(x)  # NumPy's astype drops the imaginary part (with a warning)
+    return [np.asarray(x).astype(target)]
+
+
+def _convert_xla(op, args, ctx):
+    from ..ir.types import np_dtype
+    (x,) = args
+    target = np_dtype(op.attrs["dtype"])
+    if jnp.iscomplexobj(x) and target.kind != "c":
+        x = jnp.real(x)
+    if target.kind == "b":
+        return [x != 0]
+    return [x.astype(target)]
+
+
+register(OpDef(
+    name="tensor.convert",
+    doc="x.astype(dtype) (C casting: float to int truncates toward zero)",
+    infer=_convert_infer,
+    interp=_convert_interp,
+    xla=_convert_xla,
+))

@@ -1,0 +1,177 @@
+"""Basic-index specs shared by ``tensor.slice``, ``tensor.update_slice`` and ``array.read/write``.
+
+A spec is a list of items, one per input dimension (plus newaxis items), each a list:
+
+- ``["c", k]``               static integer index, normalized (0 <= k < dim); drops the dim
+- ``["i", j]``               dynamic integer index: the j-th index operand; drops the dim.
+                             Negative values wrap once, as in NumPy.
+- ``["s", start, stop, step]`` static slice, normalized by ``slice.indices``
+- ``["d", j, size]``         dynamic start (j-th index operand), static ``size``, step 1
+- ``["n"]``                  ``np.newaxis``: inserts a dim of size 1 (read only)
+
+Out-of-bounds dynamic indices are an error in the interpreter; XLA clamps them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import IRError, expect
+
+
+def slice_len(start: int, stop: int, step: int) -> int:
+    return len(range(start, stop, step))
+
+
+def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[int, ...]:
+    dims = [it for it in spec if it[0] != "n"]
+    expect(len(dims) == len(in_shape),
+           f"index spec {spec} covers {len(dims)} dims of a rank-{len(in_shape)} value")
+    out = []
+    d = 0
+    for it in spec:
+        kind = it[0]
+        if kind == "n":
+            out.append(1)
+            continue
+        n = in_shape[d]
+        d += 1
+        if kind == "c":
+            expect(0 <= it[1] < n, f"index {it[1]} out of bounds for dim of size {n}")
+        elif kind == "i":
+            expect(0 <= it[1] < num_dyn, f"index operand {it[1]} missing")
+        elif kind == "s":
+            start, stop, step = it[1:]
+            expect(step != 0, "slice step is zero")
+            out.append(slice_len(start, stop, step))
+        elif kind == "d":
+            expect(0 <= it[1] < num_dyn, f"index operand {it[1]} missing")
+            expect(0 <= it[2] <= n, f"dynamic slice of size {it[2]} in dim of size {n}")
+            out.append(it[2])
+        else:
+            raise IRError(f"bad index item {it}")
+    return tuple(out)
+
+
+def is_full(in_shape, spec) -> bool:
+    """True when the spec selects the whole value unchanged."""
+    return len(spec) == len(in_shape) and all(
+        it[0] == "s" and it[1] == 0 and it[3] == 1 and it[2] == n for it, n in zip(spec, in_shape))
+
+
+def numpy_index(spec: list, dyn: list, in_shape) -> tuple:
+    """The NumPy index tuple for ``spec`` (interpreter semantics: strict bounds)."""
+    idx = []
+    d = 0
+    for it in spec:
+        kind = it[0]
+        if kind == "n":
+            idx.append(None)
+            continue
+        n = in_shape[d]
+        d += 1
+        if kind == "c":
+            idx.append(it[1])
+        elif kind == "i":
+            k = int(dyn[it[1]])
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {d - 1} with size {n}")
+            idx.append(k % n)
+        elif kind == "s":
+            start, stop, step = it[1:]
+            idx.append(slice(start, stop if stop >= 0 else None, step))
+        else:  # "d"
+            k = int(dyn[it[1]])
+            if k < 0 or k + it[2] > n:
+                raise IndexError(f"slice [{k}:{k + it[2]}] is out of bounds for axis {d - 1} "
+                                 f"with size {n}")
+            idx.append(slice(k, k + it[2]))
+    return tuple(idx)
+
+
+def _xla_bounds(spec, dyn, in_shape):
+    """Per input dim: (start, box size, step, keep) for a dynamic_slice bounding box."""
+    import jax.numpy as jnp
+    starts, sizes, post = [], [], []
+    d = 0
+    for it in spec:
+        kind = it[0]
+        if kind == "n":
+            continue
+        n = in_shape[d]
+        d += 1
+        if kind == "c":
+            starts.append(it[1]); sizes.append(1); post.append(("drop",))
+        elif kind == "i":
+            k = jnp.asarray(dyn[it[1]]).astype(jnp.int64)
+            starts.append(jnp.where(k < 0, k + n, k)); sizes.append(1); post.append(("drop",))
+        elif kind == "d":
+            starts.append(jnp.asarray(dyn[it[1]]).astype(jnp.int64)); sizes.append(it[2])
+            post.append(("keep", 1))
+        else:
+            start, stop, step = it[1:]
+            m = slice_len(start, stop, step)
+            if m == 0:
+                starts.append(0); sizes.append(0); post.append(("keep", 1))
+            elif step > 0:
+                starts.append(start); sizes.append((m - 1) * step + 1); post.append(("keep", step))
+            else:
+                last = start + step * (m - 1)
+                starts.append(last); sizes.append(start - last + 1); post.append(("rev", -step))
+    return starts, sizes, post
+
+
+def xla_slice(x, spec, dyn):
+    from jax import lax
+    import jax.numpy as jnp
+    in_shape = tuple(x.shape)
+    starts, sizes, post = _xla_bounds(spec, dyn, in_shape)
+    if all(isinstance(s, int) for s in starts):
+        box = lax.slice(x, starts, [s + z for s, z in zip(starts, sizes)]) if x.ndim else x
+    else:
+        box = lax.dynamic_slice(x, [jnp.asarray(s, jnp.int64) for s in starts], sizes)
+    rev = [a for a, p in enumerate(post) if p[0] == "rev"]
+    if rev:
+        box = lax.rev(box, rev)
+    strides = [p[1] if p[0] != "drop" else 1 for p in post]
+    if any(s != 1 for s in strides):
+        box = lax.slice(box, [0] * box.ndim, list(box.shape), strides)
+    out_shape = result_shape(in_shape, spec, len(dyn))
+    return jnp.reshape(box, out_shape)
+
+
+def xla_update_slice(x, v, spec, dyn):
+    from jax import lax
+    import jax.numpy as jnp
+    in_shape = tuple(x.shape)
+    starts, sizes, post = _xla_bounds(spec, dyn, in_shape)
+    if all(p[0] == "drop" or p == ("keep", 1) for p in post):
+        box_shape = [1 if p[0] == "drop" else z for p, z in zip(post, sizes)]
+        return lax.dynamic_update_slice(
+            x, jnp.reshape(v, box_shape), [jnp.asarray(s, jnp.int64) for s in starts])
+    # Stepped slices: scatter through a NumPy-style index (static slices, normalized ints).
+    idx = []
+    d = 0
+    for it in spec:
+        if it[0] == "c":
+            idx.append(it[1])
+        elif it[0] == "i":
+            idx.append(starts[d])
+        elif it[0] == "d":
+            idx.append(lax.dynamic_slice_in_dim(jnp.arange(in_shape[d]), starts[d], it[2]))
+        else:
+            start, stop, step = it[1:]
+            idx.append(slice(start, stop if stop >= 0 else None, step))
+        d += 1
+    return x.at[tuple(idx)].set(v)
+
+
+def check_spec_operands(spec, dyn_types) -> None:
+    for t in dyn_types:
+        expect(t.rank == 0 and (t.dtype[0] in "iu"), f"index operands must be integer scalars, got {t}")
+
+
+def np_result_check(value, shape):
+    arr = np.asarray(value)
+    if arr.shape != tuple(shape):
+        raise IRError(f"slice produced shape {arr.shape}, expected {shape}")
+    return value

@@ -1,0 +1,374 @@
+"""Ops that create, reshape, reorder, slice and combine tensors (one record each)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import TensorType, np_dtype
+from . import indexspec
+from .registry import OpDef, expect, register
+
+try:
+    import jax.numpy as jnp
+    from jax import lax
+except ImportError:  # pragma: no cover
+    jnp = lax = None
+
+
+def _one(types, name):
+    expect(len(types) >= 1 and isinstance(types[0], TensorType), f"{name} takes a tensor first")
+    return types[0]
+
+
+# --- constant ---------------------------------------------------------------------------
+def _const_infer(types, attrs):
+    expect(not types, "tensor.constant takes no operands")
+    return [TensorType((), attrs["dtype"])]
+
+
+def _const_value(op):
+    return np_dtype(op.attrs["dtype"]).type(op.attrs["value"])
+
+
+register(OpDef(
+    name="tensor.constant",
+    doc="a scalar constant {value, dtype}",
+    infer=_const_infer,
+    interp=lambda op, args, ctx: [_const_value(op)],
+    xla=lambda op, args, ctx: [jnp.asarray(_const_value(op))],
+))
+
+
+# --- iota / linspace ---------------------------------------------------------------------
+def _iota_infer(types, attrs):
+    expect(not types, "tensor.iota takes no operands")
+    shape = tuple(attrs["shape"])
+    expect(0 <= attrs["dim"] < len(shape), "tensor.iota dim out of range")
+    return [TensorType(shape, attrs["dtype"])]
+
+
+def _iota_np(op):
+    shape, dim = tuple(op.attrs["shape"]), op.attrs["dim"]
+    r = np.arange(shape[dim], dtype=np_dtype(op.attrs["dtype"]))
+    return np.broadcast_to(r.reshape([-1 if a == dim else 1 for a in range(len(shape))]), shape).copy()
+
+
+register(OpDef(
+    name="tensor.iota",
+    doc="0, 1, 2, ... along {dim} of a tensor of {shape, dtype}",
+    infer=_iota_infer,
+    interp=lambda op, args, ctx: [_iota_np(op)],
+    xla=lambda op, args, ctx: [lax.broadcasted_iota(np_dtype(op.attrs["dtype"]),
+                                                      tuple(op.attrs["shape"]), op.attrs["dim"])],
+))
+
+
+def _linspace_infer(types, attrs):
+    expect(len(types) == 2 and all(t.rank == 0 for t in types), "tensor.linspace takes 2 scalars")
+    expect(types[0].dtype == types[1].dtype == attrs["dtype"], "tensor.linspace dtype mismatch")
+    return [TensorType((attrs["num"],), attrs["dtype"])]
+
+
+register(OpDef(
+    name="tensor.linspace",
+    doc="numpy.linspace(start, stop, num, endpoint)",
+    infer=_linspace_infer,
+    interp=lambda op, args, ctx: [np.linspace(args[0], args[1], op.attrs["num"],
+                                              endpoint=op.attrs["endpoint"],
+                                              dtype=np_dtype(op.attrs["dtype"]))],
+    xla=lambda op, args, ctx: [jnp.linspace(args[0], args[1], op.attrs["num"],
+                                            endpoint=op.attrs["endpoint"],
+                                            dtype=np_dtype(op.attrs["dtype"]))],
+))
+
+
+# --- broadcast / reshape / transpose --------------------------------------------------------
+def _bcast_infer(types, attrs):
+    t = _one(types, "tensor.broadcast_to")
+    shape = tuple(attrs["shape"])
+    try:
+        ok = np.broadcast_shapes(t.shape, shape) == shape
+    except ValueError:
+        ok = False
+    expect(ok, f"cannot broadcast {t.shape} to {shape}")
+    return [TensorType(shape, t.dtype)]
+
+
+register(OpDef(
+    name="tensor.broadcast_to",
+    doc="numpy.broadcast_to(x, shape) (materialized)",
+    infer=_bcast_infer,
+    interp=lambda op, args, ctx: [np.broadcast_to(args[0], tuple(op.attrs["shape"])).copy()],
+    xla=lambda op, args, ctx: [jnp.broadcast_to(args[0], tuple(op.attrs["shape"]))],
+))
+
+
+def _reshape_infer(types, attrs):
+    t = _one(types, "tensor.reshape")
+    shape = tuple(attrs["shape"])
+    expect(int(np.prod(shape, dtype=np.int64)) == t.size, f"cannot reshape {t.shape} to {shape}")
+    return [TensorType(shape, t.dtype)]
+
+
+register(OpDef(
+    name="tensor.reshape",
+    doc="numpy.reshape(x, shape) in C order",
+    infer=_reshape_infer,
+    interp=lambda op, args, ctx: [np.reshape(args[0], tuple(op.attrs["shape"]))],
+    xla=lambda op, args, ctx: [jnp.reshape(args[0], tuple(op.attrs["shape"]))],
+))
+
+
+def _transpose_infer(types, attrs):
+    t = _one(types, "tensor.transpose")
+    perm = tuple(attrs["perm"])
+    expect(sorted(perm) == list(range(t.rank)), f"bad permutation {perm} for rank {t.rank}")
+    return [TensorType(tuple(t.shape[p] for p in perm), t.dtype)]
+
+
+register(OpDef(
+    name="tensor.transpose",
+    doc="numpy.transpose(x, perm)",
+    infer=_transpose_infer,
+    interp=lambda op, args, ctx: [np.transpose(args[0], tuple(op.attrs["perm"]))],
+    xla=lambda op, args, ctx: [jnp.transpose(args[0], tuple(op.attrs["perm"]))],
+))
+
+
+# --- slice / update_slice ----------------------------------------------------------------
+def _slice_infer(types, attrs):
+    t = _one(types, "tensor.slice")
+    indexspec.check_spec_operands(attrs["spec"], types[1:])
+    return [TensorType(indexspec.result_shape(t.shape, attrs["spec"], len(types) - 1), t.dtype)]
+
+
+def _slice_interp(op, args, ctx):
+    x, dyn = args[0], args[1:]
+    x = np.asarray(x)
+    r = x[indexspec.numpy_index(op.attrs["spec"], dyn, x.shape)]
+    return [r.copy() if isinstance(r, np.ndarray) else r]
+
+
+register(OpDef(
+    name="tensor.slice",
+    doc="x[spec]: basic indexing (ints, slices, newaxis; static or dynamic)",
+    infer=_slice_infer,
+    interp=_slice_interp,
+    xla=lambda op, args, ctx: [indexspec.xla_slice(args[0], op.attrs["spec"], args[1:])],
+))
+
+
+def _update_infer(types, attrs):
+    expect(len(types) >= 2, "tensor.update_slice takes (x, value, *indices)")
+    t, v = types[0], types[1]
+    spec = attrs["spec"]
+    expect(all(it[0] != "n" for it in spec), "tensor.update_slice spec has no newaxis")
+    indexspec.check_spec_operands(spec, types[2:])
+    shape = indexspec.result_shape(t.shape, spec, len(types) - 2)
+    expect(v.shape == shape and v.dtype == t.dtype,
+           f"update value {v} does not match slice {TensorType(shape, t.dtype)}")
+    return [t]
+
+
+def _update_interp(op, args, ctx):
+    x, v, dyn = np.array(args[0], copy=True), args[1], args[2:]
+    x[indexspec.numpy_index(op.attrs["spec"], dyn, x.shape)] = v
+    return [x]
+
+
+register(OpDef(
+    name="tensor.update_slice",
+    doc="y = x.copy(); y[spec] = value; value has exactly the slice's shape and dtype",
+    infer=_update_infer,
+    interp=_update_interp,
+    xla=lambda op, args, ctx: [indexspec.xla_update_slice(args[0], args[1], op.attrs["spec"],
+                                                          args[2:])],
+))
+
+
+# --- gather / scatter (integer-array indexing) -----------------------------------------------
+def _adv_index(x_ndim, axes, idx):
+    full = [slice(None)] * x_ndim
+    for a, i in zip(axes, idx):
+        full[a] = i
+    return tuple(full)
+
+
+def gather_shape(x_shape, axes, idx_shapes, front):
+    bshape = tuple(np.broadcast_shapes(*idx_shapes))
+    rest = [d for a, d in enumerate(x_shape) if a not in axes]
+    adjacent = list(axes) == list(range(axes[0], axes[0] + len(axes)))
+    if front or not adjacent:
+        return bshape + tuple(rest)
+    pos = axes[0]
+    return tuple(rest[:pos]) + bshape + tuple(rest[pos:])
+
+
+def _gather_infer(types, attrs):
+    x = _one(types, "tensor.gather")
+    axes = list(attrs["axes"])
+    expect(len(types) == 1 + len(axes) and axes == sorted(set(axes)), "tensor.gather axes/indices")
+    expect(all(t.dtype[0] in "iu" for t in types[1:]), "tensor.gather indices must be integers")
+    return [TensorType(gather_shape(x.shape, axes, [t.shape for t in types[1:]],
+                                   attrs["front"]), x.dtype)]
+
+
+def _move_front(r, x_ndim, axes, bnd, front):
+    adjacent = list(axes) == list(range(axes[0], axes[0] + len(axes)))
+    if front and adjacent and axes[0] != 0:
+        src = list(range(axes[0], axes[0] + bnd))
+        return src, list(range(bnd))
+    return None
+
+
+def _check_bounds(x_shape, axes, idx):
+    for a, i in zip(axes, idx):
+        i = np.asarray(i)
+        if i.size and (i.min() < -x_shape[a] or i.max() >= x_shape[a]):
+            raise IndexError(f"index out of bounds for axis {a} with size {x_shape[a]}")
+
+
+def _gather_interp(op, args, ctx):
+    x, idx = np.asarray(args[0]), args[1:]
+    axes = op.attrs["axes"]
+    _check_bounds(x.shape, axes, idx)
+    r = x[_adv_index(x.ndim, axes, idx)]
+    mv = _move_front(r, x.ndim, axes, len(np.broadcast_shapes(*[np.shape(i) for i in idx])),
+                     op.attrs["front"])
+    return [np.moveaxis(r, *mv) if mv else r]
+
+
+def _gather_xla(op, args, ctx):
+    x, idx = args[0], args[1:]
+    axes = op.attrs["axes"]
+    r = x[_adv_index(x.ndim, axes, idx)]
+    mv = _move_front(r, x.ndim, axes, len(np.broadcast_shapes(*[i.shape for i in idx])),
+                     op.attrs["front"])
+    return [jnp.moveaxis(r, *mv) if mv else r]
+
+
+register(OpDef(
+    name="tensor.gather",
+    doc="x[..., i1, ..., ik, ...]: integer arrays on {axes} (NumPy advanced indexing); "
+        "{front} puts the broadcast index dims first",
+    infer=_gather_infer,
+    interp=_gather_interp,
+    xla=_gather_xla,
+))
+
+
+def _scatter_infer(types, attrs):
+    expect(len(types) >= 3, "scatter takes (x, value, *indices)")
+    x, v = types[0], types[1]
+    axes = list(attrs["axes"])
+    expect(len(types) == 2 + len(axes), "scatter axes/indices")
+    shape = gather_shape(x.shape, axes, [t.shape for t in types[2:]], False)
+    expect(v.shape == shape and v.dtype == x.dtype, f"scatter value {v} must be {shape} {x.dtype}")
+    return [x]
+
+
+def _scatter_interp(kind):
+    def interp(op, args, ctx):
+        x, v, idx = np.array(args[0], copy=True), args[1], args[2:]
+        _check_bounds(x.shape, op.attrs["axes"], idx)
+        index = _adv_index(x.ndim, op.attrs["axes"], idx)
+        if kind == "set":
+            x[index] = v
+        else:
+            np.add.at(x, index, v)
+        return [x]
+    return interp
+
+
+def _scatter_xla(kind):
+    def xla(op, args, ctx):
+        x, v, idx = args[0], args[1], args[2:]
+        at = x.at[_adv_index(x.ndim, op.attrs["axes"], idx)]
+        return [at.set(v) if kind == "set" else at.add(v)]
+    return xla
+
+
+register(OpDef(
+    name="tensor.scatter",
+    doc="y = x.copy(); y[..., i1, ..., ik, ...] = value (integer arrays on {axes})",
+    infer=_scatter_infer, interp=_scatter_interp("set"), xla=_scatter_xla("set"),
+))
+register(OpDef(
+    name="tensor.scatter_add",
+    doc="y = x.copy(); numpy.add.at(y, (..., i1, ..., ik, ...), value)",
+    infer=_scatter_infer, interp=_scatter_interp("add"), xla=_scatter_xla("add"),
+))
+
+
+# --- concatenate / reverse / repeat / triangle ---------------------------------------------
+def _concat_infer(types, attrs):
+    expect(len(types) >= 1, "tensor.concatenate takes at least one tensor")
+    axis = attrs["axis"]
+    t0 = types[0]
+    expect(0 <= axis < t0.rank, "tensor.concatenate axis out of range")
+    for t in types:
+        expect(t.dtype == t0.dtype and t.rank == t0.rank, "concatenate operands differ")
+        expect(all(a == b for i, (a, b) in enumerate(zip(t.shape, t0.shape)) if i != axis),
+               "concatenate shapes differ off the axis")
+    shape = list(t0.shape)
+    shape[axis] = sum(t.shape[axis] for t in types)
+    return [TensorType(tuple(shape), t0.dtype)]
+
+
+register(OpDef(
+    name="tensor.concatenate",
+    doc="numpy.concatenate(xs, axis)",
+    infer=_concat_infer,
+    interp=lambda op, args, ctx: [np.concatenate(args, axis=op.attrs["axis"])],
+    xla=lambda op, args, ctx: [jnp.concatenate(args, axis=op.attrs["axis"])],
+))
+
+
+def _reverse_infer(types, attrs):
+    t = _one(types, "tensor.reverse")
+    expect(all(0 <= a < t.rank for a in attrs["axes"]), "tensor.reverse axes out of range")
+    return [t]
+
+
+register(OpDef(
+    name="tensor.reverse",
+    doc="numpy.flip(x, axes)",
+    infer=_reverse_infer,
+    interp=lambda op, args, ctx: [np.flip(args[0], tuple(op.attrs["axes"])).copy()],
+    xla=lambda op, args, ctx: [jnp.flip(args[0], tuple(op.attrs["axes"]))],
+))
+
+
+def _repeat_infer(types, attrs):
+    t = _one(types, "tensor.repeat")
+    axis, reps = attrs["axis"], attrs["repeats"]
+    expect(0 <= axis < t.rank and reps >= 0, "tensor.repeat bad axis or repeats")
+    shape = list(t.shape)
+    shape[axis] *= reps
+    return [TensorType(tuple(shape), t.dtype)]
+
+
+register(OpDef(
+    name="tensor.repeat",
+    doc="numpy.repeat(x, repeats, axis) with an integer repeat count",
+    infer=_repeat_infer,
+    interp=lambda op, args, ctx: [np.repeat(args[0], op.attrs["repeats"], op.attrs["axis"])],
+    xla=lambda op, args, ctx: [jnp.repeat(args[0], op.attrs["repeats"], op.attrs["axis"],
+                                          total_repeat_length=ctx.shape_of(op)[op.attrs["axis"]])],
+))
+
+
+def _tri_infer(types, attrs):
+    t = _one(types, "tensor.triangle")
+    expect(t.rank >= 2 and attrs["part"] in ("upper", "lower"), "tensor.triangle needs rank >= 2")
+    return [t]
+
+
+register(OpDef(
+    name="tensor.triangle",
+    doc="numpy.triu(x, k) ({part} = upper) or numpy.tril(x, k) ({part} = lower)",
+    infer=_tri_infer,
+    interp=lambda op, args, ctx: [(np.triu if op.attrs["part"] == "upper" else np.tril)(
+        args[0], op.attrs["k"])],
+    xla=lambda op, args, ctx: [(jnp.triu if op.attrs["part"] == "upper" else jnp.tril)(
+        args[0], op.attrs["k"])],
+))

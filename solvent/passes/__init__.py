@@ -1,0 +1,1 @@
+"""Passes over the IR; ``pipeline.PIPELINE`` lists them in order."""

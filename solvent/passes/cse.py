@@ -1,0 +1,35 @@
+"""Common subexpression elimination of pure, region-free ops (scoped: an op can reuse an
+equal op of its own block or of an enclosing block that precedes it)."""
+from __future__ import annotations
+
+from ..ir.core import Block, Function
+from ..ir.printer import format_attr
+from ..ops.registry import get
+
+
+def _key(op):
+    return (op.name, tuple(id(o) for o in op.operands),
+            tuple((k, format_attr(v)) for k, v in sorted(op.attrs.items())),
+            tuple(str(r.type) for r in op.results))
+
+
+def _cse_block(block: Block, seen: dict, replace: dict) -> None:
+    seen = dict(seen)
+    for op in list(block.ops):
+        op.operands = [replace.get(o, o) for o in op.operands]
+        for r in op.regions:
+            _cse_block(r.block, seen, replace)
+        if op.regions or not get(op.name).pure or not op.results:
+            continue
+        k = _key(op)
+        if k in seen:
+            for a, b in zip(op.results, seen[k].results):
+                replace[a] = b
+            block.ops.remove(op)
+        else:
+            seen[k] = op
+
+
+def cse(fn: Function) -> Function:
+    _cse_block(fn.body, {}, {})
+    return fn

@@ -1,0 +1,39 @@
+"""Dead code elimination: drop ops whose results are unused and that have no effect.
+
+After functionalization no op has an effect, so unused loops and ifs go too."""
+from __future__ import annotations
+
+from ..ir.core import Block, Function
+from ..ops.registry import get
+
+
+def _removable(op) -> bool:
+    opdef = get(op.name)
+    if opdef.level == "terminator" or opdef.level == "array":
+        return False
+    if opdef.pure:
+        return True
+    return opdef.level == "control" and not any(
+        get(o.name).level == "array" for o in op.walk())
+
+
+def _dce_block(block: Block, used: set) -> bool:
+    changed = False
+    for op in reversed(list(block.ops)):
+        if _removable(op) and not any(r in used for r in op.results):
+            block.ops.remove(op)
+            changed = True
+            continue
+        for r in op.regions:
+            changed |= _dce_block(r.block, used)
+        used.update(op.operands)
+        for r in op.regions:
+            for inner in r.block.walk():
+                used.update(inner.operands)
+    return changed
+
+
+def dce(fn: Function) -> Function:
+    while _dce_block(fn.body, set()):
+        pass
+    return fn

@@ -1,0 +1,1 @@
+"""Calling compiled functions: caches, argument binding, write-back."""

@@ -1,0 +1,197 @@
+"""``solvent.jit``: specialization cache, compilation, calls, write-back of mutated arguments.
+
+Cache rule: a compiled version is keyed on, for each argument, the shape and dtype of
+arrays, the Python/NumPy type of scalars, and the value of compile-time arguments. Strings,
+None and tuples are always compile-time. Integer/bool scalars are run-time values unless the
+function needs one at compile time (an array shape, a slice length, a branch that decides a
+shape): solvent then recompiles with those arguments' values in the key. Float and complex
+scalars are always run-time values.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import NeedStatic, UnsupportedError
+from ..frontend.translator import Translation, translate
+from ..ir.core import Function
+from ..passes.pipeline import run_pipeline
+
+BACKENDS = ("xla", "interp")
+
+
+@dataclass
+class Compiled:
+    translation: Translation
+    fn: Function  # after the pipeline
+    executable: object
+    backend: str
+    reason: str
+    compile_seconds: float = 0.0
+    stages: list = field(default_factory=list)
+
+
+def _type_key(value):
+    if isinstance(value, np.ndarray):
+        return ("array", value.shape, value.dtype.str)
+    if isinstance(value, (bool, int, float, complex)):
+        return ("py", type(value).__name__)
+    if isinstance(value, np.generic):
+        return ("np", value.dtype.str)
+    if value is None or isinstance(value, (str, tuple)):
+        return ("const", value)
+    return ("other", type(value).__name__)
+
+
+def choose_backend(fn: Function, requested: str | None):
+    if requested is not None:
+        if requested not in BACKENDS:
+            raise ValueError(f"unknown backend {requested!r}; choose one of {BACKENDS}")
+        return requested, f"backend={requested!r} was requested"
+    return "xla", ("xla: the tensor program is compiled by XLA (loops become XLA While ops); "
+                   "the native-loop backend does not exist yet")
+
+
+def make_executable(fn: Function, backend: str):
+    if backend == "xla":
+        from ..backends.xla import XlaExecutable
+        return XlaExecutable(fn)
+    from ..backends import interp
+    return lambda *args: interp.run(fn, list(args))
+
+
+class JitFunction:
+    def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None):
+        if fallback not in (None, "python"):
+            raise ValueError("fallback must be None or 'python'")
+        self.pyfn = pyfn
+        self.fallback = fallback
+        self.backend = backend
+        self.signature = inspect.signature(pyfn)
+        self._static: dict = {}   # type key -> frozenset of compile-time argument indices
+        self._cache: dict = {}    # full key -> Compiled
+        functools.update_wrapper(self, pyfn)
+
+    # --- compilation ------------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        if kwargs:
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{self.pyfn.__qualname__}(): {e}") from None
+            return tuple(bound.arguments.values())
+        return args
+
+    def compile(self, args, trace=None) -> Compiled:
+        type_key = tuple(_type_key(a) for a in args)
+        static = self._static.get(type_key, frozenset())
+        key = type_key + tuple((i, args[i]) for i in sorted(static))
+        if trace is None and key in self._cache:
+            return self._cache[key]
+        t0 = time.perf_counter()
+        while True:
+            try:
+                tr = translate(self.pyfn, args, static)
+                break
+            except NeedStatic as e:
+                new = static | e.args_needed
+                if new == static:
+                    raise UnsupportedError(e.what + " must be known at compile time",
+                                           e.loc) from None
+                static = new
+        self._static[type_key] = static
+        key = type_key + tuple((i, args[i]) for i in sorted(static))
+        stages = []
+        fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None)
+        backend, reason = choose_backend(fn, self.backend)
+        exe = make_executable(fn, backend)
+        c = Compiled(tr, fn, exe, backend, reason, time.perf_counter() - t0, stages)
+        self._cache[key] = c
+        return c
+
+    # --- calling ----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        args = self._bind(args, kwargs)
+        try:
+            c = self.compile(args)
+        except UnsupportedError as e:
+            if self.fallback == "python":
+                warnings.warn(f"solvent: running {self.pyfn.__qualname__} as plain Python: {e}",
+                              stacklevel=2)
+                return self.pyfn(*args)
+            raise
+        return run_compiled(c, args)
+
+    def explain(self, *args, **kwargs) -> str:
+        from ..ir.printer import print_function
+        args = self._bind(args, kwargs)
+        c = self.compile(args, trace=True)
+        out = [f"# solvent.explain: {self.pyfn.__qualname__}"]
+        static = sorted(c.translation.static_args)
+        if static:
+            names = list(self.signature.parameters)
+            out.append("# compile-time arguments: " + ", ".join(
+                f"{names[i]}={args[i]!r}" for i in static))
+        for name, fn in c.stages:
+            out.append(f"\n## after {name}\n")
+            out.append(print_function(fn))
+        out.append(f"## backend: {c.backend}\n# why: {c.reason}")
+        out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
+                   "compilation, which happens on the first call)")
+        return "\n".join(out)
+
+
+def _check_aliasing(c: Compiled, args):
+    written = {k for k in c.fn.writeback if k is not None}
+    if not written:
+        return
+    arrays = [(i, a) for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+    for x in range(len(arrays)):
+        for y in range(x + 1, len(arrays)):
+            (i, a), (j, b) = arrays[x], arrays[y]
+            if (i in written or j in written) and np.may_share_memory(a, b):
+                raise UnsupportedError(
+                    f"arguments {i} and {j} share memory and one of them is written; "
+                    "solvent compiles each argument as a separate array",
+                    hint="pass a copy of one of them")
+
+
+def run_compiled(c: Compiled, args):
+    _check_aliasing(c, args)
+    tr = c.translation
+    ir_args = [args[i] for i in tr.arg_map]
+    outs = c.executable(*ir_args)
+    # the call succeeded: only now write mutated arrays back into the caller's buffers
+    for out, k in zip(outs, c.fn.writeback):
+        if k is not None:
+            np.copyto(args[k], out, casting="no")
+    return _rebuild(tr.result, outs, args)
+
+
+def _rebuild(spec, outs, args):
+    kind = spec[0]
+    if kind == "tuple":
+        return tuple(_rebuild(s, outs, args) for s in spec[1])
+    if kind == "const":
+        return spec[1]
+    if kind == "arg":
+        return args[spec[1]]
+    _, i, how = spec
+    v = np.asarray(outs[i])
+    if how == "array":
+        return np.array(v, copy=True)
+    if how == "weak":
+        return v.item()
+    return v[()]
+
+
+def jit(fn=None, *, fallback: str | None = None, backend: str | None = None):
+    """Compile ``fn`` through solvent. Usable as ``@jit`` or ``@jit(fallback="python")``."""
+    if fn is None:
+        return lambda f: JitFunction(f, fallback, backend)
+    return JitFunction(fn, fallback, backend)
