@@ -6,6 +6,8 @@ context: JAX's global configuration is never changed.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..ir.core import Block, Function
@@ -42,6 +44,18 @@ class _Ctx:
         raise IRError("block without terminator")
 
 
+_ALIGN = 64
+_STAGE_MIN_BYTES = 1 << 16
+_staging = threading.local()
+
+
+def _aligned_empty(shape, dtype):
+    n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    raw = np.empty(n + _ALIGN, dtype=np.uint8)
+    off = (-raw.ctypes.data) % _ALIGN
+    return raw[off:off + n].view(dtype).reshape(shape)
+
+
 class XlaExecutable:
     """A compiled function: call it with NumPy values, get NumPy results."""
 
@@ -57,9 +71,27 @@ class XlaExecutable:
 
     def __call__(self, *args) -> list:
         with self._jax.enable_x64(True):
-            out = self._jitted(*[np.asarray(a, dtype=np_dtype(v.type.dtype))
-                                 for a, v in zip(args, self.fn.args)])
+            out = self._jitted(*[self._stage(k, a, v) for k, (a, v) in
+                                 enumerate(zip(args, self.fn.args))])
             return [np.asarray(o) for o in out]
+
+    def _stage(self, k, a, v):
+        """XLA:CPU reads a host array in place only when it is 64-byte aligned and
+        contiguous; otherwise it copies it with a slow memcpy. NumPy aligns to 16 bytes, so
+        large unaligned arguments are copied (fast, by NumPy) into a reused aligned buffer.
+        XLA never writes into its inputs, and results never alias a staging buffer after
+        the runtime copies them out, so reuse is safe within one thread."""
+        a = np.asarray(a, dtype=np_dtype(v.type.dtype))
+        if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES or (
+                a.flags.c_contiguous and a.ctypes.data % _ALIGN == 0):
+            return a
+        cache = _staging.__dict__.setdefault("buffers", {})
+        key = (id(self), k)
+        buf = cache.get(key)
+        if buf is None or buf.shape != a.shape or buf.dtype != a.dtype:
+            buf = cache[key] = _aligned_empty(a.shape, a.dtype)
+        np.copyto(buf, a)
+        return buf
 
     def lower_text(self, *args) -> str:
         """The StableHLO text XLA receives (for ``explain``)."""

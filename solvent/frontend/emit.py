@@ -121,7 +121,7 @@ class Emitter:
     @staticmethod
     def probe_of(dtype: str, weak: bool, rank: int):
         if weak and rank == 0:
-            return {"i1": bool, "i64": int, "f64": float, "c128": complex}.get(
+            return {"i64": int, "f64": float, "c128": complex}.get(
                 dtype, np_dtype(dtype))
         return np_dtype(dtype)
 
@@ -153,8 +153,11 @@ class Emitter:
                 except (ZeroDivisionError, OverflowError, ValueError) as e:
                     raise self.unsupported(f"{uf.__name__}: {e}") from None
         ts = [self.tensor(a) for a in args]
+        probes = [self.probe(t) for t in ts]
+        if all(isinstance(p, type) for p in probes):  # Python scalars only: default dtypes
+            probes = [np.dtype(p) for p in probes]
         try:
-            loop = uf.resolve_dtypes(tuple(self.probe(t) for t in ts) + (None,) * uf.nout)
+            loop = uf.resolve_dtypes(tuple(probes) + (None,) * uf.nout)
         except TypeError as e:  # NumPy found no loop for these dtypes
             raise self.unsupported(f"numpy.{uf.__name__} does not support these dtypes "
                                    f"({', '.join(t.dtype for t in ts)}): {e}") from None

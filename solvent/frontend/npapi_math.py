@@ -8,7 +8,7 @@ import string
 
 import numpy as np
 
-from ..ir.types import dtype_name
+from ..ir.types import dtype_name, np_dtype
 from .expressions import MATH_UFUNC
 from .npapi_creation import implements, reshape_value, static_dtype
 from .values import ArrayRef, Const, Tensor, TupleVal
@@ -67,9 +67,10 @@ def norm_axes(fe, axis, rank):
     return sorted(out)
 
 
-def _acc_dtype(np_fn, dtype):
+def _acc_dtype(np_fn, dtype: str) -> str:
+    """The dtype NumPy's reduction ``np_fn`` produces for an array of IR dtype ``dtype``."""
     with np.errstate(all="ignore"):
-        return dtype_name(np_fn(np.ones(1, dtype=dtype)).dtype)
+        return dtype_name(np_fn(np.ones(1, dtype=np_dtype(dtype))).dtype)
 
 
 def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):

@@ -1,0 +1,285 @@
+"""Differential tests: scalar/array arithmetic, comparisons, boolean logic, ufuncs, math."""
+import math
+
+import numpy as np
+
+from frontend_check import case, run_cases
+
+rng = np.random.default_rng(0)
+A34 = rng.standard_normal((3, 4))
+B34 = rng.standard_normal((3, 4))
+R4 = rng.standard_normal(4)
+C31 = rng.standard_normal((3, 1))
+P34 = rng.uniform(0.5, 3.0, (3, 4))
+I34 = rng.integers(-20, 20, (3, 4))
+J34 = rng.integers(1, 7, (3, 4))
+NAN4 = np.array([1.0, np.nan, -2.0, 0.0])
+
+
+# --- scalar arithmetic --------------------------------------------------------------------------
+def scalar_ops(x, y):
+    return x + y, x - y, x * y, x / y, x // y, x % y, -x, +y
+
+
+def scalar_pow(x, y):
+    return x ** 2, y ** 3, x ** 0.5
+
+
+def scalar_mixed(i, f):
+    return i + f, i * 2, i / 2, i // 2, f // 2, i % 3, f % 2.0
+
+
+def scalar_expr(x, y):
+    z = (x + 1) * (y - 2) / 4
+    w = z * z - x
+    return w
+
+
+def int_bitops(x, y):
+    return x & y, x | y, x ^ y, x << 2, x >> 1, ~x
+
+
+# --- arrays and broadcasting --------------------------------------------------------------------
+def array_ops(A, B):
+    return A + B, A - B, A * B, A / B, -A
+
+
+def array_floordiv_mod(A, B):
+    return A // B, A % B
+
+
+def bcast_row(A, r):
+    return A + r, A * r - 1.0
+
+
+def bcast_col_row(c, r):
+    return c * r, c - r
+
+
+def bcast_scalar(A, x):
+    return A * x + 2, 3.0 - A / x, x ** 2 * A
+
+
+def array_pow(A):
+    return A ** 2, A ** 0.5, 2.0 ** A
+
+
+def int_array_ops(I, J):
+    return I + J, I * J, I // J, I % J, I - 3, I ** 2, I / J
+
+
+def int_array_bits(I, J):
+    return I & J, I | J, I ^ J, ~I, I << 2, I >> 1
+
+
+def array_scalar_from_array(A):
+    return A * A[0, 0] + A[1, 2]
+
+
+# --- comparisons, and/or/not, ternary -----------------------------------------------------------
+def array_compare(A, B):
+    return A < B, A <= B, A > 0, A >= B, A == A, A != B
+
+
+def scalar_compare(x, y):
+    return x < y, x <= y, x > y, x >= y, x == y, x != y
+
+
+def element_compare(A):
+    return A[0, 0] < A[0, 1], A[1, 1] == A[1, 1]
+
+
+def chained(x):
+    return 0 < x < 10, -1 <= x <= 1, 1 < x > 0
+
+
+def chained_elem(A):
+    return A[0, 0] < A[0, 1] < A[0, 2]
+
+
+def and_or_not(x, y):
+    return x > 0 and y > 0, x > 0 or y > 0, not x > 0, not (x > y)
+
+
+def and_or_value(x, y):
+    return x or y, x and y
+
+
+def ternary(x, y):
+    return x if x > y else y
+
+
+def ternary_elem(A, x):
+    return A[0, 0] if A[0, 0] > x else x * 1.0
+
+
+def ternary_array(A, B, x):
+    C = A if x > 0 else B
+    return C * 2
+
+
+def abs_diff_scalar(A):
+    d = A[0, 0] - A[1, 0]
+    return d if d > 0 else -d
+
+
+def logic_arrays(A, B):
+    m = (A > 0) & (B > 0)
+    n = (A > 0) | ~(B > 0)
+    return m, n, m ^ n
+
+
+# --- ufuncs and math ----------------------------------------------------------------------------
+def unary_ufuncs(A):
+    return (np.exp(A), np.sin(A), np.cos(A), np.tan(A), np.tanh(A), np.abs(A), np.floor(A),
+            np.ceil(A), np.sign(A), np.negative(A), np.arctan(A), np.sinh(A), np.cosh(A))
+
+
+def positive_ufuncs(P):
+    return np.sqrt(P), np.log(P), np.log10(P), np.log2(P), np.log1p(P), np.expm1(P)
+
+
+def binary_ufuncs(A, B):
+    return (np.arctan2(A, B), np.maximum(A, B), np.minimum(A, B), np.power(np.abs(A), B),
+            np.hypot(A, B), np.add(A, B), np.multiply(A, 2), np.subtract(1, A),
+            np.divide(A, B))
+
+
+def nan_ufuncs(X):
+    return np.maximum(X, 0.0), np.minimum(X, 0.0), np.sign(X), np.abs(X), np.fmax(X, 0.0)
+
+
+def int_ufuncs(I):
+    return np.abs(I), np.sign(I), np.maximum(I, 0), np.sqrt(np.abs(I)), np.exp(I * 0.1), \
+        np.square(I)
+
+
+def int_floor_ceil(I):
+    return np.floor(I), np.ceil(I), np.trunc(I)
+
+
+def where_clip(A, B):
+    return (np.where(A > 0, A, B), np.where(A > 0, A, 0.0), np.where(A > B, 1, 0),
+            np.clip(A, -0.5, 0.5), np.clip(A, -1, None), A.clip(0.0, 1.0))
+
+
+def where_int_float(I, x):
+    return np.where(I > 0, I, x)
+
+
+def clip_int(I):
+    return np.clip(I, -5, 5), np.clip(I, 0, 3.5)
+
+
+def math_scalars(x, y):
+    return (math.sqrt(x), math.exp(y), math.log(x), math.sin(y), math.cos(y), math.tan(y),
+            math.tanh(y), math.atan2(y, x), math.fabs(y), math.hypot(x, y))
+
+
+def math_elems(A):
+    a = A[0, 0]
+    return math.sqrt(abs(a)), math.exp(a), math.floor(a), math.ceil(a), math.sin(A[1, 1])
+
+
+def math_floor_ceil(x):
+    return math.floor(x), math.ceil(x), math.floor(-x), math.ceil(-x)
+
+
+def math_consts(A):
+    return A * math.pi + math.e, np.pi * A
+
+
+def builtins_scalars(x, y, i):
+    return abs(x), abs(i), min(x, y), max(x, y, 0.0), min(i, 3), max(i, -100, 2)
+
+
+def builtins_round(x, y):
+    return round(x), round(y), round(x, 1), round(2.5), round(3.5), round(-2.5)
+
+
+def builtins_int_float(x, i):
+    return int(x), int(-x), float(i), float(x), int(i), bool(i), bool(x)
+
+
+def builtins_on_elems(A):
+    a = A[0, 0]
+    return abs(a), float(a), int(a * 10), round(a), round(a, 2)
+
+
+def np_round(A):
+    return np.round(A), np.round(A * 10, 1), np.around(A, 2), A.round(1)
+
+
+def round_half_even(X):
+    return np.round(X), np.rint(X)
+
+
+def ufunc_float32(F):
+    return np.sqrt(np.abs(F)), np.exp(F), F * 2.0, np.sin(F) + 1, np.maximum(F, 0)
+
+
+cases = [
+    case(scalar_ops, 7, 2, id="scalar_ops_int"),
+    case(scalar_ops, -7, 2, id="scalar_ops_negint"),
+    case(scalar_ops, 7.5, -2.0, id="scalar_ops_float"),
+    case(scalar_ops, np.float64(2.5), np.float64(-1.25), id="scalar_ops_npf64"),
+    case(scalar_ops, np.int64(-7), np.int64(3), id="scalar_ops_npi64"),
+    case(scalar_pow, 3, 2),
+    case(scalar_pow, 1.5, -2.0, id="scalar_pow_float"),
+    case(scalar_mixed, 7, 2.5),
+    case(scalar_expr, 3, 1.5),
+    case(int_bitops, 12, 10),
+    case(array_ops, A34, B34),
+    case(array_floordiv_mod, A34, B34),
+    case(bcast_row, A34, R4),
+    case(bcast_col_row, C31, R4),
+    case(bcast_scalar, A34, 2.5),
+    case(bcast_scalar, A34, 3, id="bcast_scalar_int"),
+    case(array_pow, P34),
+    case(int_array_ops, I34, J34),
+    case(int_array_bits, I34, J34),
+    case(array_scalar_from_array, A34),
+    case(array_compare, A34, B34),
+    case(scalar_compare, 3, 4),
+    case(scalar_compare, 2.5, 2.5, id="scalar_compare_float"),
+    case(scalar_compare, np.float64(1.0), 2.0, id="scalar_compare_np"),
+    case(element_compare, A34),
+    case(chained, 5, id="chained_in"),
+    case(chained, 12, id="chained_out"),
+    case(chained, 0.5, id="chained_float"),
+    case(chained_elem, A34),
+    case(and_or_not, 1, -2),
+    case(and_or_not, 3.0, 2.0, id="and_or_not_float"),
+    case(and_or_value, 0, 5),
+    case(and_or_value, 3, 5, id="and_or_value_nonzero"),
+    case(ternary, 3, 5),
+    case(ternary, 5.5, 1.5, id="ternary_float"),
+    case(ternary_elem, A34, -10.0),
+    case(ternary_array, A34, B34, 1.0),
+    case(ternary_array, A34, B34, -1.0, id="ternary_array_else"),
+    case(abs_diff_scalar, A34),
+    case(logic_arrays, A34, B34),
+    case(unary_ufuncs, A34),
+    case(positive_ufuncs, P34),
+    case(binary_ufuncs, A34, B34),
+    case(nan_ufuncs, NAN4),
+    case(int_ufuncs, I34),
+    case(int_floor_ceil, I34),
+    case(where_clip, A34, B34),
+    case(where_int_float, I34, 0.5),
+    case(clip_int, I34),
+    case(math_scalars, 2.0, -0.7),
+    case(math_scalars, 3, 1, id="math_scalars_int"),
+    case(math_elems, A34),
+    case(math_floor_ceil, 2.5),
+    case(math_consts, A34),
+    case(builtins_scalars, -2.5, 1.5, -7),
+    case(builtins_round, 2.5, -3.7),
+    case(builtins_int_float, 2.7, 5),
+    case(builtins_on_elems, A34),
+    case(np_round, A34),
+    case(round_half_even, np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999])),
+    case(ufunc_float32, A34.astype(np.float32)),
+]
+
+test_arith = run_cases(cases)
