@@ -9,7 +9,9 @@ A spec is a list of items, one per input dimension (plus newaxis items), each a 
 - ``["d", j, size]``         dynamic start (j-th index operand), static ``size``, step 1
 - ``["n"]``                  ``np.newaxis``: inserts a dim of size 1 (read only)
 
-Out-of-bounds dynamic indices are an error in the interpreter; XLA clamps them.
+Dynamic indices follow XLA's total semantics, in the interpreter too: an index is wrapped
+once if negative and then clamped into the dimension, a dynamic slice's start is clamped so
+the slice fits. Total semantics make reads safe to speculate (if-conversion).
 """
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ def is_full(in_shape, spec) -> bool:
 
 
 def numpy_index(spec: list, dyn: list, in_shape) -> tuple:
-    """The NumPy index tuple for ``spec`` (interpreter semantics: strict bounds)."""
+    """The NumPy index tuple for ``spec`` (dynamic indices clamped as in XLA)."""
     idx = []
     d = 0
     for it in spec:
@@ -73,17 +75,13 @@ def numpy_index(spec: list, dyn: list, in_shape) -> tuple:
             idx.append(it[1])
         elif kind == "i":
             k = int(dyn[it[1]])
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {d - 1} with size {n}")
-            idx.append(k % n)
+            k = k + n if k < 0 else k
+            idx.append(min(max(k, 0), n - 1))
         elif kind == "s":
             start, stop, step = it[1:]
             idx.append(slice(start, stop if stop >= 0 else None, step))
         else:  # "d"
-            k = int(dyn[it[1]])
-            if k < 0 or k + it[2] > n:
-                raise IndexError(f"slice [{k}:{k + it[2]}] is out of bounds for axis {d - 1} "
-                                 f"with size {n}")
+            k = min(max(int(dyn[it[1]]), 0), n - it[2])
             idx.append(slice(k, k + it[2]))
     return tuple(idx)
 

@@ -6,11 +6,13 @@ from ..ir.verifier import verify
 from .cse import cse
 from .dce import dce
 from .functionalize import functionalize
+from .if_to_select import if_to_select
 
 # (name, pass, the IR is tensor-only after it)
 PIPELINE = [
     ("functionalize", functionalize, True),
     ("cse", cse, True),
+    ("if_to_select", if_to_select, True),
     ("dce", dce, True),
 ]
 

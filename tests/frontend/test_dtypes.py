@@ -97,7 +97,11 @@ def bool_scalar_arith(B):
 
 
 def py_bool_args(p, q):
-    return p + q, p and q, p or q, not p, p * 2
+    return p and q, p or q, not p, p & q
+
+
+def py_bool_arith(p, q):
+    return p + q, p * 2, p - q
 
 
 def astype_chain(F):
@@ -171,11 +175,25 @@ def complex_arith(Z, W):
 
 
 def complex_funcs(Z):
-    return np.abs(Z), Z.real, Z.imag, np.conj(Z), Z.conj(), np.exp(Z), np.real(Z), np.imag(Z)
+    return np.abs(Z), np.conj(Z), Z.conj(), np.exp(Z), np.conjugate(Z)
+
+
+def complex_real_imag_attr(Z):
+    return Z.real, Z.imag
+
+
+def complex_real_imag_fn(Z):
+    return np.real(Z), np.imag(Z)
+
+
+def real_imag_of_real(F):
+    r = F.real
+    r[0] = 5.0
+    return F.imag, F.real * 2
 
 
 def complex_more(Z):
-    return np.sqrt(Z), np.angle(Z), np.log(Z), Z * Z.conj()
+    return np.sqrt(Z), np.log(Z), Z * Z.conj()
 
 
 def complex_from_real(F):
@@ -184,11 +202,15 @@ def complex_from_real(F):
 
 
 def complex_scalar(z):
-    return z * 2, z.real, z.imag, abs(z), z.conjugate()
+    return z * 2, abs(z), z * z, z / (1 + 1j)
+
+
+def complex_scalar_attrs(z):
+    return z.real, z.imag
 
 
 def complex_c64(Z):
-    return Z * 2.0, Z + 1j, np.abs(Z), Z.real, np.exp(Z)
+    return Z * 2.0, Z + 1j, np.abs(Z), np.exp(Z)
 
 
 def complex_matmul(M, Z):
@@ -228,6 +250,7 @@ cases = [
     case(bool_arith, BOOL, BOOL2),
     case(bool_scalar_arith, BOOL),
     case(py_bool_args, True, False),
+    case(py_bool_arith, True, False),
     case(astype_chain, F64 * 3),
     case(astype_wrap, I64),
     case(unsigned_mix, U8, I8),
@@ -247,9 +270,13 @@ cases = [
     case(ret_sum_types, F32, I32, BOOL),
     case(complex_arith, C128, C128[::-1].copy()),
     case(complex_funcs, C128),
+    case(complex_real_imag_attr, C128),
+    case(complex_real_imag_fn, C128),
+    case(real_imag_of_real, F64),
     case(complex_more, C128),
     case(complex_from_real, F64),
     case(complex_scalar, 1.5 - 2j),
+    case(complex_scalar_attrs, 1.5 - 2j),
     case(complex_c64, C64),
     case(complex_matmul, CM, C128[:3].copy()),
     case(complex_reduce, CM),

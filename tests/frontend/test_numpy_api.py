@@ -1,0 +1,336 @@
+"""Differential tests: reductions, array creation, shape manipulation and joining."""
+import numpy as np
+
+from frontend_check import case, run_cases
+
+rng = np.random.default_rng(2)
+A = rng.standard_normal((3, 4))
+A3 = rng.standard_normal((2, 3, 4))
+I = rng.integers(-9, 9, (3, 4))
+I32 = I.astype(np.int32)
+B = A > 0
+F32 = A.astype(np.float32)
+V = rng.standard_normal(5)
+W = rng.standard_normal(5)
+SQ = rng.standard_normal((4, 4))
+TIES = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+NANS = np.array([1.0, np.nan, 3.0])
+
+
+# --- reductions --------------------------------------------------------------------------------
+def red_full(X):
+    return X.sum(), X.prod(), X.max(), X.min(), X.mean(), X.argmax(), X.argmin()
+
+
+def red_full_fn(X):
+    return (np.sum(X), np.prod(X), np.max(X), np.min(X), np.mean(X), np.argmax(X),
+            np.argmin(X), np.amax(X), np.amin(X))
+
+
+def red_axis0(X):
+    return X.sum(axis=0), X.prod(0), X.max(axis=0), X.min(0), X.mean(axis=0), X.argmax(0), \
+        X.argmin(axis=0)
+
+
+def red_axis_neg(X):
+    return X.sum(axis=-1), np.max(X, axis=-1), np.mean(X, -1), np.argmax(X, axis=-1)
+
+
+def red_axis_tuple(X):
+    return X.sum(axis=(0, 2)), np.max(X, axis=(1, 2)), X.mean(axis=(0, -1)), \
+        X.min(axis=(0, 1, 2))
+
+
+def red_axis_none(X):
+    return np.sum(X, axis=None), X.max(axis=None), np.mean(X, axis=None)
+
+
+def red_keepdims(X):
+    return (X.sum(axis=1, keepdims=True), np.max(X, axis=0, keepdims=True),
+            X.mean(keepdims=True), np.min(X, axis=(0, 1), keepdims=True))
+
+
+def red_argmax_keepdims(X):
+    return np.argmax(X, axis=1, keepdims=True), X.argmin(axis=0, keepdims=True)
+
+
+def red_any_all(X):
+    return (X.any(), X.all(), np.any(X > 0, axis=0), np.all(X > -5, axis=1),
+            (X > 0).any(axis=-1), np.all(X > 0, keepdims=True))
+
+
+def red_bool_array(Bm):
+    return Bm.sum(), Bm.any(), Bm.all(axis=0), np.sum(Bm, axis=1), Bm.mean()
+
+
+def red_int(X):
+    return X.sum(), X.prod(), X.max(axis=0), X.mean(), X.sum(axis=1), np.cumsum(X)
+
+
+def red_std_var(X):
+    return (X.std(), X.var(), np.std(X, axis=0), np.var(X, axis=1, ddof=1),
+            X.std(ddof=1), np.var(X, axis=0, keepdims=True), X.std(axis=-1, ddof=1))
+
+
+def red_std_int(X):
+    return X.std(), np.var(X, axis=0)
+
+
+def red_cumsum(X):
+    return np.cumsum(X), X.cumsum(axis=0), np.cumsum(X, axis=1), np.cumprod(X, axis=1), \
+        X.cumsum(axis=-1)
+
+
+def red_dtype_arg(X):
+    return X.sum(dtype=np.float32), np.sum(X, axis=0, dtype=np.int32)
+
+
+def red_ties(X):
+    return X.argmax(), X.argmax(axis=1), X.argmin(axis=0), X.argmin()
+
+
+def red_nan(X):
+    return X.max(), X.min(), X.sum(), np.argmax(X)
+
+
+def red_empty(E):
+    return E.sum(), E.prod(), E.any(), E.all(), E.sum(axis=0)
+
+
+def red_ufunc_methods(X):
+    return np.add.reduce(X), np.multiply.reduce(X, axis=1), np.maximum.reduce(X, axis=0), \
+        np.add.accumulate(X, axis=1)
+
+
+# --- creation ----------------------------------------------------------------------------------
+def create_basic(X):
+    n, m = X.shape
+    return (np.zeros((n, m)), np.ones(m), np.zeros(n, dtype=np.int32), np.ones((2, 3), np.bool_),
+            np.full((n, 2), 7), np.full((2, 2), 7.5), np.full(3, 2, dtype=np.float32),
+            np.zeros((0, 3)))
+
+
+def create_like(X):
+    return (np.zeros_like(X), np.ones_like(X), np.full_like(X, 3), np.full_like(X, 0.5),
+            np.zeros_like(X, dtype=np.int64), np.ones_like(X, dtype=bool))
+
+
+def create_empty(X):
+    return np.empty((3, 2))
+
+
+def create_empty_like(X):
+    return np.empty_like(X)
+
+
+def create_empty_dtype(X):
+    return np.empty(4, dtype=np.int32)
+
+
+def create_arange(X):
+    return (np.arange(5), np.arange(2, 7), np.arange(1, 10, 3), np.arange(5, 0, -1),
+            np.arange(0.0, 1.0, 0.25), np.arange(4, dtype=np.float32), np.arange(X.shape[1]))
+
+
+def create_arange_arg(n):
+    return np.arange(n) * 2
+
+
+def create_zeros_arg(n, m):
+    return np.zeros((n, m)), np.ones(n, dtype=np.int8)
+
+
+def create_linspace(X):
+    return (np.linspace(0, 1, 5), np.linspace(-1.0, 1.0, 4, endpoint=False),
+            np.linspace(0, 10, 6, dtype=np.int64), np.linspace(2, 3, 1), np.linspace(0, 1))
+
+
+def create_linspace_args(a, b):
+    return np.linspace(a, b, 7)
+
+
+def create_eye(X):
+    return np.eye(3), np.eye(3, 4, k=1), np.eye(4, k=-2), np.eye(2, dtype=np.int32), \
+        np.identity(3)
+
+
+def create_copy(X):
+    Y = X.copy()
+    Z = np.copy(X)
+    W2 = np.array(X)
+    Y[0, 0] = 100.0
+    Z[1, 1] = -100.0
+    W2[2, 2] = 7.0
+    return X, Y, Z, W2
+
+
+def create_from_list(x, X):
+    return np.array([1.0, x, X[0, 0]]), np.array([[1, 2], [3, 4]]), np.array([x, x * 2]), \
+        np.array([X[0], X[1]])
+
+
+def create_array_dtype(X):
+    return np.array(X, dtype=np.float32), np.asarray(X, dtype=np.int64)
+
+
+# --- attributes and shape manipulation ----------------------------------------------------------
+def attrs(X):
+    return X.shape, X.ndim, X.size, X.dtype, X.T.shape, X.shape[-1], X.dtype.itemsize
+
+
+def transposes(X):
+    return X.T, np.transpose(X), X.transpose(), X.T.T
+
+
+def transposes3(X):
+    return X.transpose(1, 0, 2), np.transpose(X, (2, 0, 1)), X.T, X.transpose((0, 2, 1))
+
+
+def reshapes(X):
+    return X.reshape(4, 3), X.reshape(-1), X.reshape((2, -1)), np.reshape(X, (3, 2, 2)), \
+        X.reshape(-1, 1), X.reshape(12)
+
+
+def flatten_ravel(X):
+    return X.flatten(), X.ravel(), np.ravel(X), X.T.flatten(), X.T.ravel()
+
+
+def astypes(X):
+    return X.astype(np.int32), X.astype(np.float32), X.astype(bool), X.astype(np.float64), \
+        X.astype("int64")
+
+
+def astype_copy(X):
+    Y = X.astype(np.float64)
+    Y[0, 0] = 99.0
+    return Y
+
+
+def concats(X, Y):
+    return (np.concatenate((X, Y)), np.concatenate([X, Y], axis=1), np.concatenate((X, Y), axis=-1),
+            np.concatenate((X, Y), axis=None))
+
+
+def concat_1d(v, w):
+    return np.concatenate((v, w, v)), np.hstack((v, w)), np.vstack((v, w)), np.stack((v, w)), \
+        np.stack((v, w), axis=1), np.stack([v, w], axis=-1)
+
+
+def concat_mixed_dtype(X, J):
+    return np.concatenate((X, J)), np.vstack((J, X)), np.hstack((J, J))
+
+
+def stacks_2d(X, Y):
+    return np.stack((X, Y)), np.stack((X, Y), axis=2), np.hstack((X, Y)), np.vstack((X, Y))
+
+
+def flips(X):
+    return np.flip(X), np.flip(X, axis=0), np.flip(X, 1), np.fliplr(X), np.flipud(X), \
+        np.flip(X, axis=(0, 1))
+
+
+def repeats(X):
+    return np.repeat(X, 2), np.repeat(X, 2, axis=1), X.repeat(3, axis=0), np.tile(X, 2), \
+        np.tile(X, (2, 1))
+
+
+def tri(X):
+    return np.triu(X), np.tril(X), np.triu(X, 1), np.tril(X, -1), np.triu(X, k=-1)
+
+
+def newaxis_ellipsis(X, v):
+    return X[:, np.newaxis], v[np.newaxis, :], v[:, None] * v[None, :], X[..., 0], X[0, ...], \
+        X[None, ..., None].shape
+
+
+def outers(v, w):
+    return np.add.outer(v, w), np.multiply.outer(v, w), np.subtract.outer(v, w), \
+        np.multiply.outer(v[:2], np.ones((2, 3)))
+
+
+def rolls(X, v):
+    return np.roll(v, 2), np.roll(v, -1), np.roll(X, 1, axis=1), np.roll(X, -1, axis=0), \
+        np.roll(X, 5), np.roll(v, 7)
+
+
+def diags(v, X, S):
+    return np.diag(v), np.diag(v, k=1), np.diag(v, -2), np.diag(X), np.diag(X, k=-1), \
+        np.diag(S, 1), np.trace(S), S.trace()
+
+
+def squeezes(X):
+    Y = X.reshape(1, 3, 1, 4)
+    return np.squeeze(Y), Y.squeeze(), np.squeeze(Y, axis=0), np.expand_dims(X, 0), \
+        np.expand_dims(X, -1), np.broadcast_to(X[0], (2, 4))
+
+
+def where_scalars(X):
+    return np.where(X > 0, 1.0, -1.0), np.where(X > 0, X, 0), np.where(True, X, 0)
+
+
+cases = [
+    case(red_full, A),
+    case(red_full, I, id="red_full_int"),
+    case(red_full, F32, id="red_full_f32"),
+    case(red_full_fn, A),
+    case(red_axis0, A),
+    case(red_axis_neg, A),
+    case(red_axis_tuple, A3),
+    case(red_axis_none, A),
+    case(red_keepdims, A),
+    case(red_argmax_keepdims, A),
+    case(red_any_all, A),
+    case(red_bool_array, B),
+    case(red_int, I32),
+    case(red_int, I, id="red_int64"),
+    case(red_int, I.astype(np.int8), id="red_int8"),
+    case(red_std_var, A),
+    case(red_std_var, F32, id="red_std_var_f32"),
+    case(red_std_int, I),
+    case(red_cumsum, A),
+    case(red_cumsum, I32, id="red_cumsum_int32"),
+    case(red_dtype_arg, I),
+    case(red_ties, TIES),
+    case(red_nan, NANS),
+    case(red_empty, np.zeros((0, 3))),
+    case(red_ufunc_methods, A),
+    case(create_basic, A),
+    case(create_like, A),
+    case(create_like, I32, id="create_like_int32"),
+    case(create_empty, A, shapes_only=True),
+    case(create_empty_like, F32, shapes_only=True),
+    case(create_empty_dtype, A, shapes_only=True),
+    case(create_arange, A),
+    case(create_arange_arg, 6),
+    case(create_zeros_arg, 2, 3),
+    case(create_linspace, A),
+    case(create_linspace_args, -1.0, 2.0),
+    case(create_linspace_args, 0, 3, id="create_linspace_int_args"),
+    case(create_eye, A),
+    case(create_copy, A),
+    case(create_from_list, 2.5, A),
+    case(create_array_dtype, A),
+    case(attrs, A),
+    case(transposes, A),
+    case(transposes3, A3),
+    case(reshapes, A),
+    case(flatten_ravel, A),
+    case(astypes, A * 3),
+    case(astype_copy, A),
+    case(concats, A, -A),
+    case(concat_1d, V, W),
+    case(concat_mixed_dtype, A, I),
+    case(stacks_2d, A, -A),
+    case(flips, A),
+    case(repeats, A),
+    case(tri, SQ),
+    case(tri, A, id="tri_rect"),
+    case(newaxis_ellipsis, A, V),
+    case(outers, V, W[:3].copy()),
+    case(rolls, A, V),
+    case(diags, V, A, SQ),
+    case(squeezes, A),
+    case(where_scalars, A),
+]
+
+test_numpy_api = run_cases(cases)

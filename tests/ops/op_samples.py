@@ -1,0 +1,720 @@
+"""Sample functions for every op in the registry, with random-input generators.
+
+Each ``Sample`` is a small IR ``Function`` that exercises one op (its id starts with the op
+name) plus ``inputs(rng)``, which draws random NumPy arguments inside the op's domain.
+``tests/ops/test_registry.py`` runs every sample through the interpreter and XLA (tensor
+level) or through functionalization (array level) and compares.
+
+Elementwise samples are generated from the tables in ``solvent.ops.elementwise`` for every
+dtype kind a row accepts, with broadcasting shapes; the other samples are written out.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from solvent.ir.builder import Builder
+from solvent.ir.core import Block, Function, Region, Value
+from solvent.ir.types import RefType, TensorType, np_dtype
+from solvent.ops.elementwise import BINARY, UNARY
+
+T = TensorType
+
+
+def S(dtype: str) -> TensorType:
+    return TensorType((), dtype)
+
+
+@dataclass
+class Sample:
+    id: str
+    fn: Function
+    inputs: Callable[[np.random.Generator], list]
+    level: str = "tensor"  # "array": interpreter + functionalization only
+
+    @property
+    def ops(self) -> set[str]:
+        return {op.name for op in self.fn.walk()}
+
+
+SAMPLES: list[Sample] = []
+
+
+def func(name: str, arg_types: list, body: Callable) -> Function:
+    """A function with ``arg_types`` whose body ``body(b, *args)`` returns its results."""
+    blk = Block()
+    names = [f"x{i}" for i in range(len(arg_types))]
+    args = [blk.add_arg(t, n) for t, n in zip(arg_types, names)]
+    b = Builder(blk)
+    outs = body(b, *args)
+    if isinstance(outs, Value):
+        outs = [outs]
+    b.create("func.return", list(outs))
+    return Function(re.sub(r"\W", "_", name), blk, names)
+
+
+def add(id: str, arg_types: list, body: Callable, inputs: Callable, level: str = "tensor"):
+    SAMPLES.append(Sample(id, func(id, arg_types, body), inputs, level))
+
+
+def region(arg_types: list, body: Callable, b: Builder, term: str = "loop.yield") -> Region:
+    """A region whose block takes ``arg_types``; ``body(b, *args)`` returns the yielded values."""
+    blk = Block()
+    args = [blk.add_arg(t) for t in arg_types]
+    with b.at(blk):
+        outs = body(b, *args)
+        if isinstance(outs, Value):
+            outs = [outs]
+        b.create(term, list(outs))
+    return Region(blk)
+
+
+# --- random values --------------------------------------------------------------------------
+def gen(rng, shape, dt, lo=-3.0, hi=3.0, ilo=None, ihi=None, mag=False, grid=False,
+        specials=()):
+    """Random values of IR dtype ``dt``.
+
+    floats: uniform in [lo, hi) (``mag``: that is the magnitude, with a random sign;
+    ``grid``: rounded to halves so that ties and equal values occur); complex: both parts so;
+    ints: uniform in [ilo, ihi] clipped to the dtype (the whole range by default; ``ihi`` may
+    be "bits-1"); bool: fair coin. ``specials`` are planted at random positions.
+    """
+    shape = tuple(shape)
+    npdt = np_dtype(dt)
+    if npdt.kind == "b":
+        return np.asarray(rng.random(shape) < 0.5)
+    if npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        hi_ = info.bits - 1 if ihi == "bits-1" else ihi
+        a = info.min if ilo is None else max(ilo, info.min)
+        z = info.max if hi_ is None else min(hi_, info.max)
+        return np.asarray(rng.integers(a, z, size=shape, endpoint=True, dtype=npdt))
+
+    def real():
+        x = rng.uniform(lo, hi, shape)
+        if mag:
+            x = x * rng.choice([-1.0, 1.0], shape)
+        if grid:
+            x = np.round(x * 2) / 2
+        return x
+
+    x = real() + 1j * real() if npdt.kind == "c" else real()
+    x = np.asarray(x).astype(npdt)
+    if specials and x.size >= 2:
+        k = min(len(specials), x.size // 2)
+        pos = rng.choice(x.size, k, replace=False)
+        picks = rng.choice(len(specials), k, replace=False)
+        flat = x.reshape(-1)
+        for p, s in zip(pos, picks):
+            flat[p] = specials[s]
+    return x
+
+
+def ints(rng, shape, dt, lo, hi):
+    return np.asarray(rng.integers(lo, hi, size=shape, endpoint=True)).astype(np_dtype(dt))
+
+
+def spd(rng, n, dt, batch=()):
+    """A well-conditioned Hermitian positive definite matrix (stack)."""
+    m = gen(rng, batch + (n, n), dt, -1.0, 1.0)
+    a = m @ np.conj(np.swapaxes(m, -1, -2)) + n * np.eye(n)
+    return a.astype(np_dtype(dt))
+
+
+def well_conditioned(rng, n, dt, batch=()):
+    m = gen(rng, batch + (n, n), dt, -0.3, 0.3)
+    return (m + n * np.eye(n)).astype(np_dtype(dt))
+
+
+# --- elementwise ----------------------------------------------------------------------------
+KIND_DTYPES = {"b": ["i1"], "i": ["i32", "i64", "u8"], "f": ["f32", "f64"], "c": ["c64", "c128"]}
+NAN, INF = float("nan"), float("inf")
+HALVES = (0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.0, NAN, INF, -INF)
+NONFINITE = (NAN, INF, -INF, 0.0)
+CNONFINITE = (complex(NAN, 0), complex(0, INF), complex(1, NAN), complex(-INF, 1), 0j)
+
+UNARY_DOMAIN = {
+    "sqrt": dict(lo=0.1, hi=10), "log": dict(lo=0.1, hi=10), "log2": dict(lo=0.1, hi=10),
+    "log10": dict(lo=0.1, hi=10), "log1p": dict(lo=-0.9, hi=10),
+    "exp": dict(lo=-5, hi=5), "exp2": dict(lo=-5, hi=5), "expm1": dict(lo=-3, hi=3),
+    "sin": dict(lo=-6, hi=6), "cos": dict(lo=-6, hi=6), "tan": dict(lo=-1.3, hi=1.3),
+    "arcsin": dict(lo=-0.95, hi=0.95), "arccos": dict(lo=-0.95, hi=0.95),
+    "arctanh": dict(lo=-0.95, hi=0.95), "arctan": dict(lo=-10, hi=10),
+    "sinh": dict(lo=-4, hi=4), "cosh": dict(lo=-4, hi=4), "tanh": dict(lo=-4, hi=4),
+    "arcsinh": dict(lo=-10, hi=10), "arccosh": dict(lo=1.05, hi=10),
+    "floor": dict(lo=-5, hi=5, specials=HALVES), "ceil": dict(lo=-5, hi=5, specials=HALVES),
+    "trunc": dict(lo=-5, hi=5, specials=HALVES), "rint": dict(lo=-5, hi=5, specials=HALVES),
+    "sign": dict(specials=NONFINITE), "reciprocal": dict(lo=0.2, hi=5, mag=True),
+    "isnan": dict(specials=NONFINITE), "isinf": dict(specials=NONFINITE),
+    "isfinite": dict(specials=NONFINITE),
+}
+# Complex rows: the real-line domain above does not apply (no branch cut is hit by chance).
+UNARY_CDOMAIN = {
+    "isnan": dict(specials=CNONFINITE), "isinf": dict(specials=CNONFINITE),
+    "isfinite": dict(specials=CNONFINITE),
+    "exp": dict(lo=-2, hi=2), "exp2": dict(lo=-2, hi=2), "expm1": dict(lo=-2, hi=2),
+    "sinh": dict(lo=-2, hi=2), "cosh": dict(lo=-2, hi=2), "tanh": dict(lo=-2, hi=2),
+    "tan": dict(lo=-1.2, hi=1.2), "reciprocal": dict(lo=0.2, hi=3, mag=True),
+    "sqrt": dict(lo=0.1, hi=3, mag=True), "log": dict(lo=0.1, hi=3, mag=True),
+    "log2": dict(lo=0.1, hi=3, mag=True), "log10": dict(lo=0.1, hi=3, mag=True),
+}
+_CMP = dict(lo=-2, hi=2, grid=True, ilo=-3, ihi=3)
+_DIVISOR = dict(lo=0.5, hi=3, mag=True, ilo=1, ihi=9)
+BINARY_DOMAIN = {
+    # name: (domain of a, domain of b)
+    "div": (dict(), dict(lo=0.2, hi=5, mag=True)),
+    "floordiv": (dict(lo=-10, hi=10, ilo=-1000, ihi=1000), _DIVISOR),
+    "mod": (dict(lo=-10, hi=10, ilo=-1000, ihi=1000), _DIVISOR),
+    "pow": (dict(lo=0.1, hi=4, ilo=-6, ihi=6), dict(lo=-3, hi=3, ilo=0, ihi=6)),
+    "max": (dict(specials=NONFINITE), dict(specials=NONFINITE)),
+    "min": (dict(specials=NONFINITE), dict(specials=NONFINITE)),
+    "fmax": (dict(specials=NONFINITE), dict(specials=NONFINITE)),
+    "fmin": (dict(specials=NONFINITE), dict(specials=NONFINITE)),
+    "shl": (dict(), dict(ilo=0, ihi="bits-1")),
+    "shr": (dict(), dict(ilo=0, ihi="bits-1")),
+    "eq": (_CMP, _CMP), "ne": (_CMP, _CMP), "lt": (_CMP, _CMP), "le": (_CMP, _CMP),
+    "gt": (_CMP, _CMP), "ge": (_CMP, _CMP),
+}
+BINARY_CDOMAIN = {
+    "pow": (dict(lo=0.3, hi=2, mag=True), dict(lo=-1.5, hi=1.5)),
+    "div": (dict(), dict(lo=0.2, hi=5, mag=True)),
+}
+UNARY_SHAPES = [(3, 4), (), (2, 3, 2)]
+BINARY_SHAPES = [((3, 4), (3, 4)), ((4, 1), (3,)), ((), (2, 3)), ((2, 1, 3), (1, 4, 1)),
+                 ((3,), ())]
+
+
+def _shape_id(shape) -> str:
+    return "x".join(map(str, shape)) or "scalar"
+
+
+def _unary_samples():
+    for name, (_, _, kinds, _) in UNARY.items():
+        k = 0
+        for kind in kinds:
+            for dt in KIND_DTYPES[kind]:
+                dom = (UNARY_CDOMAIN if kind == "c" else UNARY_DOMAIN).get(name, {})
+                shape = (3, 4) if dom.get("specials") else UNARY_SHAPES[k % len(UNARY_SHAPES)]
+                k += 1
+                add(f"tensor.{name}-{dt}-{_shape_id(shape)}", [T(shape, dt)],
+                    lambda b, x, name=name: b.one(f"tensor.{name}", x),
+                    lambda rng, shape=shape, dt=dt, dom=dom: [gen(rng, shape, dt, **dom)])
+
+
+def _binary_samples():
+    for name, (_, _, kinds, _) in BINARY.items():
+        k = 0
+        for kind in kinds:
+            for dt in KIND_DTYPES[kind]:
+                da, db = (BINARY_CDOMAIN if kind == "c" else BINARY_DOMAIN).get(name, ({}, {}))
+                if da.get("specials") and kind in "fc":
+                    sa, sb = (3, 4), (3, 4)
+                else:
+                    sa, sb = BINARY_SHAPES[k % len(BINARY_SHAPES)]
+                k += 1
+                add(f"tensor.{name}-{dt}-{_shape_id(sa)}_{_shape_id(sb)}", [T(sa, dt), T(sb, dt)],
+                    lambda b, x, y, name=name: b.one(f"tensor.{name}", x, y),
+                    lambda rng, sa=sa, sb=sb, dt=dt, da=da, db=db: [gen(rng, sa, dt, **da),
+                                                                    gen(rng, sb, dt, **db)])
+
+
+def _select_samples():
+    for dt, (sc, sa, sb) in (("f64", ((3, 4), (3, 4), (3, 4))), ("i32", ((4, 1), (3,), ())),
+                             ("c64", ((), (2, 3), (2, 3))), ("i1", ((2, 1), (1, 3), (2, 3)))):
+        add(f"tensor.select-{dt}", [T(sc, "i1"), T(sa, dt), T(sb, dt)],
+            lambda b, c, x, y: b.one("tensor.select", c, x, y),
+            lambda rng, sc=sc, sa=sa, sb=sb, dt=dt: [gen(rng, sc, "i1"), gen(rng, sa, dt),
+                                                     gen(rng, sb, dt)])
+
+
+CONVERSIONS = [
+    # (from, to, domain of the input)
+    ("f64", "i32", dict(lo=-100, hi=100)), ("f32", "i64", dict(lo=-100, hi=100)),
+    ("f64", "u8", dict(lo=0, hi=255)), ("f64", "i1", dict(grid=True, specials=(NAN, -0.0))),
+    ("f32", "f64", {}), ("f64", "f32", dict(lo=-1e3, hi=1e3)),
+    ("i64", "f32", {}), ("i32", "f64", {}), ("u8", "i64", {}), ("i32", "i64", {}),
+    ("i64", "i32", {}), ("i32", "u8", {}), ("i64", "i1", dict(ilo=-2, ihi=2)),
+    ("i1", "i32", {}), ("i1", "f64", {}), ("i1", "c64", {}),
+    ("c128", "f64", {}), ("c64", "c128", {}), ("c128", "c64", {}), ("f64", "c128", {}),
+    ("i64", "c128", {}), ("c128", "i64", dict(lo=-50, hi=50)),
+    ("c128", "i1", dict(grid=True, lo=-1, hi=1)), ("c64", "i1", dict(grid=True, lo=-1, hi=1)),
+]
+
+
+def _convert_samples():
+    for src, dst, dom in CONVERSIONS:
+        add(f"tensor.convert-{src}-to-{dst}", [T((3, 4), src)],
+            lambda b, x, dst=dst: b.one("tensor.convert", x, dtype=dst),
+            lambda rng, src=src, dom=dom: [gen(rng, (3, 4), src, **dom)])
+
+
+# --- structural -----------------------------------------------------------------------------
+def _constant_samples():
+    values = [(True, "i1"), (-7, "i32"), (2**40 + 3, "i64"), (200, "u8"), (0.1, "f32"),
+              (-2.5e-300, "f64"), (NAN, "f64"), (-INF, "f32"), (complex(1.5, -2), "c64"),
+              (complex(0.1, INF), "c128")]
+    for value, dt in values:
+        add(f"tensor.constant-{dt}-{value}", [],
+            lambda b, value=value, dt=dt: b.constant(value, dt), lambda rng: [])
+    # A constant combined with an argument (constants are concrete values under jax.jit).
+    add("tensor.constant-mixed", [T((3,), "f64")],
+        lambda b, x: b.one("tensor.mul", x, b.constant(0.5, "f64")),
+        lambda rng: [gen(rng, (3,), "f64")])
+
+
+def _creation_samples():
+    for shape, dim, dt in (((3, 4), 1, "i64"), ((3, 4), 0, "f32"), ((5,), 0, "i32"),
+                           ((2, 3, 4), 2, "f64"), ((0, 3), 1, "i64")):
+        add(f"tensor.iota-{_shape_id(shape)}-dim{dim}-{dt}", [],
+            lambda b, shape=shape, dim=dim, dt=dt: b.one("tensor.iota", shape=list(shape),
+                                                         dim=dim, dtype=dt),
+            lambda rng: [])
+    for num, endpoint, dt in ((5, True, "f64"), (6, False, "f64"), (7, True, "f32"),
+                              (1, True, "f64"), (1, False, "f32"), (0, True, "f64"),
+                              (4, True, "i64"), (5, False, "i32")):
+        lo_hi = dict(ilo=-10, ihi=10, lo=-10, hi=10)
+        add(f"tensor.linspace-{num}-{'endpoint' if endpoint else 'open'}-{dt}", [S(dt), S(dt)],
+            lambda b, x, y, num=num, endpoint=endpoint, dt=dt: b.one(
+                "tensor.linspace", x, y, num=num, endpoint=endpoint, dtype=dt),
+            lambda rng, dt=dt, d=lo_hi: [gen(rng, (), dt, **d), gen(rng, (), dt, **d)])
+
+
+def _shape_samples():
+    for src, dst, dt in (((3, 1), (2, 3, 4), "f64"), ((), (2, 2), "i32"), ((4,), (3, 4), "i1"),
+                         ((2, 1), (2, 5), "c64")):
+        add(f"tensor.broadcast_to-{_shape_id(src)}-to-{_shape_id(dst)}-{dt}", [T(src, dt)],
+            lambda b, x, dst=dst: b.one("tensor.broadcast_to", x, shape=list(dst)),
+            lambda rng, src=src, dt=dt: [gen(rng, src, dt)])
+    for src, dst in (((2, 3, 4), (6, 4)), ((2, 3, 4), (24,)), ((2, 3, 4), (4, 1, 6)),
+                     ((1,), ()), ((), (1, 1))):
+        add(f"tensor.reshape-{_shape_id(src)}-to-{_shape_id(dst)}", [T(src, "f64")],
+            lambda b, x, dst=dst: b.one("tensor.reshape", x, shape=list(dst)),
+            lambda rng, src=src: [gen(rng, src, "f64")])
+    for shape, perm, dt in (((2, 3, 4), (2, 0, 1), "f64"), ((3, 5), (1, 0), "i64"),
+                            ((2, 3, 4, 5), (1, 3, 0, 2), "f32")):
+        add(f"tensor.transpose-{''.join(map(str, perm))}-{dt}", [T(shape, dt)],
+            lambda b, x, perm=perm: b.one("tensor.transpose", x, perm=list(perm)),
+            lambda rng, shape=shape, dt=dt: [gen(rng, shape, dt)])
+    for shapes, axis, dt in ((((2, 3), (2, 1), (2, 4)), 1, "f64"), (((3,),), 0, "i32"),
+                             (((1, 2, 2), (3, 2, 2)), 0, "i1")):
+        add(f"tensor.concatenate-{len(shapes)}-axis{axis}-{dt}", [T(s, dt) for s in shapes],
+            lambda b, *xs, axis=axis: b.one("tensor.concatenate", *xs, axis=axis),
+            lambda rng, shapes=shapes, dt=dt: [gen(rng, s, dt) for s in shapes])
+    for axes in ([0, 2], [1], []):
+        add(f"tensor.reverse-{'_'.join(map(str, axes)) or 'none'}", [T((2, 3, 4), "f64")],
+            lambda b, x, axes=axes: b.one("tensor.reverse", x, axes=list(axes)),
+            lambda rng: [gen(rng, (2, 3, 4), "f64")])
+    for shape, axis, reps, dt in (((2, 3), 1, 3, "f64"), ((4,), 0, 2, "i64"),
+                                  ((2, 3), 0, 0, "f32"), ((2, 2, 2), 2, 1, "i1")):
+        add(f"tensor.repeat-axis{axis}-x{reps}-{dt}", [T(shape, dt)],
+            lambda b, x, axis=axis, reps=reps: b.one("tensor.repeat", x, axis=axis,
+                                                     repeats=reps),
+            lambda rng, shape=shape, dt=dt: [gen(rng, shape, dt)])
+    for shape, part, k, dt in (((4, 5), "upper", 0, "f64"), ((4, 5), "lower", -1, "f64"),
+                               ((4, 5), "upper", 2, "i32"), ((2, 3, 3), "lower", 1, "f32"),
+                               ((3, 3), "lower", 0, "i1")):
+        add(f"tensor.triangle-{part}-k{k}-{dt}-{_shape_id(shape)}", [T(shape, dt)],
+            lambda b, x, part=part, k=k: b.one("tensor.triangle", x, part=part, k=k),
+            lambda rng, shape=shape, dt=dt: [gen(rng, shape, dt)])
+
+
+# Index specs: (id, input shape, spec, generators of the dynamic index operands)
+def _idx(lo, hi, dt="i64"):
+    """A dynamic index operand: an integer scalar in [lo, hi]."""
+    return (lo, hi, dt)
+
+
+SLICES = [
+    ("static-negstep", (5, 6, 7), [["s", 4, -1, -1], ["c", 2], ["s", 1, 7, 3]], []),
+    ("static-negstep2", (5, 6, 7), [["s", 4, 0, -2], ["s", 5, 1, -3], ["s", 0, 7, 1]], []),
+    ("static-scalar", (5, 6, 7), [["c", 1], ["c", 5], ["c", 6]], []),
+    ("static-empty", (5, 6, 7), [["s", 3, 3, 1], ["s", 0, 6, 2], ["c", 0]], []),
+    ("newaxis", (5, 6), [["n"], ["s", 0, 5, 2], ["n"], ["c", 3], ["n"]], []),
+    ("dyn-index-newaxis", (5, 6, 7), [["i", 0], ["n"], ["s", 5, -1, -2], ["d", 1, 3]],
+     [_idx(-5, 4), _idx(0, 4)]),
+    ("dyn-all", (5, 6, 7), [["d", 0, 2], ["i", 1], ["i", 2]],
+     [_idx(0, 3, "i32"), _idx(-6, 5, "i32"), _idx(0, 6, "i32")]),
+    ("dyn-stepped", (5, 6, 7), [["i", 0], ["s", 0, 6, 2], ["d", 1, 4]],
+     [_idx(0, 4), _idx(0, 3)]),
+    ("dyn-negstep", (6, 7), [["s", 5, 0, -2], ["d", 0, 7]], [_idx(0, 0)]),
+    ("dyn-scalar", (8,), [["i", 0]], [_idx(-8, 7)]),
+]
+UPDATES = [
+    ("static-stepped", (5, 6, 7), [["s", 4, -1, -2], ["c", 1], ["s", 0, 7, 3]], []),
+    ("static-full", (3, 4), [["s", 0, 3, 1], ["s", 0, 4, 1]], []),
+    ("dyn-unit", (5, 6, 7), [["i", 0], ["d", 1, 2], ["s", 0, 7, 1]], [_idx(-5, 4), _idx(0, 4)]),
+    ("dyn-stepped", (5, 6, 7), [["i", 0], ["s", 0, 6, 2], ["d", 1, 4]],
+     [_idx(-5, 4), _idx(0, 3)]),
+    ("const-dyn-apart", (5, 6, 7), [["c", 1], ["s", 5, -1, -2], ["d", 0, 2]], [_idx(0, 5)]),
+    ("stepped-dyn-const", (5, 6, 7), [["s", 0, 5, 2], ["d", 0, 4], ["c", 4]], [_idx(0, 2)]),
+    ("dyn-negstep", (6, 7), [["s", 5, 0, -2], ["i", 0]], [_idx(-7, 6, "i32")]),
+    ("scalar", (4, 5), [["i", 0], ["i", 1]], [_idx(-4, 3), _idx(0, 4)]),
+]
+
+
+def _slice_samples():
+    for name, shape, spec, dyn in SLICES:
+        for dt in ("f64", "i32") if name.startswith("dyn-index") else ("f64",):
+            dyn_types = [S(dt_) for _, _, dt_ in dyn]
+            add(f"tensor.slice-{name}-{dt}", [T(shape, dt)] + dyn_types,
+                lambda b, x, *d, spec=spec: b.one("tensor.slice", x, *d, spec=spec),
+                lambda rng, shape=shape, dt=dt, dyn=dyn: [gen(rng, shape, dt)]
+                + [ints(rng, (), d, lo, hi) for lo, hi, d in dyn])
+    from solvent.ops.indexspec import result_shape
+    for name, shape, spec, dyn in UPDATES:
+        vshape = result_shape(shape, spec, len(dyn))
+        for dt in ("f64", "i1") if name == "dyn-stepped" else ("f64",):
+            dyn_types = [S(dt_) for _, _, dt_ in dyn]
+            add(f"tensor.update_slice-{name}-{dt}", [T(shape, dt), T(vshape, dt)] + dyn_types,
+                lambda b, x, v, *d, spec=spec: b.one("tensor.update_slice", x, v, *d, spec=spec),
+                lambda rng, shape=shape, vshape=vshape, dt=dt, dyn=dyn: [
+                    gen(rng, shape, dt), gen(rng, vshape, dt)] + [ints(rng, (), d, lo, hi) for lo, hi, d in dyn])
+
+
+GATHERS = [
+    # (id, x shape, axes, index shapes, front, index dtype)
+    ("adjacent", (4, 5, 6), [1, 2], [(2, 3), (3,)], False, "i64"),
+    ("adjacent-front", (4, 5, 6), [1, 2], [(2, 3), (3,)], True, "i64"),
+    ("apart", (4, 5, 6), [0, 2], [(2, 3), (2, 1)], False, "i64"),
+    ("apart-front", (4, 5, 6), [0, 2], [(3,), (3,)], True, "i32"),
+    ("first", (4, 5, 6), [0], [(7,)], False, "i32"),
+    ("middle-front", (4, 5, 6), [1], [(2, 2)], True, "i32"),
+    ("scalar-index", (4, 5, 6), [1], [()], False, "i64"),
+    ("all-axes", (4, 5), [0, 1], [(3,), (3,)], False, "i64"),
+]
+
+
+def _gather_samples():
+    for name, shape, axes, ishapes, front, idt in GATHERS:
+        add(f"tensor.gather-{name}", [T(shape, "f64")] + [T(s, idt) for s in ishapes],
+            lambda b, x, *idx, axes=axes, front=front: b.one("tensor.gather", x, *idx,
+                                                             axes=list(axes), front=front),
+            lambda rng, shape=shape, axes=axes, ishapes=ishapes, idt=idt: [gen(rng, shape, "f64")]
+            + [ints(rng, s, idt, -shape[a], shape[a] - 1) for a, s in zip(axes, ishapes)])
+
+
+def _unique_index(rng, shape, dims, dt):
+    """Index arrays (one per dim in ``dims``) of ``shape`` naming distinct positions, some of
+    them negative (wrapped once)."""
+    n = int(np.prod(shape, dtype=np.int64))
+    flat = rng.choice(int(np.prod(dims)), n, replace=False)
+    out = []
+    for i, d in zip(np.unravel_index(flat, dims), dims):
+        neg = rng.random(n) < 0.3
+        out.append(np.where(neg, i - d, i).reshape(shape).astype(np_dtype(dt)))
+    return out
+
+
+def _scatter_samples():
+    from solvent.ops.structural import gather_shape
+    for name, shape, axes, ishape, dt in (("middle", (4, 5, 6), [1], (3,), "f64"),
+                                          ("apart", (4, 5, 6), [0, 2], (2, 3), "f64"),
+                                          ("adjacent", (4, 5, 6), [1, 2], (4,), "i64"),
+                                          ("first", (6, 3), [0], (2, 2), "i32")):
+        vshape = gather_shape(shape, axes, [ishape] * len(axes), False)
+        add(f"tensor.scatter-{name}-{dt}", [T(shape, dt), T(vshape, dt)]
+            + [T(ishape, "i64")] * len(axes),
+            lambda b, x, v, *idx, axes=axes: b.one("tensor.scatter", x, v, *idx, axes=list(axes)),
+            lambda rng, shape=shape, vshape=vshape, axes=axes, ishape=ishape, dt=dt: [
+                gen(rng, shape, dt), gen(rng, vshape, dt)]
+            + _unique_index(rng, ishape, [shape[a] for a in axes], "i64"))
+    # scatter_add: duplicate indices accumulate.
+    for name, shape, axes, ishapes, dt in (("adjacent", (4, 5, 6), [1, 2], [(2, 4), (4,)], "f64"),
+                                           ("dups", (5,), [0], [(12,)], "i64"),
+                                           ("apart", (3, 4, 5), [0, 2], [(6,), (6,)], "i32"),
+                                           ("f32", (6, 2), [0], [(3, 3)], "f32")):
+        vshape = gather_shape(shape, axes, ishapes, False)
+        add(f"tensor.scatter_add-{name}-{dt}", [T(shape, dt), T(vshape, dt)]
+            + [T(s, "i64") for s in ishapes],
+            lambda b, x, v, *idx, axes=axes: b.one("tensor.scatter_add", x, v, *idx,
+                                                   axes=list(axes)),
+            lambda rng, shape=shape, vshape=vshape, axes=axes, ishapes=ishapes, dt=dt: [
+                gen(rng, shape, dt, lo=0.5, hi=2, ilo=-100, ihi=100),
+                gen(rng, vshape, dt, lo=0.5, hi=2, ilo=-100, ihi=100)]
+            + [ints(rng, s, "i64", -shape[a], min(shape[a] - 1, 1))
+               for a, s in zip(axes, ishapes)])
+
+
+# --- reductions -----------------------------------------------------------------------------
+def _reduction_samples():
+    cases = [([0, 2], False), ([0, 2], True), ([1], False), ([], False), ([0, 1, 2], True),
+             ([2, 0], False)]
+    for kind, dtypes in (("sum", ("f64", "f32", "i32", "i64", "c128")),
+                         ("prod", ("f64", "f32", "i64", "u8")),
+                         ("max", ("f64", "f32", "i32", "u8")), ("min", ("f64", "f32", "i64")),
+                         ("any", ("i1",)), ("all", ("i1",))):
+        for k, dt in enumerate(dtypes):
+            for axes, keep in (cases[k % len(cases)], cases[(k + 3) % len(cases)]):
+                dom = dict(lo=0.5, hi=1.5) if kind in ("sum", "prod") else {}
+                if kind in ("max", "min") and dt == "f64":
+                    dom = dict(specials=(NAN,))
+                if kind == "prod" and dt[0] in "iu":
+                    dom = dict(ilo=-3, ihi=3)
+                if kind in ("any", "all"):
+                    dom = {}
+                add(f"tensor.reduce_{kind}-{dt}-axes{'_'.join(map(str, axes)) or 'none'}"
+                    f"-{'keep' if keep else 'drop'}", [T((3, 4, 5), dt)],
+                    lambda b, x, kind=kind, axes=axes, keep=keep: b.one(
+                        f"tensor.reduce_{kind}", x, axes=list(axes), keepdims=keep),
+                    lambda rng, dt=dt, dom=dom: [gen(rng, (3, 4, 5), dt, **dom)])
+    # all/any on mostly-True / mostly-False data, so both outcomes occur.
+    for kind in ("any", "all"):
+        add(f"tensor.reduce_{kind}-i1-sparse", [T((4, 6), "f64")],
+            lambda b, x, kind=kind: b.one(f"tensor.reduce_{kind}", b.one(
+                "tensor.lt" if kind == "any" else "tensor.gt", x, b.constant(0.1, "f64")),
+                axes=[1], keepdims=False),
+            lambda rng: [gen(rng, (4, 6), "f64", lo=0, hi=1)])
+    for kind in ("argmax", "argmin"):
+        for axis, keep, dt, dom in ((None, False, "f64", {}), (None, True, "f32", {}),
+                                    (1, True, "i32", dict(ilo=-2, ihi=2)),
+                                    (0, False, "f64", dict(specials=(NAN, NAN))),
+                                    (2, False, "u8", dict(ihi=3)), (None, False, "i1", {})):
+            add(f"tensor.{kind}-axis{axis}-{'keep' if keep else 'drop'}-{dt}", [T((3, 4, 5), dt)],
+                lambda b, x, kind=kind, axis=axis, keep=keep: b.one(
+                    f"tensor.{kind}", x, axis=axis, keepdims=keep),
+                lambda rng, dt=dt, dom=dom: [gen(rng, (3, 4, 5), dt, **dom)])
+    for kind in ("cumsum", "cumprod"):
+        for axis, dt in ((0, "f64"), (1, "f32"), (2, "i64"), (1, "i32"), (0, "c128")):
+            add(f"tensor.{kind}-axis{axis}-{dt}", [T((3, 4, 5), dt)],
+                lambda b, x, kind=kind, axis=axis: b.one(f"tensor.{kind}", x, axis=axis),
+                lambda rng, dt=dt: [gen(rng, (3, 4, 5), dt, lo=0.5, hi=1.5, ilo=-3, ihi=3)])
+
+
+# --- linear algebra -------------------------------------------------------------------------
+DOTS = [
+    # (id, a shape, b shape, lhs_batch, rhs_batch, lhs_contract, rhs_contract)
+    ("matmul", (3, 4), (4, 5), [], [], [1], [0]),
+    ("batch", (2, 3, 4), (2, 4, 5), [0], [0], [2], [1]),
+    ("batch-mid-2contract", (3, 2, 4, 5), (5, 2, 4, 6), [1], [1], [2, 3], [2, 0]),
+    ("vector", (4,), (4,), [], [], [0], [0]),
+    ("outer", (3,), (4,), [], [], [], []),
+    ("transposed", (4, 3), (5, 4), [], [], [0], [1]),
+]
+
+
+def _linalg_samples():
+    for k, (name, sa, sb, lb, rb, lc, rc) in enumerate(DOTS):
+        for dt in dict.fromkeys((("f64", "f32", "i64", "c128", "i32", "i1")[k % 6], "f64")):
+            add(f"tensor.dot_general-{name}-{dt}", [T(sa, dt), T(sb, dt)],
+                lambda b, x, y, lb=lb, rb=rb, lc=lc, rc=rc: b.one(
+                    "tensor.dot_general", x, y, lhs_batch=lb, rhs_batch=rb, lhs_contract=lc,
+                    rhs_contract=rc),
+                lambda rng, sa=sa, sb=sb, dt=dt: [gen(rng, sa, dt, lo=0.5, hi=1.5, ilo=-50, ihi=50),
+                                                  gen(rng, sb, dt, lo=0.5, hi=1.5, ilo=-50,
+                                                      ihi=50)])
+    for dt, bshape in (("f64", (4,)), ("f64", (4, 3)), ("f32", (4, 2)), ("c128", (4,))):
+        add(f"tensor.solve-{dt}-{_shape_id(bshape)}", [T((4, 4), dt), T(bshape, dt)],
+            lambda b, a, y: b.one("tensor.solve", a, y),
+            lambda rng, dt=dt, bshape=bshape: [well_conditioned(rng, 4, dt), gen(rng, bshape, dt)])
+    for dt, batch in (("f64", ()), ("f32", ()), ("f64", (2,)), ("c128", ())):
+        n = 3
+        add(f"tensor.inv-{dt}-{_shape_id(batch + (n, n))}", [T(batch + (n, n), dt)],
+            lambda b, a: b.one("tensor.inv", a),
+            lambda rng, dt=dt, batch=batch: [well_conditioned(rng, 3, dt, batch)])
+        add(f"tensor.cholesky-{dt}-{_shape_id(batch + (4, 4))}", [T(batch + (4, 4), dt)],
+            lambda b, a: b.one("tensor.cholesky", a),
+            lambda rng, dt=dt, batch=batch: [spd(rng, 4, dt, batch)])
+        add(f"tensor.det-{dt}-{_shape_id(batch + (n, n))}", [T(batch + (n, n), dt)],
+            lambda b, a: b.one("tensor.det", a),
+            lambda rng, dt=dt, batch=batch: [well_conditioned(rng, 3, dt, batch)])
+
+
+# --- control flow ---------------------------------------------------------------------------
+def _for_body_acc(x):
+    """loop body (iv, acc, count): acc = 0.5 * acc + x[iv]; count = count + iv."""
+    def body(b, iv, acc, count):
+        row = b.one("tensor.slice", x, b.one("tensor.convert", iv, dtype="i64"),
+                    spec=[["i", 0], ["s", 0, 3, 1]])
+        acc = b.one("tensor.add", b.one("tensor.mul", acc, b.constant(0.5, "f64")), row)
+        count = b.one("tensor.add", count, b.one("tensor.convert", iv, dtype="i64"))
+        return [acc, count]
+    return body
+
+
+def _control_samples():
+    # loop.for with constant bounds (concrete under jax.jit), including zero-trip and
+    # negative-step loops.
+    for name, (lo, hi, st) in (("const", (0, 5, 1)), ("const-negstep", (7, -3, -3)),
+                               ("const-zerotrip", (4, 4, 1)), ("const-backwards", (3, 1, 1))):
+        def body(b, x, acc0, lo=lo, hi=hi, st=st):
+            op = b.create("loop.for", [b.constant(lo, "i64"), b.constant(hi, "i64"),
+                                       b.constant(st, "i64"), acc0, b.constant(0, "i64")],
+                          regions=[region([S("i64"), T((3,), "f64"), S("i64")],
+                                          _for_body_acc(x), b)])
+            return op.results
+        add(f"loop.for-{name}", [T((8, 3), "f64"), T((3,), "f64")], body,
+            lambda rng: [gen(rng, (8, 3), "f64"), gen(rng, (3,), "f64")])
+    # loop.for with bounds from arguments (traced under jax.jit).
+    for name, bounds, dt in (("dyn", (1, 8, 2), "i64"), ("dyn-negstep", (7, -1, -2), "i64"),
+                             ("dyn-zerotrip", (5, 2, 1), "i64"),
+                             ("dyn-negstep-zerotrip", (2, 5, -1), "i32"),
+                             ("dyn-i32", (0, 7, 3), "i32")):
+        def body(b, x, acc0, lo, hi, st, dt=dt):
+            op = b.create("loop.for", [lo, hi, st, acc0, b.constant(0, "i64")],
+                          regions=[region([S(dt), T((3,), "f64"), S("i64")],
+                                          _for_body_acc(x), b)])
+            return op.results
+        add(f"loop.for-{name}", [T((8, 3), "f64"), T((3,), "f64"), S(dt), S(dt), S(dt)], body,
+            lambda rng, bounds=bounds, dt=dt: [gen(rng, (8, 3), "f64"), gen(rng, (3,), "f64")]
+            + [np.asarray(v, np_dtype(dt)) for v in bounds])
+
+    # loop.for without carried values (results: none but the function returns an input),
+    # and nested loops with a data-dependent loop.if inside.
+    def nested(b, x):
+        def outer(b, i, m):
+            def inner(b, j, m):
+                v = b.one("tensor.slice", m, i, j, spec=[["i", 0], ["i", 1]])
+                c = b.one("tensor.gt", v, b.constant(0.0, "f64"))
+                then = region([], lambda b: [b.one("tensor.update_slice", m,
+                                                   b.one("tensor.sqrt", v), i, j,
+                                                   spec=[["i", 0], ["i", 1]])], b)
+                other = region([], lambda b: [b.one("tensor.update_slice", m,
+                                                    b.one("tensor.neg", v), i, j,
+                                                    spec=[["i", 0], ["i", 1]])], b)
+                return b.create("loop.if", [c], regions=[then, other]).results
+            return b.create("loop.for", [b.constant(0, "i64"), b.constant(4, "i64"),
+                                         b.constant(1, "i64"), m],
+                            regions=[region([S("i64"), T((3, 4), "f64")], inner, b)]).results
+        return b.create("loop.for", [b.constant(2, "i64"), b.constant(-1, "i64"),
+                                     b.constant(-1, "i64"), x],
+                        regions=[region([S("i64"), T((3, 4), "f64")], outer, b)]).results
+    add("loop.for-nested-if", [T((3, 4), "f64")], nested, lambda rng: [gen(rng, (3, 4), "f64")])
+
+    def no_carry(b, x, n):
+        b.create("loop.for", [b.constant(0, "i64"), n, b.constant(1, "i64")],
+                 regions=[region([S("i64")], lambda b, i: [], b)])
+        return [x]
+    add("loop.for-no-carried", [T((2,), "f32"), S("i64")], no_carry,
+        lambda rng: [gen(rng, (2,), "f32"), np.asarray(3, np.int64)])
+
+    # loop.while: data-dependent trip count.
+    def while_scalar(b, x0, limit):
+        cond = region([S("f64"), S("i64")], lambda b, x, n: [b.one("tensor.lt", x, limit)], b,
+                      term="loop.condition")
+        body = region([S("f64"), S("i64")], lambda b, x, n: [
+            b.one("tensor.add", b.one("tensor.mul", x, b.constant(1.5, "f64")),
+                  b.constant(1.0, "f64")),
+            b.one("tensor.add", n, b.constant(1, "i64"))], b)
+        return b.create("loop.while", [x0, b.constant(0, "i64")], regions=[cond, body]).results
+    add("loop.while-scalar", [S("f64"), S("f64")], while_scalar,
+        lambda rng: [gen(rng, (), "f64", lo=-5, hi=5), gen(rng, (), "f64", lo=-10, hi=200)])
+
+    def while_tensor(b, v0):
+        cond = region([T((4,), "f32")], lambda b, v: [b.one("tensor.lt", b.one(
+            "tensor.reduce_sum", v, axes=[0], keepdims=False), b.constant(100.0, "f32"))], b,
+            term="loop.condition")
+        body = region([T((4,), "f32")], lambda b, v: [b.one("tensor.mul", v,
+                                                           b.constant(2.0, "f32"))], b)
+        return b.create("loop.while", [v0], regions=[cond, body]).results
+    add("loop.while-tensor", [T((4,), "f32")], while_tensor,
+        lambda rng: [gen(rng, (4,), "f32", lo=0.1, hi=3)])
+
+    # loop.if: a data-dependent condition (traced), and a constant one (concrete).
+    def if_dyn(b, x, y):
+        c = b.one("tensor.gt", b.one("tensor.reduce_sum", x, axes=[0, 1], keepdims=False),
+                  b.constant(0.0, "f64"))
+        then = region([], lambda b: [b.one("tensor.mul", x, b.constant(2.0, "f64")), y], b)
+        other = region([], lambda b: [b.one("tensor.neg", x),
+                                      b.one("tensor.add", y, b.constant(1, "i32"))], b)
+        return b.create("loop.if", [c], regions=[then, other]).results
+    add("loop.if-data-dependent", [T((2, 3), "f64"), S("i32")], if_dyn,
+        lambda rng: [gen(rng, (2, 3), "f64"), gen(rng, (), "i32", ilo=-9, ihi=9)])
+
+    def if_const(b, x):
+        then = region([], lambda b: [b.one("tensor.exp", x)], b)
+        other = region([], lambda b: [x], b)
+        return b.create("loop.if", [b.constant(False, "i1")], regions=[then, other]).results
+    add("loop.if-constant", [T((3,), "f64")], if_const, lambda rng: [gen(rng, (3,), "f64")])
+
+
+# --- array level ----------------------------------------------------------------------------
+def _array_samples():
+    full = lambda shape: [["s", 0, n, 1] for n in shape]  # noqa: E731
+
+    def write_read(b, A, v):
+        b.create("array.write", [v, A], {"spec": [["s", 0, 6, 2]]})
+        return [b.one("array.read", A, spec=[["s", 5, -1, -1]])]
+    add("array.write-stepped-read-reversed", [RefType((6,), "f64"), T((3,), "f64")],
+        write_read, lambda rng: [gen(rng, (6,), "f64"), gen(rng, (3,), "f64")], "array")
+
+    def alloc_loop(b, x):
+        B = b.one("array.alloc", x)
+
+        def body(b, i):
+            row = b.one("array.read", B, i, spec=[["i", 0], ["s", 0, 5, 1]])
+            b.create("array.write", [b.one("tensor.mul", row, b.constant(2.0, "f64")), B, i],
+                     {"spec": [["i", 0], ["s", 0, 5, 1]]})
+            return []
+        b.create("loop.for", [b.constant(0, "i64"), b.constant(4, "i64"), b.constant(2, "i64")],
+                 regions=[region([S("i64")], body, b)])
+        return [b.one("array.read", B, spec=full((4, 5))), x]
+    add("array.alloc-loop-rows", [T((4, 5), "f64")], alloc_loop,
+        lambda rng: [gen(rng, (4, 5), "f64")], "array")
+
+    def smooth(b, T_, A, B):
+        def body(b, t):
+            lo = b.one("array.read", A, spec=[["s", 0, 3, 1]])
+            hi = b.one("array.read", A, spec=[["s", 2, 5, 1]])
+            v = b.one("tensor.mul", b.one("tensor.add", lo, hi), b.constant(0.5, "f64"))
+            b.create("array.write", [v, B], {"spec": [["s", 1, 4, 1]]})
+            b.create("array.write", [b.one("array.read", B, spec=full((5,))), A],
+                     {"spec": full((5,))})
+            return []
+        b.create("loop.for", [b.constant(1, "i64"), T_, b.constant(1, "i64")],
+                 regions=[region([S("i64")], body, b)])
+        return []
+    add("array.read-write-smooth", [S("i64"), RefType((5,), "f64"), RefType((5,), "f64")],
+        smooth, lambda rng: [np.asarray(4, np.int64), gen(rng, (5,), "f64"),
+                             gen(rng, (5,), "f64")], "array")
+
+    def if_write(b, A, k):
+        c = b.one("tensor.gt", b.one("array.read", A, k, spec=[["i", 0]]),
+                  b.constant(0, "i32"))
+        def then_body(b):
+            b.create("array.write", [b.constant(100, "i32"), A, k], {"spec": [["i", 0]]})
+            return []
+        then = region([], then_body, b)
+        other = region([], lambda b: [], b)
+        b.create("loop.if", [c], regions=[then, other])
+        return [b.one("array.read", A, spec=[["c", 0]])]
+    add("array.write-under-if", [RefType((6,), "i32"), S("i64")], if_write,
+        lambda rng: [gen(rng, (6,), "i32", ilo=-5, ihi=5), ints(rng, (), "i64", -6, 5)], "array")
+
+    def while_write(b, A):
+        def cond(b, n):
+            return [b.one("tensor.lt", b.one("array.read", A, spec=[["c", 1], ["c", 2]]),
+                          b.constant(50.0, "f32"))]
+
+        def body(b, n):
+            blk = b.one("array.read", A, n, spec=[["s", 0, 2, 1], ["d", 0, 2]])
+            b.create("array.write", [b.one("tensor.add", blk, b.constant(3.0, "f32")), A, n],
+                     {"spec": [["s", 0, 2, 1], ["d", 0, 2]]})
+            return [b.one("tensor.sub", b.constant(1, "i64"), n)]
+        op = b.create("loop.while", [b.constant(0, "i64")],
+                      regions=[region([S("i64")], cond, b, term="loop.condition"),
+                               region([S("i64")], body, b)])
+        return op.results
+    add("array.write-in-while", [RefType((2, 3), "f32")], while_write,
+        lambda rng: [gen(rng, (2, 3), "f32", lo=0, hi=5)], "array")
+
+
+_unary_samples()
+_binary_samples()
+_select_samples()
+_convert_samples()
+_constant_samples()
+_creation_samples()
+_shape_samples()
+_slice_samples()
+_gather_samples()
+_scatter_samples()
+_reduction_samples()
+_linalg_samples()
+_control_samples()
+_array_samples()
+
+_ids = [s.id for s in SAMPLES]
+assert len(set(_ids)) == len(_ids), [i for i in _ids if _ids.count(i) > 1]
