@@ -34,6 +34,7 @@ class Compiled:
     reason: str
     compile_seconds: float = 0.0
     stages: list = field(default_factory=list)
+    param_names: list = field(default_factory=list)
 
 
 def _type_key(value):
@@ -110,7 +111,8 @@ class JitFunction:
         fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None)
         backend, reason = choose_backend(fn, self.backend)
         exe = make_executable(fn, backend)
-        c = Compiled(tr, fn, exe, backend, reason, time.perf_counter() - t0, stages)
+        c = Compiled(tr, fn, exe, backend, reason, time.perf_counter() - t0, stages,
+                     list(self.signature.parameters))
         self._cache[key] = c
         return c
 
@@ -156,7 +158,8 @@ def _check_aliasing(c: Compiled, args):
             (i, a), (j, b) = arrays[x], arrays[y]
             if (i in written or j in written) and np.may_share_memory(a, b):
                 raise UnsupportedError(
-                    f"arguments {i} and {j} share memory and one of them is written; "
+                    f"arguments {c.param_names[i]!r} and {c.param_names[j]!r} share memory and "
+                    "one of them is written; "
                     "solvent compiles each argument as a separate array",
                     hint="pass a copy of one of them")
 
@@ -165,6 +168,10 @@ def run_compiled(c: Compiled, args):
     _check_aliasing(c, args)
     tr = c.translation
     ir_args = [args[i] for i in tr.arg_map]
+    for k in c.fn.writeback:
+        if k is not None and not args[k].flags.writeable:
+            raise ValueError(f"argument {c.param_names[k]!r} is read-only, but the function "
+                             "writes into it")
     outs = c.executable(*ir_args)
     # the call succeeded: only now write mutated arrays back into the caller's buffers
     for out, k in zip(outs, c.fn.writeback):
