@@ -19,6 +19,9 @@ UFUNC_OP = {fn: f"tensor.{name}" for table in (elementwise.UNARY, elementwise.BI
 UFUNC_OP[np.positive] = None  # identity
 
 _PY_SCALARS = (bool, int, float, complex)
+# Python arithmetic on bools gives ints (NumPy's bool loops would give bools).
+_INT_ARITH = (np.add, np.subtract, np.multiply, np.floor_divide, np.remainder, np.power,
+              np.negative, np.positive)
 
 
 def py_weak_dtype(value) -> str:
@@ -120,9 +123,10 @@ class Emitter:
 
     @staticmethod
     def probe_of(dtype: str, weak: bool, rank: int):
+        """A dtype, or for a weak scalar a Python value of its kind (NEP 50: NumPy's
+        ``result_type`` treats Python *values* as weak, not Python types)."""
         if weak and rank == 0:
-            return {"i64": int, "f64": float, "c128": complex}.get(
-                dtype, np_dtype(dtype))
+            return {"i64": 0, "f64": 0.0, "c128": 0j}.get(dtype, np_dtype(dtype))
         return np_dtype(dtype)
 
     def convert(self, x: Tensor, dtype: str) -> Tensor:
@@ -153,9 +157,21 @@ class Emitter:
                 except (ZeroDivisionError, OverflowError, ValueError) as e:
                     raise self.unsupported(f"{uf.__name__}: {e}") from None
         ts = [self.tensor(a) for a in args]
+        if all(t.weak for t in ts) and uf in _INT_ARITH and all(t.dtype == "i1" for t in ts):
+            ts = [self.convert(t, "i64") for t in ts]  # Python: True + True == 2
+        if uf is np.power and all(t.weak and t.dtype == "i64" for t in ts) and \
+                isinstance(args[1], Const) and args[1].value < 0:
+            ts = [self.convert(t, "f64") for t in ts]  # Python: 2 ** -1 == 0.5
+        try:
+            np.broadcast_shapes(*(t.shape for t in ts))
+        except ValueError:
+            raise ValueError(f"{self.b.loc}: operands could not be broadcast together with "
+                             f"shapes {' '.join(str(t.shape) for t in ts)}") from None
         probes = [self.probe(t) for t in ts]
-        if all(isinstance(p, type) for p in probes):  # Python scalars only: default dtypes
-            probes = [np.dtype(p) for p in probes]
+        if all(not isinstance(p, np.dtype) for p in probes):
+            probes = [np.dtype(type(p)) for p in probes]  # Python scalars only: defaults
+        else:  # resolve_dtypes marks weak scalars by their Python type
+            probes = [p if isinstance(p, np.dtype) else type(p) for p in probes]
         try:
             loop = uf.resolve_dtypes(tuple(probes) + (None,) * uf.nout)
         except TypeError as e:  # NumPy found no loop for these dtypes
@@ -213,7 +229,19 @@ class Emitter:
             return self.b.one("tensor.slice", t, *step[2], spec=step[1])
         if kind == "transpose":
             return self.b.one("tensor.transpose", t, perm=list(step[1]))
+        if kind == "part":
+            return self.b.one(f"tensor.{step[1]}", t)
         return self.b.one("tensor.reshape", t, shape=list(step[1]))
+
+    def with_part(self, whole, new_part, which: str):
+        """``whole`` (complex) with its real or imaginary part replaced by ``new_part``."""
+        cdt = whole.type.dtype
+        keep = self.b.one("tensor.imag" if which == "real" else "tensor.real", whole)
+        re, im = (new_part, keep) if which == "real" else (keep, new_part)
+        re_c = self.b.one("tensor.convert", re, dtype=cdt)
+        im_c = self.b.one("tensor.convert", im, dtype=cdt)
+        j = self.b.constant(1j, cdt)
+        return self.b.one("tensor.add", re_c, self.b.one("tensor.mul", im_c, j))
 
     def write(self, ref: ArrayRef, spec: list, dyn: list, value) -> None:
         """``ref[spec] = value`` through ref's views, with NumPy's broadcasting and casting."""
@@ -250,6 +278,13 @@ class Emitter:
             prev_shape = (levels[k - 1].type.shape if k else buf.ref.type.shape)
             if step[0] == "transpose":
                 new = self.b.one("tensor.transpose", new, perm=[int(p) for p in np.argsort(step[1])])
+                if k == 0:
+                    self.b.create("array.write", [new, buf.ref], {"spec": full_spec(prev_shape)})
+                    return
+                continue
+            if step[0] == "part":
+                prev = levels[k - 1] if k else self.read_full(buf.ref)
+                new = self.with_part(prev, new, step[1])
                 if k == 0:
                     self.b.create("array.write", [new, buf.ref], {"spec": full_spec(prev_shape)})
                     return

@@ -9,7 +9,16 @@ import types
 
 import numpy as np
 
+from ..ops.registry import IRError
 from .values import ArrayRef, Const, Tensor, TupleVal
+
+_EXPR_HINTS = {
+    "ListComp": "write the loop out, or use array operations",
+    "DictComp": "dicts are not supported inside compiled functions",
+    "Lambda": "define a module-level helper function; solvent inlines it",
+    "Dict": "dicts are not supported inside compiled functions",
+    "JoinedStr": "format strings outside the compiled function",
+}
 
 BINOP_UFUNC = {
     ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply, ast.Div: np.true_divide,
@@ -32,8 +41,12 @@ class ExprMixin:
         try:
             method = getattr(self, "expr_" + type(node).__name__, None)
             if method is None:
-                raise self.unsupported(f"{type(node).__name__} expressions are not supported")
+                raise self.unsupported(f"{type(node).__name__} expressions are not supported",
+                                       _EXPR_HINTS.get(type(node).__name__))
             return method(node)
+        except IRError as e:
+            raise self.unsupported(f"solvent could not compile this expression (internal "
+                                   f"error: {e})", "please report it with this code") from None
         finally:
             self.b.loc = saved
 
@@ -124,8 +137,8 @@ class ExprMixin:
             if isinstance(tv, Const):
                 result = (result if tv.value else v) if is_and else (v if tv.value else result)
                 continue
-            tr = self.truth(result)
-            result = self.ufunc(np.logical_and if is_and else np.logical_or, tv, tr)
+            # Python returns one of the operands: `x or y` is x when x is true, else y
+            result = self.select(tv, result, v) if is_and else self.select(tv, v, result)
         return result
 
     def expr_Compare(self, node):
@@ -232,10 +245,21 @@ class ExprMixin:
         if handler is not None:
             return handler(self, *args, **kwargs)
         if isinstance(fn, np.ufunc):
+            out = kwargs.pop("out", None)
             if kwargs:
                 raise self.unsupported(f"keyword arguments to numpy.{fn.__name__}: "
                                        f"{', '.join(kwargs)}")
-            return self.ufunc(fn, *args)
+            r = self.ufunc(fn, *args)
+            if out is None or (isinstance(out, Const) and out.value is None):
+                return r
+            if isinstance(out, TupleVal) and len(out.items) == 1:
+                out = out.items[0]
+            if not isinstance(out, ArrayRef):
+                raise self.unsupported("out= must be an array variable")
+            self.check_inplace_cast(r, out.dtype)
+            from .emit import full_spec
+            self.write(out, full_spec(out.shape), [], r)
+            return out
         if isinstance(fn, types.FunctionType):
             return self.inline_call(fn, args, kwargs, node)
         name = getattr(fn, "__name__", repr(fn))

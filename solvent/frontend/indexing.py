@@ -79,6 +79,7 @@ class IndexMixin:
         if not any(_is_ellipsis(i) for i in items):
             expanded.extend([Const(slice(None))] * (len(shape) - n_consume))
         spec, dyn, adv = [], [], []
+        ints = []  # (spec position, dim, index as a Tensor): advanced too if arrays are present
         d = 0
         for it in expanded:
             if _is_none(it):
@@ -97,12 +98,14 @@ class IndexMixin:
                     raise IndexError(f"{self.b.loc}: index {k} is out of bounds for axis {d} "
                                      f"with size {n}")
                 spec.append(["c", k % n])
+                ints.append((len(spec) - 1, d, None, k % n))
             elif isinstance(it, (Tensor, ArrayRef, TupleVal)) or (
                     isinstance(it, Const) and isinstance(it.value, (list, tuple))):
                 t = self.tensor(it)
                 if t.type.rank == 0 and t.dtype[0] in "iu" and t.dtype != "i1":
                     dyn.append(self.convert(t, "i64").v)
                     spec.append(["i", len(dyn) - 1])
+                    ints.append((len(spec) - 1, d, t, None))
                 elif t.dtype[0] in "iu" or t.dtype == "i1":
                     adv.append((d, t))
                     spec.append(["s", 0, n, 1])
@@ -112,6 +115,15 @@ class IndexMixin:
             else:
                 raise self.unsupported(f"index of type {type(getattr(it, 'value', it)).__name__}")
             d += 1
+        if adv and ints:
+            # NumPy: integers next to index arrays are index arrays too (they broadcast and
+            # take part in the placement of the result's dims)
+            for pos, dim, t, k in ints:
+                spec[pos] = ["s", 0, shape[dim], 1]
+                adv.append((dim, t if t is not None else self.constant(k, "i64", weak=False)))
+            adv.sort(key=lambda x: x[0])
+            if not any(it[0] in "id" for it in spec):
+                dyn = []
         return spec, dyn, adv
 
     def _slice_spec(self, it: SliceItem, n: int, dyn: list):
@@ -170,6 +182,27 @@ class IndexMixin:
         idx = [self.convert(i, "i64").v for _, i in adv]
         axes = [d for d, _ in adv]
         return Tensor(self.b.one("tensor.gather", t.v, *idx, axes=axes, front=False))
+
+    # --- boolean masks ------------------------------------------------------------------------
+    def is_mask_index(self, obj, items) -> bool:
+        return (len(items) == 1 and isinstance(items[0], (Tensor, ArrayRef))
+                and items[0].dtype == "i1" and isinstance(obj, ArrayRef))
+
+    def mask_update(self, target: ArrayRef, mask, fn) -> None:
+        """``a[mask] op= v``: where(mask, a op v, a), the shape never depends on the data."""
+        m = self.tensor(mask)
+        if m.shape != target.shape[:m.type.rank]:
+            raise IndexError(f"{self.b.loc}: boolean index of shape {m.shape} does not match "
+                             f"the array's shape {target.shape}")
+        cur = self.read(target)
+        new = fn(cur)
+        if self.tensor_type(new).shape != cur.shape:
+            raise self.unsupported("a[mask] op= value needs a scalar value or one of a's shape")
+        self.check_inplace_cast(new, cur.dtype)
+        m = Tensor(self.b.one("tensor.reshape", m.v, shape=list(m.shape) + [1] * (
+            cur.type.rank - m.type.rank)))
+        self.write(target, full_spec(target.shape), [],
+                   self.select(m, self.convert(self.tensor(new), cur.dtype), cur))
 
     # --- writes -----------------------------------------------------------------------------
     def setitem(self, target, items, value):

@@ -48,7 +48,9 @@ def static_shape(fe, shape) -> tuple[int, ...]:
 
 def filled(fe, shape, value, dtype: str) -> Tensor:
     t = fe.convert(fe.tensor(value), dtype)
-    return Tensor(fe.b.one("tensor.broadcast_to", t.v, shape=list(shape)) if shape else t.v)
+    if not shape:
+        return Tensor(t.v, array0d=True)
+    return Tensor(fe.b.one("tensor.broadcast_to", t.v, shape=list(shape)))
 
 
 @implements(np.zeros, np.empty)
@@ -110,7 +112,7 @@ def _linspace(fe, start, stop, num=Const(50), endpoint=Const(True), retstep=Cons
         raise fe.unsupported("np.linspace(..., retstep=True)")
     n = fe.static_int(num, "np.linspace num")
     s, e = fe.tensor(start), fe.tensor(stop)
-    calc = dtype_name(np.result_type(fe.probe(s), fe.probe(e), float))
+    calc = dtype_name(np.result_type(fe.probe(s), fe.probe(e), 0.0))
     dt = static_dtype(fe, dtype, calc)
     s, e = fe.convert(s, calc), fe.convert(e, calc)
     r = Tensor(fe.b.one("tensor.linspace", s.v, e.v, num=n,
@@ -162,6 +164,55 @@ def reshape_value(fe, a, shape):
     return view_or_value(fe, a, ("reshape", tuple(v)))
 
 
+def view_strides(ref: ArrayRef):
+    """Element strides of the view ``ref`` of its (C-contiguous) buffer."""
+    from ..ops.indexspec import slice_len
+    shape = list(ref.buf.ref.type.shape)
+    strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
+    for step in ref.chain:
+        kind = step[0]
+        if kind == "index":
+            new_shape, new_strides, d = [], [], 0
+            for it in step[1]:
+                if it[0] == "n":
+                    new_shape.append(1)
+                    new_strides.append(0)
+                    continue
+                if it[0] == "s":
+                    new_shape.append(slice_len(*it[1:]))
+                    new_strides.append(strides[d] * it[3])
+                elif it[0] == "d":
+                    new_shape.append(it[2])
+                    new_strides.append(strides[d])
+                d += 1
+            shape, strides = new_shape, new_strides
+        elif kind == "transpose":
+            shape = [shape[p] for p in step[1]]
+            strides = [strides[p] for p in step[1]]
+        elif kind == "reshape":
+            v = _strided_dummy(shape, strides).reshape(step[1], copy=False)
+            shape, strides = list(v.shape), list(v.strides)
+        else:  # "part": real/imag of complex keep the element grid
+            strides = [2 * x for x in strides]
+    return shape, strides
+
+
+def _strided_dummy(shape, strides):
+    """A byte-sized array with these strides, for asking NumPy about views; never read."""
+    from numpy.lib.stride_tricks import as_strided
+    return as_strided(np.zeros(1, np.int8), shape=tuple(shape), strides=tuple(strides))
+
+
+def reshape_is_view(ref: ArrayRef, new_shape) -> bool:
+    """Whether NumPy's reshape of this view returns a view (True) or a copy."""
+    shape, strides = view_strides(ref)
+    try:
+        _strided_dummy(shape, strides).reshape(tuple(new_shape), copy=False)
+        return True
+    except ValueError:
+        return False
+
+
 def view_or_value(fe, a, step):
     """A view step on an array variable stays a view (NumPy returns views); else a value."""
     from ..ir.types import TensorType
@@ -169,7 +220,7 @@ def view_or_value(fe, a, step):
         shape = step[1]
     else:
         shape = tuple(fe.tensor_type(a).shape[p] for p in step[1])
-    if isinstance(a, ArrayRef):
+    if isinstance(a, ArrayRef) and (step[0] != "reshape" or reshape_is_view(a, shape)):
         return ArrayRef(a.buf, a.chain + (step,), TensorType(tuple(shape), a.dtype))
     t = fe.tensor(a)
     return Tensor(fe.apply_view(t.v, step), deps=t.deps)

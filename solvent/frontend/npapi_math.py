@@ -248,7 +248,8 @@ def _tensordot(fe, a, b, axes=Const(2)):
         lc, rc = ([x] if isinstance(x, int) else list(x) for x in ax)
         lc = [x % a.type.rank for x in lc]
         rc = [x % b.type.rank for x in rc]
-    return _dot_general(fe, a, b, lc, rc)
+    r = _dot_general(fe, a, b, lc, rc)
+    return Tensor(r.v, array0d=True) if not r.type.rank else r  # NumPy: a 0-d array
 
 
 @implements(np.trace)
@@ -355,6 +356,10 @@ def _norm(fe, x, ord=None, axis=None, keepdims=Const(False)):
         return reduce(fe, "sum", a, axes, keepdims)
     if o in (np.inf, float("inf")) and (t.type.rank == 1 or axis is not None):
         return reduce(fe, "max", a, axes, keepdims)
+    if o in (1, -1, np.inf, -np.inf) and t.type.rank == 2 and axis is None:
+        # matrix norms: max/min absolute column sum (1) or row sum (inf)
+        sums = reduce(fe, "sum", a, Const(0 if o in (1, -1) else 1))
+        return reduce(fe, "max" if o > 0 else "min", sums, None, keepdims)
     raise fe.unsupported(f"np.linalg.norm with ord={o!r} on a rank-{t.type.rank} array")
 
 
@@ -489,3 +494,12 @@ def _ufunc_method(fe, fn, args, kwargs):
 
 def is_ufunc_method(fn) -> bool:
     return isinstance(getattr(fn, "__self__", None), np.ufunc)
+
+
+implements(np.real)(lambda fe, x: fe.complex_part(x, "real"))
+implements(np.imag)(lambda fe, x: fe.complex_part(x, "imag"))
+
+
+@implements(np.conj, np.conjugate)
+def _conj(fe, x):
+    return fe.ufunc(np.conjugate, x)

@@ -69,11 +69,22 @@ class ApiMixin:
         if name == "T":
             return cr._transpose(self, x)
         if name in ("real", "imag"):
-            v = self.tensor(x)
-            if v.dtype[0] != "c":
-                return v if name == "real" else cr.filled(self, v.shape, Const(0), v.dtype)
-            return self.ufunc(np.real if name == "real" else np.imag, v)
+            return self.complex_part(x, name)
         raise self.unsupported(f"array attribute .{name} is not supported")
+
+    def complex_part(self, x, which: str):
+        """``x.real`` / ``x.imag``: views of an array variable, as in NumPy."""
+        t = self.tensor_type(x) if not isinstance(x, Const) else self.tensor(x).type
+        if t.dtype[0] != "c":
+            if which == "real":
+                return x
+            return cr.filled(self, t.shape, Const(0), t.dtype)
+        if isinstance(x, ArrayRef):
+            from ..ir.types import TensorType
+            real_dt = {"c64": "f32", "c128": "f64"}[t.dtype]
+            return ArrayRef(x.buf, x.chain + (("part", which),), TensorType(t.shape, real_dt))
+        v = self.tensor(x)
+        return Tensor(self.b.one(f"tensor.{which}", v.v), weak=v.weak, deps=v.deps)
 
     # --- methods --------------------------------------------------------------------------
     def call_method(self, x, name, args, kwargs):
@@ -85,6 +96,8 @@ class ApiMixin:
             "squeeze": np.squeeze, "repeat": np.repeat, "trace": np.trace, "diagonal": None,
             "conj": np.conjugate, "conjugate": np.conjugate,
         }
+        if name in ("real", "imag"):
+            return self.complex_part(x, name)
         if name in ("reshape", "transpose"):
             if len(args) > 1 or (args and isinstance(args[0], Const)
                                  and isinstance(args[0].value, int)):

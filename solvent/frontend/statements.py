@@ -15,7 +15,7 @@ class StmtMixin:
     def stmts(self, body: list[ast.stmt]) -> None:
         for k, s in enumerate(body):
             if self.returned is not None:
-                raise UnsupportedReturn(self, s)
+                return  # code after a return never runs
             self.stmt(s)
             rest = body[k + 1:]
             if rest and self.in_loop and body_jumps([s], (ast.Break, ast.Continue)):
@@ -90,9 +90,15 @@ class StmtMixin:
         elif isinstance(t, ast.Subscript):
             obj = self.expr(t.value)
             items = self.index_items(t.slice)
+            if self.is_mask_index(obj, items):
+                self.mask_update(obj, items[0], lambda cur: op(cur, rhs))
+                return
             cur = self.getitem(obj, items)
             new = op(cur if not isinstance(cur, ArrayRef) else self.read(cur), rhs)
-            self.check_inplace_cast(new, self.tensor_type(obj).dtype)
+            if self.tensor_type(cur).rank:
+                # `a[s] += v` runs the ufunc in place on a[s] (same-kind casting); on a single
+                # element it is get, add, set (any casting), as in NumPy
+                self.check_inplace_cast(new, self.tensor_type(obj).dtype)
             self.setitem(obj, items, new)
         else:
             raise self.unsupported("augmented assignment to this target")
@@ -200,8 +206,3 @@ _HINTS = {
     "Import": "import at module level",
     "ImportFrom": "import at module level",
 }
-
-
-def UnsupportedReturn(fe, node):
-    fe.b.loc = fe.loc_of(node)
-    return fe.unsupported("statements after return")

@@ -165,7 +165,7 @@ def _arg_value(fe, block, name, value, index, static_args):
         return ArrayRef(Buffer(a, name, None), (), TensorType(value.shape, dt)), a
     if isinstance(value, (bool, np.bool_, int, np.integer)) and index in static_args:
         return Const(value), None
-    if isinstance(value, (bool, int, float, complex)):
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
         dt = {bool: "i1", int: "i64", float: "f64", complex: "c128"}[type(value)] \
             if type(value) in (bool, int, float, complex) else None
         if dt is None:
@@ -245,12 +245,15 @@ def _results(fe, value, out: list, arg_map):
         if isinstance(value.value, tuple):
             return ("tuple", [_results(fe, Const(v), out, arg_map) for v in value.value])
         return ("const", value.value)
-    if isinstance(value, ArrayRef) and not value.chain and value.buf.block is None:
-        # returning an argument array itself: NumPy returns the same object
+    if isinstance(value, ArrayRef) and value.buf.block is None and all(
+            step[0] != "index" or not step[2] for step in value.chain):
+        # an argument array itself, or a view of it with compile-time indices: NumPy
+        # returns the caller's array (or a view of it), so does solvent
         k = [i for i, a in enumerate(fe.b.block.args) if a is value.buf.ref]
         if k:
-            return ("arg", arg_map[k[0]])
+            steps = [(s[0], s[1]) for s in value.chain]
+            return ("arg", arg_map[k[0]], steps)
     t = fe.tensor(value)
     out.append(t.v)
-    kind = "array" if t.type.rank else ("weak" if t.weak else "scalar")
+    kind = "array" if t.type.rank or t.array0d else ("weak" if t.weak else "scalar")
     return ("value", len(out) - 1, kind)

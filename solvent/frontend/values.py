@@ -26,6 +26,8 @@ class Tensor:
     v: Value
     weak: bool = False
     deps: frozenset = frozenset()
+    # a rank-0 value that NumPy would hand back as a 0-d ndarray rather than a scalar
+    array0d: bool = False
 
     @property
     def type(self) -> TensorType:

@@ -39,6 +39,22 @@ def _jnp(name):
     return lambda *xs: getattr(jnp, name)(*xs)
 
 
+def _int_identity(name):
+    """NumPy 2's floor/ceil/trunc of an integer array is the array itself."""
+    return lambda x: x if jnp.issubdtype(x.dtype, jnp.integer) else getattr(jnp, name)(x)
+
+
+def _int_safe(name):
+    """Integer // and % by zero give 0 in NumPy (XLA gives other values)."""
+    def fn(a, b):
+        if not jnp.issubdtype(a.dtype, jnp.integer):
+            return getattr(jnp, name)(a, b)
+        zero = b == 0
+        r = getattr(jnp, name)(a, jnp.where(zero, jnp.ones_like(b), b))
+        return jnp.where(zero, jnp.zeros_like(r), r)
+    return fn
+
+
 # name: (numpy function, jax lowering, accepted kinds b/i/f/c, result rule)
 # result rule: "same" dtype as operands, "bool" (i1), "real" (real part's dtype).
 UNARY = {
@@ -64,9 +80,9 @@ UNARY = {
     "arcsinh": (np.arcsinh, _jnp("arcsinh"), "fc", "same"),
     "arccosh": (np.arccosh, _jnp("arccosh"), "fc", "same"),
     "arctanh": (np.arctanh, _jnp("arctanh"), "fc", "same"),
-    "floor": (np.floor, _jnp("floor"), "f", "same"),
-    "ceil": (np.ceil, _jnp("ceil"), "f", "same"),
-    "trunc": (np.trunc, _jnp("trunc"), "f", "same"),
+    "floor": (np.floor, _int_identity("floor"), "if", "same"),
+    "ceil": (np.ceil, _int_identity("ceil"), "if", "same"),
+    "trunc": (np.trunc, _int_identity("trunc"), "if", "same"),
     "rint": (np.rint, _jnp("rint"), "f", "same"),
     "sign": (np.sign, _jnp("sign"), "ifc", "same"),
     "square": (np.square, _jnp("square"), "ifc", "same"),
@@ -87,8 +103,8 @@ BINARY = {
     "sub": (np.subtract, _jnp("subtract"), "ifc", "same"),
     "mul": (np.multiply, _jnp("multiply"), "bifc", "same"),
     "div": (np.true_divide, _jnp("true_divide"), "fc", "same"),
-    "floordiv": (np.floor_divide, _jnp("floor_divide"), "if", "same"),
-    "mod": (np.remainder, _jnp("remainder"), "if", "same"),
+    "floordiv": (np.floor_divide, _int_safe("floor_divide"), "if", "same"),
+    "mod": (np.remainder, _int_safe("remainder"), "if", "same"),
     "pow": (np.power, _jnp("power"), "ifc", "same"),
     "max": (np.maximum, _jnp("maximum"), "bifc", "same"),
     "min": (np.minimum, _jnp("minimum"), "bifc", "same"),

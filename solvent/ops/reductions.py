@@ -50,13 +50,17 @@ def _make_reduce(kind, np_fn, jnp_name, rule):
         return [TensorType(reduced_shape(t.shape, axes, attrs["keepdims"]),
                            "i1" if rule == "bool" else t.dtype)]
 
+    keep_dtype = kind in ("sum", "prod")  # NumPy would widen small ints; the IR does not
+
     def interp(op, args, ctx):
-        r = np_fn(args[0], axis=tuple(op.attrs["axes"]), keepdims=op.attrs["keepdims"])
+        kw = {"dtype": args[0].dtype} if keep_dtype else {}
+        r = np_fn(args[0], axis=tuple(op.attrs["axes"]), keepdims=op.attrs["keepdims"], **kw)
         return [r]
 
     def xla(op, args, ctx):
+        kw = {"dtype": args[0].dtype} if keep_dtype else {}
         return [getattr(jnp, jnp_name)(args[0], axis=tuple(op.attrs["axes"]),
-                                       keepdims=op.attrs["keepdims"])]
+                                       keepdims=op.attrs["keepdims"], **kw)]
 
     register(OpDef(name=name, doc=f"numpy.{kind}(x, axis=axes, keepdims)", infer=infer,
                    interp=interp, xla=xla))
@@ -103,6 +107,8 @@ for _k in ("cumsum", "cumprod"):
         name=f"tensor.{_k}",
         doc=f"numpy.{_k}(x, axis) (operand already in the accumulation dtype)",
         infer=_scan_infer,
-        interp=(lambda k: lambda op, args, ctx: [getattr(np, k)(args[0], axis=op.attrs["axis"])])(_k),
-        xla=(lambda k: lambda op, args, ctx: [getattr(jnp, k)(args[0], axis=op.attrs["axis"])])(_k),
+        interp=(lambda k: lambda op, args, ctx: [getattr(np, k)(
+            args[0], axis=op.attrs["axis"], dtype=args[0].dtype)])(_k),
+        xla=(lambda k: lambda op, args, ctx: [getattr(jnp, k)(
+            args[0], axis=op.attrs["axis"], dtype=args[0].dtype)])(_k),
     ))

@@ -187,7 +187,7 @@ def _rebuild(spec, outs, args):
     if kind == "const":
         return spec[1]
     if kind == "arg":
-        return args[spec[1]]
+        return _view(args[spec[1]], spec[2])
     _, i, how = spec
     v = np.asarray(outs[i])
     if how == "array":
@@ -195,6 +195,21 @@ def _rebuild(spec, outs, args):
     if how == "weak":
         return v.item()
     return v[()]
+
+
+def _view(a, steps):
+    """Apply compile-time view steps (see frontend.values.ArrayRef) to a NumPy array."""
+    from ..ops.indexspec import numpy_index
+    for kind, arg in steps:
+        if kind == "index":
+            a = a[numpy_index(arg, [], a.shape)]
+        elif kind == "transpose":
+            a = np.transpose(a, arg)
+        elif kind == "reshape":
+            a = a.reshape(arg)
+        else:
+            a = a.real if arg == "real" else a.imag
+    return a
 
 
 def jit(fn=None, *, fallback: str | None = None, backend: str | None = None):

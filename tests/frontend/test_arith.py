@@ -218,6 +218,34 @@ def ufunc_float32(F):
     return np.sqrt(np.abs(F)), np.exp(F), F * 2.0, np.sin(F) + 1, np.maximum(F, 0)
 
 
+def int_div_by_zero(I, Z):
+    return I // Z, I % Z
+
+
+def float_div_by_zero(A, Z):
+    return A / Z, A // Z, A % Z
+
+
+def int_div_negative_divisor(I, J):
+    return I // -J, I % -J, np.floor_divide(-I, J), np.remainder(I, -3)
+
+
+def scalar_div_negative(x, y):
+    return x // y, x % y, divmod_like(x, y)
+
+
+def divmod_like(x, y):
+    return x - (x // y) * y
+
+
+def pyint_pow_neg(n):
+    return n ** -1, n ** -2, 2 ** n
+
+
+def builtin_max_nan(x):
+    return max(x, 1.0), max(1.0, x), min(x, 1.0), min(1.0, x)
+
+
 cases = [
     case(scalar_ops, 7, 2, id="scalar_ops_int"),
     case(scalar_ops, -7, 2, id="scalar_ops_negint"),
@@ -280,6 +308,13 @@ cases = [
     case(np_round, A34),
     case(round_half_even, np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999])),
     case(ufunc_float32, A34.astype(np.float32)),
+    case(int_div_by_zero, I34[0].copy(), np.array([0, 1, 0, -2])),
+    case(float_div_by_zero, A34[0].copy(), np.array([0.0, 1.0, -0.0, 2.0])),
+    case(int_div_negative_divisor, I34, J34),
+    case(scalar_div_negative, 7, -2),
+    case(scalar_div_negative, -7.5, 2.0, id="scalar_div_negative_float"),
+    case(pyint_pow_neg, 2),
+    case(builtin_max_nan, float("nan")),
 ]
 
 test_arith = run_cases(cases)

@@ -277,6 +277,8 @@ cases = [
     case(complex_from_real, F64),
     case(complex_scalar, 1.5 - 2j),
     case(complex_scalar_attrs, 1.5 - 2j),
+    case(complex_scalar, np.complex128(1.5 - 2j), id="complex_scalar_np"),
+    case(complex_scalar, np.complex64(1.5 - 2j), id="complex_scalar_np64"),
     case(complex_c64, C64),
     case(complex_matmul, CM, C128[:3].copy()),
     case(complex_reduce, CM),

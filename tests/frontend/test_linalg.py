@@ -139,6 +139,47 @@ def gram_schmidt(A):
     return Q
 
 
+def gauss_pivot_solve(M, b):
+    # fixed-length slices only: solvent needs static slice lengths
+    n = M.shape[0]
+    A = M.copy()
+    x = b.copy()
+    rows = np.arange(n)
+    for k in range(n):
+        p = np.argmax(np.where(rows >= k, np.abs(A[:, k]), -1.0))
+        if p != k:
+            tmp = A[k].copy()
+            A[k] = A[p]
+            A[p] = tmp
+            t = x[k]
+            x[k] = x[p]
+            x[p] = t
+        for i in range(k + 1, n):
+            f = A[i, k] / A[k, k]
+            A[i] -= f * A[k]
+            x[i] -= f * x[k]
+    for i in range(n - 1, -1, -1):
+        s = 0.0
+        for j in range(i + 1, n):
+            s += A[i, j] * x[j]
+        x[i] = (x[i] - s) / A[i, i]
+    return x
+
+
+def jacobi(A, b, tol):
+    x = np.zeros_like(b)
+    d = np.diag(A)
+    R = A - np.diag(d)
+    it = 0
+    err = 1.0
+    while err > tol and it < 200:
+        x_new = (b - R @ x) / d
+        err = np.linalg.norm(x_new - x)
+        x = x_new
+        it += 1
+    return x, it
+
+
 cases = [
     case(matmul_2d, M34, M45),
     case(matmul_1d, M34, V4, V3),
@@ -166,6 +207,8 @@ cases = [
     case(linalg_f32, SPD.astype(np.float32)),
     case(solve_in_loop, SPD, V3, 3),
     case(gram_schmidt, M33),
+    case(gauss_pivot_solve, M33, V3),
+    case(jacobi, SPD, V3, 1e-10),
 ]
 
 test_linalg = run_cases(cases)

@@ -334,3 +334,40 @@ cases = [
 ]
 
 test_numpy_api = run_cases(cases)
+
+
+# --- one jitted function, many specializations -------------------------------------------------------
+def shape_from_arg(n, x):
+    out = np.zeros((n, 2))
+    out[:, 0] = x
+    return out, np.arange(n).sum()
+
+
+def shape_from_flag(X, flag):
+    if flag:
+        Y = X[:2]
+    else:
+        Y = X
+    return Y * 2
+
+
+def generic_kernel(X, s):
+    acc = X * 0
+    for i in range(X.shape[0]):
+        acc[i] = X[i] * s + i
+    return acc, acc.sum()
+
+
+def test_respecialization(backend):
+    from frontend_check import assert_same_value, jitted
+    f = jitted(shape_from_arg, backend)
+    for n, x in ((2, 1.5), (3, 2.5), (2, -1.0), (0, 1.0)):
+        assert_same_value(f(n, x), shape_from_arg(n, x), f"shape_from_arg({n})")
+    g = jitted(shape_from_flag, backend)
+    for flag in (True, False, True):
+        assert_same_value(g(A, flag), shape_from_flag(A, flag), f"shape_from_flag({flag})")
+    h = jitted(generic_kernel, backend)
+    for X, s in ((A, 2.0), (F32, 2.0), (I, 3), (I32, np.int32(2)), (A[:2].copy(), 1),
+                 (F32, np.float32(0.5))):
+        assert_same_value(h(X.copy(), s), generic_kernel(X.copy(), s),
+                          f"generic_kernel({X.dtype}{X.shape}, {type(s).__name__})")
