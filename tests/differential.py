@@ -1,4 +1,14 @@
-"""Differential checking: the same Python source run by plain NumPy is the oracle."""
+"""Differential checking: run a kernel with plain NumPy and with solvent, compare everything.
+
+``check(fn, *args, backend=...)`` runs ``fn`` on deep copies of ``args`` with NumPy and with
+``solvent.jit(fn, backend=backend)``, then compares
+
+- the return values: same structure (tuple / None), same type class (Python scalar of the
+  same type, NumPy scalar of the same type, ndarray), same dtype, same shape, values equal
+  (exact for bool/int, allclose otherwise), and ``return A`` of an argument is the caller's
+  very object;
+- the in-place effect on every argument array (dtype, shape and values).
+"""
 from __future__ import annotations
 
 import copy
@@ -7,43 +17,103 @@ import numpy as np
 
 import solvent
 
-
-def copy_args(args):
-    return tuple(copy.deepcopy(a) for a in args)
+_JITS: dict = {}
 
 
-def assert_same(expected, actual, path="result"):
-    """Same structure, same Python/NumPy type, same dtype and shape, equal values."""
-    if isinstance(expected, tuple):
-        assert isinstance(actual, tuple) and len(actual) == len(expected), \
-            f"{path}: expected a tuple of {len(expected)}, got {actual!r}"
-        for k, (e, a) in enumerate(zip(expected, actual)):
-            assert_same(e, a, f"{path}[{k}]")
-        return
-    if expected is None:
-        assert actual is None, f"{path}: expected None, got {actual!r}"
-        return
-    assert type(actual) is type(expected), \
-        f"{path}: expected {type(expected).__name__}, got {type(actual).__name__}"
-    e, a = np.asarray(expected), np.asarray(actual)
-    assert a.dtype == e.dtype, f"{path}: dtype {a.dtype}, NumPy gives {e.dtype}"
-    assert a.shape == e.shape, f"{path}: shape {a.shape}, NumPy gives {e.shape}"
-    if e.dtype.kind in "fc":
-        rtol = 1e-4 if e.dtype in (np.float32, np.complex64, np.float16) else 1e-6
-        np.testing.assert_allclose(a, e, rtol=rtol, atol=rtol * 1e-3, equal_nan=True,
-                                   err_msg=path)
+def jitted(fn, backend):
+    key = (fn, backend)
+    if key not in _JITS:
+        _JITS[key] = solvent.jit(fn, backend=backend)
+    return _JITS[key]
+
+
+def _tols(dtype):
+    if dtype.kind in "fc" and dtype.itemsize <= (4 if dtype.kind == "f" else 8):
+        return 2e-5, 1e-5  # float32 / complex64: a few ulp of XLA vs NumPy differences
+    if dtype.kind == "f" and dtype.itemsize == 2:
+        return 1e-2, 1e-3
+    return 1e-6, 1e-9
+
+
+def assert_same_value(got, exp, what):
+    if isinstance(exp, np.ndarray):
+        assert isinstance(got, np.ndarray), \
+            f"{what}: NumPy gives ndarray {exp.dtype}{exp.shape}, solvent gives {type(got).__name__} {got!r}"
+        assert got.dtype == exp.dtype, f"{what}: dtype {got.dtype} != NumPy's {exp.dtype}"
+        assert got.shape == exp.shape, f"{what}: shape {got.shape} != NumPy's {exp.shape}"
+        _assert_values(got, exp, what)
+    elif isinstance(exp, np.generic):
+        assert type(got) is type(exp), \
+            f"{what}: NumPy gives {type(exp).__name__} {exp!r}, solvent gives {type(got).__name__} {got!r}"
+        _assert_values(np.asarray(got), np.asarray(exp), what)
+    elif isinstance(exp, (bool, int, float, complex)):
+        assert type(got) is type(exp), \
+            f"{what}: NumPy gives Python {type(exp).__name__} {exp!r}, solvent gives {type(got).__name__} {got!r}"
+        _assert_values(np.asarray(got), np.asarray(exp), what)
+    elif isinstance(exp, tuple):
+        assert isinstance(got, tuple) and len(got) == len(exp), \
+            f"{what}: NumPy gives a {len(exp)}-tuple, solvent gives {got!r}"
+        for k, (g, e) in enumerate(zip(got, exp)):
+            assert_same_value(g, e, f"{what}[{k}]")
+    elif exp is None:
+        assert got is None, f"{what}: NumPy gives None, solvent gives {got!r}"
     else:
-        np.testing.assert_array_equal(a, e, err_msg=path)
+        assert type(got) is type(exp) and got == exp, f"{what}: {got!r} != NumPy's {exp!r}"
 
 
-def check(fn, *args, backend="xla"):
-    """Run ``fn`` in NumPy and through solvent on copies of ``args``; compare results and
-    the final contents of every argument array. Returns solvent's result."""
-    ref_args, sol_args = copy_args(args), copy_args(args)
-    expected = fn(*ref_args)
-    actual = solvent.jit(fn, backend=backend)(*sol_args)
-    assert_same(expected, actual)
-    for k, (e, a) in enumerate(zip(ref_args, sol_args)):
-        if isinstance(e, np.ndarray):
-            assert_same(e, a, f"argument {k} after the call")
-    return actual
+def _assert_values(got, exp, what):
+    if exp.dtype.kind in "biuSU" or exp.size == 0:
+        assert np.array_equal(got, exp), f"{what}: values differ\n solvent: {got!r}\n numpy:   {exp!r}"
+    else:
+        rtol, atol = _tols(exp.dtype)
+        ok = np.allclose(got, exp, rtol=rtol, atol=atol, equal_nan=True)
+        assert ok, f"{what}: values differ\n solvent: {got!r}\n numpy:   {exp!r}"
+
+
+def _identity_map(ret, args):
+    """Positions of argument objects returned (by identity) in a possibly nested return."""
+    if isinstance(ret, tuple):
+        return tuple(_identity_map(r, args) for r in ret)
+    for k, a in enumerate(args):
+        if isinstance(a, np.ndarray) and ret is a:
+            return ("arg", k)
+    return None
+
+
+def check(fn, *args, backend, shapes_only=False):
+    """Compare ``fn(*args)`` under NumPy and solvent. Returns solvent's result."""
+    np_args = copy.deepcopy(args)
+    sv_args = copy.deepcopy(args)
+    with np.errstate(all="ignore"):
+        exp = fn(*np_args)
+    got = jitted(fn, backend)(*sv_args)
+    name = f"{fn.__name__}[{backend}]"
+    if shapes_only:
+        assert type(got) is type(exp)
+        assert got.dtype == exp.dtype and got.shape == exp.shape, \
+            f"{name}: {got.dtype}{got.shape} != NumPy's {exp.dtype}{exp.shape}"
+    else:
+        assert_same_value(got, exp, f"{name} result")
+    ie, ig = _identity_map(exp, np_args), _identity_map(got, sv_args)
+    assert ie == ig, (f"{name}: returned-argument identity differs: NumPy returns "
+                      f"{ie} (('arg', k) = the caller's argument k), solvent {ig}")
+    for k, (a0, ga, ea) in enumerate(zip(args, sv_args, np_args)):
+        if isinstance(ea, np.ndarray):
+            assert isinstance(ga, np.ndarray)
+            assert_same_value(ga, ea, f"{name} argument {k} after the call")
+    return got
+
+
+def case(fn, *args, id=None, **kw):
+    """A pytest.param for a (kernel, args) differential case, named after the kernel."""
+    import pytest
+    return pytest.param(fn, args, kw, id=id or fn.__name__)
+
+
+def run_cases(cases):
+    """Decorator factory: a test parametrized over ``cases`` (see ``case``), per backend."""
+    import pytest
+
+    def test(fn, args, kw, backend):
+        check(fn, *args, backend=backend, **kw)
+    return pytest.mark.parametrize("fn,args,kw", cases)(test)

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from frontend_check import case, run_cases
+from differential import case, run_cases
 
 rng = np.random.default_rng(0)
 A34 = rng.standard_normal((3, 4))

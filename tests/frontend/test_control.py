@@ -1,7 +1,7 @@
 """Differential tests: for/while/if, break/continue, carried values, returns, inlined helpers."""
 import numpy as np
 
-from frontend_check import case, run_cases
+from differential import case, run_cases
 
 rng = np.random.default_rng(6)
 V = rng.standard_normal(7)

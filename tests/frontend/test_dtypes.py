@@ -2,7 +2,7 @@
 scalar types of results (Python scalar vs NumPy scalar)."""
 import numpy as np
 
-from frontend_check import case, run_cases
+from differential import case, run_cases
 
 rng = np.random.default_rng(1)
 F64 = rng.standard_normal(5)

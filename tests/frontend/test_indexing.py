@@ -2,7 +2,7 @@
 indices; assignment and augmented assignment into elements, slices, fancy indices, masks."""
 import numpy as np
 
-from frontend_check import case, run_cases
+from differential import case, run_cases
 
 rng = np.random.default_rng(4)
 V = rng.standard_normal(8)

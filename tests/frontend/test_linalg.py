@@ -1,7 +1,7 @@
 """Differential tests: matrix products, einsum, tensordot, np.linalg."""
 import numpy as np
 
-from frontend_check import case, run_cases
+from differential import case, run_cases
 
 rng = np.random.default_rng(3)
 M34 = rng.standard_normal((3, 4))

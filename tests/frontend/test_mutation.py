@@ -2,7 +2,7 @@
 import numpy as np
 
 import solvent
-from frontend_check import case, check, run_cases
+from differential import case, check, run_cases
 
 rng = np.random.default_rng(5)
 A = rng.standard_normal((4, 5))

@@ -1,7 +1,7 @@
 """Differential tests: reductions, array creation, shape manipulation and joining."""
 import numpy as np
 
-from frontend_check import case, run_cases
+from differential import case, run_cases
 
 rng = np.random.default_rng(2)
 A = rng.standard_normal((3, 4))
@@ -359,7 +359,7 @@ def generic_kernel(X, s):
 
 
 def test_respecialization(backend):
-    from frontend_check import assert_same_value, jitted
+    from differential import assert_same_value, jitted
     f = jitted(shape_from_arg, backend)
     for n, x in ((2, 1.5), (3, 2.5), (2, -1.0), (0, 1.0)):
         assert_same_value(f(n, x), shape_from_arg(n, x), f"shape_from_arg({n})")
