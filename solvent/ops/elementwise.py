@@ -196,7 +196,7 @@ def _convert_interp(op, args, ctx):
     from ..ir.types import np_dtype
     (x,) = args
     target = np_dtype(op.attrs["dtype"])
-    if np.iscomplexobj(x) and target.kind != "c":
+    if np.iscomplexobj(x) and target.kind not in "cb":
         x = np.real(x)  # NumPy's astype drops the imaginary part (with a warning)
     return [np.asarray(x).astype(target)]
 
@@ -205,10 +205,10 @@ def _convert_xla(op, args, ctx):
     from ..ir.types import np_dtype
     (x,) = args
     target = np_dtype(op.attrs["dtype"])
+    if target.kind == "b":  # complex to bool: True when either part is nonzero, as NumPy
+        return [x != 0]
     if jnp.iscomplexobj(x) and target.kind != "c":
         x = jnp.real(x)
-    if target.kind == "b":
-        return [x != 0]
     return [x.astype(target)]
 
 

@@ -138,29 +138,27 @@ def xla_slice(x, spec, dyn):
 
 
 def xla_update_slice(x, v, spec, dyn):
+    """``x[spec] = v`` as (dynamic) slice updates of the spec's bounding box.
+
+    Only basic (static, strided) indexing is used inside the box: mixing integer indices with
+    index arrays would be NumPy advanced indexing, which moves dims and breaks the layout.
+    """
     from jax import lax
     import jax.numpy as jnp
     in_shape = tuple(x.shape)
     starts, sizes, post = _xla_bounds(spec, dyn, in_shape)
-    if all(p[0] == "drop" or p == ("keep", 1) for p in post):
-        box_shape = [1 if p[0] == "drop" else z for p, z in zip(post, sizes)]
-        return lax.dynamic_update_slice(
-            x, jnp.reshape(v, box_shape), [jnp.asarray(s, jnp.int64) for s in starts])
-    # Stepped slices: scatter through a NumPy-style index (static slices, normalized ints).
-    idx = []
-    d = 0
-    for it in spec:
-        if it[0] == "c":
-            idx.append(it[1])
-        elif it[0] == "i":
-            idx.append(starts[d])
-        elif it[0] == "d":
-            idx.append(lax.dynamic_slice_in_dim(jnp.arange(in_shape[d]), starts[d], it[2]))
-        else:
-            start, stop, step = it[1:]
-            idx.append(slice(start, stop if stop >= 0 else None, step))
-        d += 1
-    return x.at[tuple(idx)].set(v)
+    steps = [1 if p[0] == "drop" else p[1] for p in post]
+    counts = [slice_len(0, z, st) for z, st in zip(sizes, steps)]
+    vb = jnp.reshape(v, counts)
+    rev = [a for a, p in enumerate(post) if p[0] == "rev"]
+    if rev:  # the box runs upwards; the slice runs downwards along these dims
+        vb = lax.rev(vb, rev)
+    idx = [jnp.asarray(s, jnp.int64) for s in starts]
+    if all(st == 1 for st in steps):
+        return lax.dynamic_update_slice(x, vb, idx)
+    box = lax.dynamic_slice(x, idx, sizes)
+    box = box.at[tuple(slice(None, None, st) for st in steps)].set(vb)
+    return lax.dynamic_update_slice(x, box, idx)
 
 
 def check_spec_operands(spec, dyn_types) -> None:

@@ -34,6 +34,9 @@ class Sample:
     fn: Function
     inputs: Callable[[np.random.Generator], list]
     level: str = "tensor"  # "array": interpreter + functionalization only
+    # Optional plain-NumPy/Python reference (args -> results), written independently of
+    # the interpreter, for ops whose interpreter rule is more than one NumPy call.
+    numpy: Callable | None = None
 
     @property
     def ops(self) -> set[str]:
@@ -56,8 +59,9 @@ def func(name: str, arg_types: list, body: Callable) -> Function:
     return Function(re.sub(r"\W", "_", name), blk, names)
 
 
-def add(id: str, arg_types: list, body: Callable, inputs: Callable, level: str = "tensor"):
-    SAMPLES.append(Sample(id, func(id, arg_types, body), inputs, level))
+def add(id: str, arg_types: list, body: Callable, inputs: Callable, level: str = "tensor",
+        numpy: Callable | None = None):
+    SAMPLES.append(Sample(id, func(id, arg_types, body), inputs, level, numpy))
 
 
 def region(arg_types: list, body: Callable, b: Builder, term: str = "loop.yield") -> Region:
@@ -248,7 +252,15 @@ def _convert_samples():
     for src, dst, dom in CONVERSIONS:
         add(f"tensor.convert-{src}-to-{dst}", [T((3, 4), src)],
             lambda b, x, dst=dst: b.one("tensor.convert", x, dtype=dst),
-            lambda rng, src=src, dom=dom: [gen(rng, (3, 4), src, **dom)])
+            lambda rng, src=src, dom=dom: [gen(rng, (3, 4), src, **dom)],
+            numpy=lambda x, dst=dst: [_astype(x, dst)])
+
+
+def _astype(x, dst):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return x.astype(np_dtype(dst))
 
 
 # --- structural -----------------------------------------------------------------------------
@@ -328,72 +340,99 @@ def _idx(lo, hi, dt="i64"):
 
 
 SLICES = [
-    ("static-negstep", (5, 6, 7), [["s", 4, -1, -1], ["c", 2], ["s", 1, 7, 3]], []),
-    ("static-negstep2", (5, 6, 7), [["s", 4, 0, -2], ["s", 5, 1, -3], ["s", 0, 7, 1]], []),
-    ("static-scalar", (5, 6, 7), [["c", 1], ["c", 5], ["c", 6]], []),
-    ("static-empty", (5, 6, 7), [["s", 3, 3, 1], ["s", 0, 6, 2], ["c", 0]], []),
-    ("newaxis", (5, 6), [["n"], ["s", 0, 5, 2], ["n"], ["c", 3], ["n"]], []),
+    ("static-negstep", (5, 6, 7), [["s", 4, -1, -1], ["c", 2], ["s", 1, 7, 3]], [],
+     lambda x: x[::-1, 2, 1::3]),
+    ("static-negstep2", (5, 6, 7), [["s", 4, 0, -2], ["s", 5, 1, -3], ["s", 0, 7, 1]], [],
+     lambda x: x[4:0:-2, 5:1:-3, :]),
+    ("static-scalar", (5, 6, 7), [["c", 1], ["c", 5], ["c", 6]], [], lambda x: x[1, 5, 6]),
+    ("static-empty", (5, 6, 7), [["s", 3, 3, 1], ["s", 0, 6, 2], ["c", 0]], [],
+     lambda x: x[3:3, ::2, 0]),
+    ("newaxis", (5, 6), [["n"], ["s", 0, 5, 2], ["n"], ["c", 3], ["n"]], [],
+     lambda x: x[None, 0:5:2, None, 3, None]),
     ("dyn-index-newaxis", (5, 6, 7), [["i", 0], ["n"], ["s", 5, -1, -2], ["d", 1, 3]],
-     [_idx(-5, 4), _idx(0, 4)]),
+     [_idx(-5, 4), _idx(0, 4)], lambda x, i, d: x[i, None, ::-2, d:d + 3]),
     ("dyn-all", (5, 6, 7), [["d", 0, 2], ["i", 1], ["i", 2]],
-     [_idx(0, 3, "i32"), _idx(-6, 5, "i32"), _idx(0, 6, "i32")]),
+     [_idx(0, 3, "i32"), _idx(-6, 5, "i32"), _idx(0, 6, "i32")],
+     lambda x, d, i, j: x[d:d + 2, i, j]),
     ("dyn-stepped", (5, 6, 7), [["i", 0], ["s", 0, 6, 2], ["d", 1, 4]],
-     [_idx(0, 4), _idx(0, 3)]),
-    ("dyn-negstep", (6, 7), [["s", 5, 0, -2], ["d", 0, 7]], [_idx(0, 0)]),
-    ("dyn-scalar", (8,), [["i", 0]], [_idx(-8, 7)]),
+     [_idx(0, 4), _idx(0, 3)], lambda x, i, d: x[i, 0:6:2, d:d + 4]),
+    ("dyn-negstep", (6, 7), [["s", 5, 0, -2], ["d", 0, 7]], [_idx(0, 0)],
+     lambda x, d: x[5:0:-2, d:d + 7]),
+    ("dyn-scalar", (8,), [["i", 0]], [_idx(-8, 7)], lambda x, i: x[i]),
 ]
+# (id, shape, spec, dynamic operands, the NumPy index as a function of them)
 UPDATES = [
-    ("static-stepped", (5, 6, 7), [["s", 4, -1, -2], ["c", 1], ["s", 0, 7, 3]], []),
-    ("static-full", (3, 4), [["s", 0, 3, 1], ["s", 0, 4, 1]], []),
-    ("dyn-unit", (5, 6, 7), [["i", 0], ["d", 1, 2], ["s", 0, 7, 1]], [_idx(-5, 4), _idx(0, 4)]),
+    ("static-stepped", (5, 6, 7), [["s", 4, -1, -2], ["c", 1], ["s", 0, 7, 3]], [],
+     lambda: np.s_[4::-2, 1, 0:7:3]),
+    ("static-full", (3, 4), [["s", 0, 3, 1], ["s", 0, 4, 1]], [], lambda: np.s_[:, :]),
+    ("dyn-unit", (5, 6, 7), [["i", 0], ["d", 1, 2], ["s", 0, 7, 1]], [_idx(-5, 4), _idx(0, 4)],
+     lambda i, d: np.s_[i, d:d + 2, :]),
     ("dyn-stepped", (5, 6, 7), [["i", 0], ["s", 0, 6, 2], ["d", 1, 4]],
-     [_idx(-5, 4), _idx(0, 3)]),
-    ("const-dyn-apart", (5, 6, 7), [["c", 1], ["s", 5, -1, -2], ["d", 0, 2]], [_idx(0, 5)]),
-    ("stepped-dyn-const", (5, 6, 7), [["s", 0, 5, 2], ["d", 0, 4], ["c", 4]], [_idx(0, 2)]),
-    ("dyn-negstep", (6, 7), [["s", 5, 0, -2], ["i", 0]], [_idx(-7, 6, "i32")]),
-    ("scalar", (4, 5), [["i", 0], ["i", 1]], [_idx(-4, 3), _idx(0, 4)]),
+     [_idx(-5, 4), _idx(0, 3)], lambda i, d: np.s_[i, 0:6:2, d:d + 4]),
+    ("const-dyn-apart", (5, 6, 7), [["c", 1], ["s", 5, -1, -2], ["d", 0, 2]], [_idx(0, 5)],
+     lambda d: np.s_[1, ::-2, d:d + 2]),
+    ("stepped-dyn-const", (5, 6, 7), [["s", 0, 5, 2], ["d", 0, 4], ["c", 4]], [_idx(0, 2)],
+     lambda d: np.s_[0:5:2, d:d + 4, 4]),
+    ("dyn-negstep", (6, 7), [["s", 5, 0, -2], ["i", 0]], [_idx(-7, 6, "i32")],
+     lambda i: np.s_[5:0:-2, i]),
+    ("scalar", (4, 5), [["i", 0], ["i", 1]], [_idx(-4, 3), _idx(0, 4)], lambda i, j: np.s_[i, j]),
 ]
+
+
+def _set(x, v, index, how="set"):
+    y = x.copy()
+    if how == "set":
+        y[index] = v
+    else:
+        np.add.at(y, index, v)
+    return [y]
 
 
 def _slice_samples():
-    for name, shape, spec, dyn in SLICES:
+    for name, shape, spec, dyn, ref in SLICES:
         for dt in ("f64", "i32") if name.startswith("dyn-index") else ("f64",):
             dyn_types = [S(dt_) for _, _, dt_ in dyn]
             add(f"tensor.slice-{name}-{dt}", [T(shape, dt)] + dyn_types,
                 lambda b, x, *d, spec=spec: b.one("tensor.slice", x, *d, spec=spec),
                 lambda rng, shape=shape, dt=dt, dyn=dyn: [gen(rng, shape, dt)]
-                + [ints(rng, (), d, lo, hi) for lo, hi, d in dyn])
+                + [ints(rng, (), d, lo, hi) for lo, hi, d in dyn],
+                numpy=lambda x, *d, ref=ref: [np.copy(ref(x, *d))])
     from solvent.ops.indexspec import result_shape
-    for name, shape, spec, dyn in UPDATES:
+    for name, shape, spec, dyn, index in UPDATES:
         vshape = result_shape(shape, spec, len(dyn))
         for dt in ("f64", "i1") if name == "dyn-stepped" else ("f64",):
             dyn_types = [S(dt_) for _, _, dt_ in dyn]
             add(f"tensor.update_slice-{name}-{dt}", [T(shape, dt), T(vshape, dt)] + dyn_types,
                 lambda b, x, v, *d, spec=spec: b.one("tensor.update_slice", x, v, *d, spec=spec),
                 lambda rng, shape=shape, vshape=vshape, dt=dt, dyn=dyn: [
-                    gen(rng, shape, dt), gen(rng, vshape, dt)] + [ints(rng, (), d, lo, hi) for lo, hi, d in dyn])
+                    gen(rng, shape, dt), gen(rng, vshape, dt)]
+                + [ints(rng, (), d, lo, hi) for lo, hi, d in dyn],
+                numpy=lambda x, v, *d, index=index: _set(x, v, index(*d)))
 
 
 GATHERS = [
-    # (id, x shape, axes, index shapes, front, index dtype)
-    ("adjacent", (4, 5, 6), [1, 2], [(2, 3), (3,)], False, "i64"),
-    ("adjacent-front", (4, 5, 6), [1, 2], [(2, 3), (3,)], True, "i64"),
-    ("apart", (4, 5, 6), [0, 2], [(2, 3), (2, 1)], False, "i64"),
-    ("apart-front", (4, 5, 6), [0, 2], [(3,), (3,)], True, "i32"),
-    ("first", (4, 5, 6), [0], [(7,)], False, "i32"),
-    ("middle-front", (4, 5, 6), [1], [(2, 2)], True, "i32"),
-    ("scalar-index", (4, 5, 6), [1], [()], False, "i64"),
-    ("all-axes", (4, 5), [0, 1], [(3,), (3,)], False, "i64"),
+    # (id, x shape, axes, index shapes, front, index dtype, NumPy reference)
+    ("adjacent", (4, 5, 6), [1, 2], [(2, 3), (3,)], False, "i64", lambda x, i, j: x[:, i, j]),
+    ("adjacent-front", (4, 5, 6), [1, 2], [(2, 3), (3,)], True, "i64",
+     lambda x, i, j: np.moveaxis(x[:, i, j], [1, 2], [0, 1])),
+    ("apart", (4, 5, 6), [0, 2], [(2, 3), (2, 1)], False, "i64", lambda x, i, j: x[i, :, j]),
+    ("apart-front", (4, 5, 6), [0, 2], [(3,), (3,)], True, "i32", lambda x, i, j: x[i, :, j]),
+    ("first", (4, 5, 6), [0], [(7,)], False, "i32", lambda x, i: x[i]),
+    ("middle-front", (4, 5, 6), [1], [(2, 2)], True, "i32",
+     lambda x, i: np.moveaxis(x[:, i], [1, 2], [0, 1])),
+    ("scalar-index", (4, 5, 6), [1], [()], False, "i64", lambda x, i: x[:, i]),
+    ("all-axes", (4, 5), [0, 1], [(3,), (3,)], False, "i64", lambda x, i, j: x[i, j]),
 ]
 
 
 def _gather_samples():
-    for name, shape, axes, ishapes, front, idt in GATHERS:
+    for name, shape, axes, ishapes, front, idt, ref in GATHERS:
         add(f"tensor.gather-{name}", [T(shape, "f64")] + [T(s, idt) for s in ishapes],
             lambda b, x, *idx, axes=axes, front=front: b.one("tensor.gather", x, *idx,
                                                              axes=list(axes), front=front),
             lambda rng, shape=shape, axes=axes, ishapes=ishapes, idt=idt: [gen(rng, shape, "f64")]
-            + [ints(rng, s, idt, -shape[a], shape[a] - 1) for a, s in zip(axes, ishapes)])
+            + [ints(rng, s, idt, -shape[a], shape[a] - 1) for a, s in zip(axes, ishapes)],
+            numpy=lambda x, *idx, ref=ref: [ref(x, *idx)])
 
 
 def _unique_index(rng, shape, dims, dt):
@@ -410,22 +449,25 @@ def _unique_index(rng, shape, dims, dt):
 
 def _scatter_samples():
     from solvent.ops.structural import gather_shape
-    for name, shape, axes, ishape, dt in (("middle", (4, 5, 6), [1], (3,), "f64"),
-                                          ("apart", (4, 5, 6), [0, 2], (2, 3), "f64"),
-                                          ("adjacent", (4, 5, 6), [1, 2], (4,), "i64"),
-                                          ("first", (6, 3), [0], (2, 2), "i32")):
+    for name, shape, axes, ishape, dt, index in (
+            ("middle", (4, 5, 6), [1], (3,), "f64", lambda i: np.s_[:, i]),
+            ("apart", (4, 5, 6), [0, 2], (2, 3), "f64", lambda i, j: np.s_[i, :, j]),
+            ("adjacent", (4, 5, 6), [1, 2], (4,), "i64", lambda i, j: np.s_[:, i, j]),
+            ("first", (6, 3), [0], (2, 2), "i32", lambda i: np.s_[i])):
         vshape = gather_shape(shape, axes, [ishape] * len(axes), False)
         add(f"tensor.scatter-{name}-{dt}", [T(shape, dt), T(vshape, dt)]
             + [T(ishape, "i64")] * len(axes),
             lambda b, x, v, *idx, axes=axes: b.one("tensor.scatter", x, v, *idx, axes=list(axes)),
             lambda rng, shape=shape, vshape=vshape, axes=axes, ishape=ishape, dt=dt: [
                 gen(rng, shape, dt), gen(rng, vshape, dt)]
-            + _unique_index(rng, ishape, [shape[a] for a in axes], "i64"))
+            + _unique_index(rng, ishape, [shape[a] for a in axes], "i64"),
+            numpy=lambda x, v, *idx, index=index: _set(x, v, index(*idx)))
     # scatter_add: duplicate indices accumulate.
-    for name, shape, axes, ishapes, dt in (("adjacent", (4, 5, 6), [1, 2], [(2, 4), (4,)], "f64"),
-                                           ("dups", (5,), [0], [(12,)], "i64"),
-                                           ("apart", (3, 4, 5), [0, 2], [(6,), (6,)], "i32"),
-                                           ("f32", (6, 2), [0], [(3, 3)], "f32")):
+    for name, shape, axes, ishapes, dt, index in (
+            ("adjacent", (4, 5, 6), [1, 2], [(2, 4), (4,)], "f64", lambda i, j: np.s_[:, i, j]),
+            ("dups", (5,), [0], [(12,)], "i64", lambda i: np.s_[i]),
+            ("apart", (3, 4, 5), [0, 2], [(6,), (6,)], "i32", lambda i, j: np.s_[i, :, j]),
+            ("f32", (6, 2), [0], [(3, 3)], "f32", lambda i: np.s_[i])):
         vshape = gather_shape(shape, axes, ishapes, False)
         add(f"tensor.scatter_add-{name}-{dt}", [T(shape, dt), T(vshape, dt)]
             + [T(s, "i64") for s in ishapes],
@@ -435,7 +477,8 @@ def _scatter_samples():
                 gen(rng, shape, dt, lo=0.5, hi=2, ilo=-100, ihi=100),
                 gen(rng, vshape, dt, lo=0.5, hi=2, ilo=-100, ihi=100)]
             + [ints(rng, s, "i64", -shape[a], min(shape[a] - 1, 1))
-               for a, s in zip(axes, ishapes)])
+               for a, s in zip(axes, ishapes)],
+            numpy=lambda x, v, *idx, index=index: _set(x, v, index(*idx), "add"))
 
 
 # --- reductions -----------------------------------------------------------------------------
@@ -485,18 +528,19 @@ def _reduction_samples():
 
 # --- linear algebra -------------------------------------------------------------------------
 DOTS = [
-    # (id, a shape, b shape, lhs_batch, rhs_batch, lhs_contract, rhs_contract)
-    ("matmul", (3, 4), (4, 5), [], [], [1], [0]),
-    ("batch", (2, 3, 4), (2, 4, 5), [0], [0], [2], [1]),
-    ("batch-mid-2contract", (3, 2, 4, 5), (5, 2, 4, 6), [1], [1], [2, 3], [2, 0]),
-    ("vector", (4,), (4,), [], [], [0], [0]),
-    ("outer", (3,), (4,), [], [], [], []),
-    ("transposed", (4, 3), (5, 4), [], [], [0], [1]),
+    # (id, a shape, b shape, lhs_batch, rhs_batch, lhs_contract, rhs_contract, einsum)
+    ("matmul", (3, 4), (4, 5), [], [], [1], [0], "ij,jk->ik"),
+    ("batch", (2, 3, 4), (2, 4, 5), [0], [0], [2], [1], "bij,bjk->bik"),
+    ("batch-mid-2contract", (3, 2, 4, 5), (5, 2, 4, 6), [1], [1], [2, 3], [2, 0],
+     "pbcd,dbcq->bpq"),
+    ("vector", (4,), (4,), [], [], [0], [0], "i,i->"),
+    ("outer", (3,), (4,), [], [], [], [], "i,j->ij"),
+    ("transposed", (4, 3), (5, 4), [], [], [0], [1], "ji,kj->ik"),
 ]
 
 
 def _linalg_samples():
-    for k, (name, sa, sb, lb, rb, lc, rc) in enumerate(DOTS):
+    for k, (name, sa, sb, lb, rb, lc, rc, subs) in enumerate(DOTS):
         for dt in dict.fromkeys((("f64", "f32", "i64", "c128", "i32", "i1")[k % 6], "f64")):
             add(f"tensor.dot_general-{name}-{dt}", [T(sa, dt), T(sb, dt)],
                 lambda b, x, y, lb=lb, rb=rb, lc=lc, rc=rc: b.one(
@@ -504,7 +548,8 @@ def _linalg_samples():
                     rhs_contract=rc),
                 lambda rng, sa=sa, sb=sb, dt=dt: [gen(rng, sa, dt, lo=0.5, hi=1.5, ilo=-50, ihi=50),
                                                   gen(rng, sb, dt, lo=0.5, hi=1.5, ilo=-50,
-                                                      ihi=50)])
+                                                      ihi=50)],
+                numpy=lambda x, y, subs=subs: [np.asarray(np.einsum(subs, x, y))])
     for dt, bshape in (("f64", (4,)), ("f64", (4, 3)), ("f32", (4, 2)), ("c128", (4,))):
         add(f"tensor.solve-{dt}-{_shape_id(bshape)}", [T((4, 4), dt), T(bshape, dt)],
             lambda b, a, y: b.one("tensor.solve", a, y),
@@ -534,6 +579,29 @@ def _for_body_acc(x):
     return body
 
 
+def _for_ref(x, acc, lo, hi, st):
+    count = 0
+    for i in range(int(lo), int(hi), int(st)):
+        acc = 0.5 * acc + x[i]
+        count += i
+    return [acc, np.int64(count)]
+
+
+def _nested_ref(m):
+    m = m.copy()
+    for i in range(2, -1, -1):
+        for j in range(4):
+            m[i, j] = np.sqrt(m[i, j]) if m[i, j] > 0 else -m[i, j]
+    return [m]
+
+
+def _while_ref(x, limit):
+    n = 0
+    while x < limit:
+        x, n = x * 1.5 + 1.0, n + 1
+    return [np.float64(x), np.int64(n)]
+
+
 def _control_samples():
     # loop.for with constant bounds (concrete under jax.jit), including zero-trip and
     # negative-step loops.
@@ -546,7 +614,8 @@ def _control_samples():
                                           _for_body_acc(x), b)])
             return op.results
         add(f"loop.for-{name}", [T((8, 3), "f64"), T((3,), "f64")], body,
-            lambda rng: [gen(rng, (8, 3), "f64"), gen(rng, (3,), "f64")])
+            lambda rng: [gen(rng, (8, 3), "f64"), gen(rng, (3,), "f64")],
+            numpy=lambda x, acc, lo=lo, hi=hi, st=st: _for_ref(x, acc, lo, hi, st))
     # loop.for with bounds from arguments (traced under jax.jit).
     for name, bounds, dt in (("dyn", (1, 8, 2), "i64"), ("dyn-negstep", (7, -1, -2), "i64"),
                              ("dyn-zerotrip", (5, 2, 1), "i64"),
@@ -559,7 +628,7 @@ def _control_samples():
             return op.results
         add(f"loop.for-{name}", [T((8, 3), "f64"), T((3,), "f64"), S(dt), S(dt), S(dt)], body,
             lambda rng, bounds=bounds, dt=dt: [gen(rng, (8, 3), "f64"), gen(rng, (3,), "f64")]
-            + [np.asarray(v, np_dtype(dt)) for v in bounds])
+            + [np.asarray(v, np_dtype(dt)) for v in bounds], numpy=_for_ref)
 
     # loop.for without carried values (results: none but the function returns an input),
     # and nested loops with a data-dependent loop.if inside.
@@ -581,7 +650,8 @@ def _control_samples():
         return b.create("loop.for", [b.constant(2, "i64"), b.constant(-1, "i64"),
                                      b.constant(-1, "i64"), x],
                         regions=[region([S("i64"), T((3, 4), "f64")], outer, b)]).results
-    add("loop.for-nested-if", [T((3, 4), "f64")], nested, lambda rng: [gen(rng, (3, 4), "f64")])
+    add("loop.for-nested-if", [T((3, 4), "f64")], nested, lambda rng: [gen(rng, (3, 4), "f64")],
+        numpy=_nested_ref)
 
     def no_carry(b, x, n):
         b.create("loop.for", [b.constant(0, "i64"), n, b.constant(1, "i64")],
@@ -600,7 +670,8 @@ def _control_samples():
             b.one("tensor.add", n, b.constant(1, "i64"))], b)
         return b.create("loop.while", [x0, b.constant(0, "i64")], regions=[cond, body]).results
     add("loop.while-scalar", [S("f64"), S("f64")], while_scalar,
-        lambda rng: [gen(rng, (), "f64", lo=-5, hi=5), gen(rng, (), "f64", lo=-10, hi=200)])
+        lambda rng: [gen(rng, (), "f64", lo=0, hi=5), gen(rng, (), "f64", lo=-10, hi=200)],
+        numpy=_while_ref)
 
     def while_tensor(b, v0):
         cond = region([T((4,), "f32")], lambda b, v: [b.one("tensor.lt", b.one(

@@ -95,6 +95,22 @@ def test_interp_and_xla_agree(sample: Sample):
             assert_same(g, w, f"{sample.id} seed {seed} result {k} (XLA vs interpreter)")
 
 
+WITH_NUMPY = [s for s in SAMPLES if s.numpy is not None]
+
+
+@pytest.mark.parametrize("sample", WITH_NUMPY, ids=[s.id for s in WITH_NUMPY])
+def test_interp_matches_numpy(sample: Sample):
+    """The interpreter is the oracle; where its rule is more than one NumPy call, check it
+    against an independent plain NumPy/Python reference."""
+    for seed in SEEDS:
+        args = _inputs(sample, seed)
+        want = sample.numpy(*_copies(args))
+        got = run(sample.fn, _copies(args))
+        assert len(got) == len(want)
+        for k, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, f"{sample.id} seed {seed} result {k} (interpreter vs NumPy)")
+
+
 @pytest.mark.parametrize("sample", ARRAY, ids=[s.id for s in ARRAY])
 def test_array_level_functionalizes(sample: Sample):
     """Translation validation: functionalize keeps the interpreter's results and in-place
