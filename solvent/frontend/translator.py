@@ -232,19 +232,28 @@ def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
     fe.b.loc = fe.loc_of(fe.src.tree)
     results: list = []
     structure = _results(fe, fe.returned if fe.returned is not None else Const(None), results,
-                         arg_map)
+                         arg_map, {})
     builder.create("func.return", results)
     fn = Function(pyfn.__name__, body, names)
     return Translation(fn, arg_map, structure, frozenset(static_args))
 
 
-def _results(fe, value, out: list, arg_map):
+def _results(fe, value, out: list, arg_map, seen: dict):
     if isinstance(value, TupleVal):
-        return ("tuple", [_results(fe, v, out, arg_map) for v in value.items])
+        return ("tuple", [_results(fe, v, out, arg_map, seen) for v in value.items])
     if isinstance(value, Const):
         if isinstance(value.value, tuple):
-            return ("tuple", [_results(fe, Const(v), out, arg_map) for v in value.value])
+            return ("tuple", [_results(fe, Const(v), out, arg_map, seen) for v in value.value])
         return ("const", value.value)
+    if isinstance(value, ArrayRef):
+        key = (id(value.buf), value.chain)
+        if key not in seen:  # the same array returned twice: NumPy returns one object twice
+            seen[key] = _one_result(fe, value, out, arg_map)
+        return seen[key]
+    return _one_result(fe, value, out, arg_map)
+
+
+def _one_result(fe, value, out: list, arg_map):
     if isinstance(value, ArrayRef) and value.buf.block is None and all(
             step[0] != "index" or not step[2] for step in value.chain):
         # an argument array itself, or a view of it with compile-time indices: NumPy

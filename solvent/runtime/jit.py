@@ -180,14 +180,26 @@ def run_compiled(c: Compiled, args):
     return _rebuild(tr.result, outs, args)
 
 
-def _rebuild(spec, outs, args):
+def _rebuild(spec, outs, args, memo=None):
+    """The Python return value. A spec object that occurs twice (one array returned twice)
+    gives one object twice, as in NumPy."""
+    memo = {} if memo is None else memo
+    if id(spec) in memo:
+        return memo[id(spec)]
     kind = spec[0]
     if kind == "tuple":
-        return tuple(_rebuild(s, outs, args) for s in spec[1])
-    if kind == "const":
-        return spec[1]
-    if kind == "arg":
-        return _view(args[spec[1]], spec[2])
+        r = tuple(_rebuild(s, outs, args, memo) for s in spec[1])
+    elif kind == "const":
+        r = spec[1]
+    elif kind == "arg":
+        r = _view(args[spec[1]], spec[2])
+    else:
+        r = _result_value(spec, outs)
+    memo[id(spec)] = r
+    return r
+
+
+def _result_value(spec, outs):
     _, i, how = spec
     v = np.asarray(outs[i])
     if how == "array":
