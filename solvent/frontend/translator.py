@@ -246,7 +246,8 @@ def _results(fe, value, out: list, arg_map, seen: dict):
             return ("tuple", [_results(fe, Const(v), out, arg_map, seen) for v in value.value])
         return ("const", value.value)
     if isinstance(value, ArrayRef):
-        key = (id(value.buf), value.chain)
+        key = (id(value.buf), repr([(st[0], st[1], [id(v) for v in st[2]]) if st[0] == "index"
+                                    else st for st in value.chain]))
         if key not in seen:  # the same array returned twice: NumPy returns one object twice
             seen[key] = _one_result(fe, value, out, arg_map)
         return seen[key]
