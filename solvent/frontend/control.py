@@ -18,8 +18,8 @@ import numpy as np
 from ..ir.core import Block, Region
 from ..ir.types import TensorType, dtype_name, np_dtype
 from .emit import full_spec
-from .scopes import BREAK_FLAG, CONTINUE_FLAG, assigned_names, body_jumps, loads_outside
-from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, same_binding
+from .scopes import BREAK_FLAG, CONTINUE_FLAG, assigned_names, body_jumps
+from .values import ArrayRef, Buffer, Const, Tensor, same_binding
 
 _NUMBER = (bool, int, float, complex, np.generic)
 
@@ -152,7 +152,7 @@ class ControlMixin:
             return self._for_as_while(node, target, args)
         lb, ub, st = (self.convert(self.tensor(a), "i64") for a in args)
 
-        def make_op(carried_inits, body_fn):
+        def make_op():
             blk = Block()
             iv = blk.add_arg(TensorType((), "i64"))
             return blk, [iv], lambda ops: self.b.create(
@@ -213,15 +213,19 @@ class ControlMixin:
         self.env.pop(BREAK_FLAG, None)
 
     def _while(self, node, cond_fn, body_fn, extra_assigned):
-        def make_op(carried_inits, _):
-            blk = Block()
-            return blk, [], None
+        def make_op():
+            return Block(), [], None
 
         self.loop(node, make_op, None, cond_fn=cond_fn, extra_assigned=extra_assigned,
                   body_fn=body_fn)
 
     def loop(self, node, make_op, bind_iv, cond_fn, extra_assigned, body_fn=None):
-        """Translate a loop body until the carried names and their types are stable."""
+        """Translate a loop body until the carried names and their types are stable.
+
+        ``make_op()`` gives (body block, induction values, finish(inits) -> loop.for op);
+        a while loop has no induction values and passes ``cond_fn`` instead. Each attempt
+        translates the body afresh; a name whose type or binding kind changes across an
+        iteration updates the plan and the body is translated again (at most 8 times)."""
         body_fn = body_fn or (lambda: self.stmts(node.body))
         live = self.live_outside(node)
         assigned = list(dict.fromkeys(assigned_names(node.body) + extra_assigned))
@@ -253,7 +257,7 @@ class ControlMixin:
                     merged_bufs[n] = self._merged_buffer(n, entry_env.get(n), p[1], entry_env)
             carried = [n for n, p in plan.items() if p[0] == "value"]
             inits = [self._carried_init(entry_env.get(n), plan[n]) for n in carried]
-            blk, ivs, finish = make_op(inits, None)
+            blk, ivs, finish = make_op()
             cond_blk = None
             body_args = [blk.add_arg(TensorType(plan[n][2], plan[n][1])) for n in carried]
             for n, a in zip(carried, body_args):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
 from ..ir.builder import Builder
-from ..ir.types import TensorType, dtype_name, np_dtype
+from ..ir.types import dtype_name, np_dtype
 from ..ops import elementwise
 from .values import ArrayRef, Const, Tensor, TupleVal
 
@@ -345,11 +345,3 @@ def _python_apply(uf, values):
             return pyops[uf](*values)
     r = uf(*values)
     return r
-
-
-def is_arraylike(x) -> bool:
-    return isinstance(x, (Tensor, ArrayRef))
-
-
-def type_of(x) -> TensorType:
-    return x.type

@@ -11,7 +11,7 @@ import numpy as np
 from ..ir.types import dtype_name, np_dtype
 from .expressions import MATH_UFUNC
 from .npapi_creation import implements, reshape_value, static_dtype
-from .values import ArrayRef, Const, Tensor, TupleVal
+from .values import Const, Tensor, TupleVal
 
 
 @implements(np.where)

@@ -41,10 +41,6 @@ def assigned_names(stmts) -> list[str]:
     return list(out)
 
 
-def loaded_names(node) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
 def loads_outside(func: ast.FunctionDef, inner: ast.AST) -> set[str]:
     """Names read anywhere in ``func`` outside the subtree ``inner``.
     AugAssign targets count as reads."""

@@ -66,13 +66,6 @@ def parse_source(fn) -> Source:
     return src
 
 
-@dataclass
-class ResultSpec:
-    """How to rebuild the Python return value from the function's IR results."""
-
-    structure: object  # nested tuples of ("value", i, kind) | ("const", v) | ("arg", k)
-
-
 class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitter):
     def __init__(self, pyfn, builder: Builder, depth: int = 0, shared=None):
         self.pyfn = pyfn

@@ -118,9 +118,3 @@ class Function:
 
     def walk(self) -> Iterator[Operation]:
         return self.body.walk()
-
-
-def replace_all_uses(block: Block, old: Value, new: Value) -> None:
-    """Replace ``old`` by ``new`` in every operand of every op nested in ``block``."""
-    for op in block.walk():
-        op.operands = [new if o is old else o for o in op.operands]

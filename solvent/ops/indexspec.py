@@ -15,7 +15,6 @@ the slice fits. Total semantics make reads safe to speculate (if-conversion).
 """
 from __future__ import annotations
 
-import numpy as np
 
 from .registry import IRError, expect
 
@@ -164,10 +163,3 @@ def xla_update_slice(x, v, spec, dyn):
 def check_spec_operands(spec, dyn_types) -> None:
     for t in dyn_types:
         expect(t.rank == 0 and (t.dtype[0] in "iu"), f"index operands must be integer scalars, got {t}")
-
-
-def np_result_check(value, shape):
-    arr = np.asarray(value)
-    if arr.shape != tuple(shape):
-        raise IRError(f"slice produced shape {arr.shape}, expected {shape}")
-    return value
