@@ -46,7 +46,6 @@ class _Ctx:
 
 _ALIGN = 64
 _STAGE_MIN_BYTES = 1 << 16
-_staging = threading.local()
 
 
 def _aligned_empty(shape, dtype):
@@ -63,6 +62,7 @@ class XlaExecutable:
         import jax
         self.fn = fn
         self._jax = jax
+        self._staging = threading.local()  # per thread: argument index -> aligned buffer
 
         def body(*args):
             return tuple(_Ctx().run_block(fn.body, list(args)))
@@ -85,11 +85,10 @@ class XlaExecutable:
         if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES or (
                 a.flags.c_contiguous and a.ctypes.data % _ALIGN == 0):
             return a
-        cache = _staging.__dict__.setdefault("buffers", {})
-        key = (id(self), k)
-        buf = cache.get(key)
+        cache = self._staging.__dict__.setdefault("buffers", {})
+        buf = cache.get(k)
         if buf is None or buf.shape != a.shape or buf.dtype != a.dtype:
-            buf = cache[key] = _aligned_empty(a.shape, a.dtype)
+            buf = cache[k] = _aligned_empty(a.shape, a.dtype)
         np.copyto(buf, a)
         return buf
 
