@@ -80,13 +80,17 @@ class JitFunction:
 
     # --- compilation ------------------------------------------------------------------------
     def _bind(self, args, kwargs):
-        if kwargs:
-            try:
-                bound = self.signature.bind(*args, **kwargs)
-            except TypeError as e:
-                raise TypeError(f"{self.pyfn.__qualname__}(): {e}") from None
-            return tuple(bound.arguments.values())
-        return args
+        """The call's arguments as one positional tuple, defaults filled in."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.pyfn.__qualname__}(): {e}") from None
+        bound.apply_defaults()
+        if bound.kwargs or any(p.kind == p.VAR_POSITIONAL
+                               for p in self.signature.parameters.values()):
+            raise UnsupportedError(f"{self.pyfn.__qualname__}: *args, **kwargs and "
+                                   "keyword-only parameters are not supported")
+        return tuple(bound.args)
 
     def compile(self, args, trace=None) -> Compiled:
         type_key = tuple(_type_key(a) for a in args)

@@ -88,3 +88,18 @@ def test_results_are_writable_arrays_and_keep_identity():
     assert a is b and a is not c          # NumPy returns the same object twice
     a[0] = 7.0
     assert b[0] == 7.0 and c[0] == 2.0 and a.flags.writeable
+
+
+def newton_sqrt(a, tol=1e-12):
+    x = a
+    while abs(x * x - a) > tol:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def test_default_arguments_are_run_time_values():
+    f = solvent.jit(newton_sqrt)
+    assert f(2.0) == newton_sqrt(2.0)
+    assert f(2.0, 1e-3) == newton_sqrt(2.0, 1e-3)
+    assert f(9.0, tol=1e-6) == newton_sqrt(9.0, tol=1e-6)
+    assert len(f._cache) == 1
