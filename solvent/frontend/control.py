@@ -150,19 +150,62 @@ class ControlMixin:
         target = node.target.id
         if body_jumps(node.body, (ast.Break,)):
             return self._for_as_while(node, target, args)
+        saved_env = dict(self.env)
+        try:
+            self._for_loop(node, target, args, unroll=1)
+        except _Rotation as rot:
+            self.env = saved_env
+            self._rotating_for(node, target, args, rot.period)
+
+    def _for_loop(self, node, target, args, unroll: int):
+        """One loop.for; with ``unroll`` > 1 each iteration runs the body ``unroll`` times
+        (the loop then steps by unroll * step; the caller handles the remainder)."""
         lb, ub, st = (self.convert(self.tensor(a), "i64") for a in args)
+        step = st
+        if unroll > 1:
+            step = self.constant(int(args[2].value) * unroll, "i64", weak=False)
 
         def make_op():
             blk = Block()
             iv = blk.add_arg(TensorType((), "i64"))
             return blk, [iv], lambda ops: self.b.create(
-                "loop.for", [lb.v, ub.v, st.v] + ops, regions=[Region(blk)])
+                "loop.for", [lb.v, ub.v, step.v] + ops, regions=[Region(blk)])
 
         def bind_iv(ivs):
             self.env[target] = Tensor(ivs[0], weak=True)
             self.env.pop(CONTINUE_FLAG, None)
 
-        self.loop(node, make_op, bind_iv, cond_fn=None, extra_assigned=[target])
+        def body():
+            iv = self.env[target]
+            for k in range(unroll):
+                if k:
+                    self.env[target] = self.ufunc(np.add, iv, Const(k * int(args[2].value)))
+                    self.env.pop(CONTINUE_FLAG, None)
+                self.stmts(node.body)
+
+        self.loop(node, make_op, bind_iv, cond_fn=None, extra_assigned=[target],
+                  body_fn=body, rotation_ok=unroll == 1)
+
+    def _rotating_for(self, node, target, args, period):
+        """A loop whose array names trade buffers (``A, B = B, A``): NumPy's names follow a
+        permutation of period ``period``, so the body is translated ``period`` times per
+        iteration (modulo unrolling: still one loop op) and the remaining trip count mod
+        period runs straight after it. That needs the trip count at compile time."""
+        for a in args:
+            if not isinstance(a, Const):
+                raise self.need_static(self.tensor(a),
+                                       "the trip count of a loop that swaps array names")
+        if body_jumps(node.body, (ast.Continue,)):
+            raise self.unsupported("continue in a loop that swaps array names")
+        lb, ub, st = (int(a.value) for a in args)
+        n = len(range(lb, ub, st))
+        q, r = divmod(n, period)
+        if q:
+            self._for_loop(node, target,
+                           [Const(lb), Const(lb + q * period * st), Const(st)], unroll=period)
+        for k in range(r):
+            self.env[target] = Const(lb + (q * period + k) * st)
+            self.stmts(node.body)
 
     def _for_as_while(self, node, target, args):
         """A for loop with break becomes a while loop on (counter, break flag)."""
@@ -219,7 +262,8 @@ class ControlMixin:
         self.loop(node, make_op, None, cond_fn=cond_fn, extra_assigned=extra_assigned,
                   body_fn=body_fn)
 
-    def loop(self, node, make_op, bind_iv, cond_fn, extra_assigned, body_fn=None):
+    def loop(self, node, make_op, bind_iv, cond_fn, extra_assigned, body_fn=None,
+             rotation_ok=False):
         """Translate a loop body until the carried names and their types are stable.
 
         ``make_op()`` gives (body block, induction values, finish(inits) -> loop.for op);
@@ -283,6 +327,10 @@ class ControlMixin:
                         bind_iv(ivs)
                     body_fn()
                     exit_env = self.env
+                    if rotation_ok and not merged_bufs:
+                        period = _rotation_period(plan, entry_env, exit_env)
+                        if period:
+                            raise _Rotation(period)
                     changed = self._update_plan(plan, exit_env, entry_env, merged_bufs)
                     if not changed:
                         ys = []
@@ -391,6 +439,43 @@ class ControlMixin:
                  "named is an argument or has other names; writing into it in place cannot "
                  "be resolved") if shared else None
         return self.new_buffer(init, n, guard)
+
+
+class _Rotation(Exception):
+    """Internal: the loop's array names trade buffers with this period."""
+
+    def __init__(self, period: int):
+        self.period = period
+
+
+def _rotation_period(plan, entry_env, exit_env) -> int:
+    """When the array names rebound by one iteration end up naming each other's arrays
+    (a permutation such as ``A, B = B, A``), the permutation's order; else 0."""
+    moved = [n for n, p in plan.items() if p[0] == "ref"
+             and not same_binding(exit_env.get(n), entry_env[n])]
+    if not moved:
+        return 0
+    entry_of = {}
+    for n in moved:
+        v = entry_env[n]
+        if v.chain:
+            return 0
+        entry_of[id(v.buf)] = n
+    step = {}
+    for n in moved:
+        v = exit_env.get(n)
+        if not isinstance(v, ArrayRef) or v.chain or id(v.buf) not in entry_of:
+            return 0
+        step[n] = entry_of[id(v.buf)]
+    if sorted(step.values()) != sorted(moved):
+        return 0
+    period = 1
+    for n in moved:
+        k, m = 1, step[n]
+        while m != n:
+            m, k = step[m], k + 1
+        period = period * k // np.gcd(period, k)
+    return int(period)
 
 
 def _unguarded(ref: ArrayRef) -> ArrayRef:
