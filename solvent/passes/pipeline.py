@@ -7,12 +7,15 @@ from .cse import cse
 from .dce import dce
 from .functionalize import functionalize
 from .if_to_select import if_to_select
+from .licm import licm
 
 # (name, pass, the IR is tensor-only after it)
 PIPELINE = [
     ("functionalize", functionalize, True),
     ("cse", cse, True),
     ("if_to_select", if_to_select, True),
+    ("licm", licm, True),
+    ("cse", cse, True),
     ("dce", dce, True),
 ]
 

@@ -153,3 +153,41 @@ def test_cse_merges_equal_pure_ops_and_dce_drops_dead_ones():
     names = [op.name for op in out.walk()]
     assert names == ["tensor.exp", "tensor.add", "func.return"]
     _validate(text, lambda f: dce(cse(f)), lambda rng: [rng.random(4)])
+
+
+LOOP_WITH_INVARIANT = """
+func @f(%n: i64, %x: tensor<4xf64>, %a: f64) {
+  %0 = tensor.constant {dtype = "i64", value = 0} : i64
+  %1 = tensor.constant {dtype = "i64", value = 1} : i64
+  %2 = loop.for %0, %n, %1, %x : tensor<4xf64> {
+  ^(%3: i64, %4: tensor<4xf64>):
+    %5 = tensor.exp %a : f64
+    %6 = tensor.mul %4, %5 : tensor<4xf64>
+    loop.yield %6
+  }
+  func.return %2
+}
+"""
+
+LOOP_HOISTED = """\
+func @f(%n: i64, %x: tensor<4xf64>, %a: f64) {
+  %0 = tensor.constant {dtype = "i64", value = 0} : i64
+  %1 = tensor.constant {dtype = "i64", value = 1} : i64
+  %2 = tensor.exp %a : f64
+  %3 = loop.for %0, %n, %1, %x : tensor<4xf64> {
+  ^(%4: i64, %5: tensor<4xf64>):
+    %6 = tensor.mul %5, %2 : tensor<4xf64>
+    loop.yield %6
+  }
+  func.return %3
+}
+"""
+
+
+def test_licm_hoists_invariant_ops_out_of_loops():
+    from solvent.passes.licm import licm
+    out = licm(_ir(LOOP_WITH_INVARIANT))
+    assert print_function(out) == LOOP_HOISTED
+    _validate(LOOP_WITH_INVARIANT, licm,
+              lambda rng: [np.asarray(int(rng.integers(0, 4))), rng.random(4),
+                           np.asarray(rng.random())])
