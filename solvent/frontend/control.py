@@ -18,10 +18,15 @@ import numpy as np
 from ..ir.core import Block, Region
 from ..ir.types import TensorType, dtype_name, np_dtype
 from .emit import full_spec
-from .scopes import BREAK_FLAG, CONTINUE_FLAG, assigned_names, body_jumps
-from .values import ArrayRef, Buffer, Const, Tensor, same_binding
+from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
+                     body_jumps)
+from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, same_binding
 
 _NUMBER = (bool, int, float, complex, np.generic)
+
+
+def _is_array(v) -> bool:
+    return isinstance(v, ArrayRef) or (isinstance(v, Tensor) and v.type.rank > 0)
 
 
 def _is_number(v) -> bool:
@@ -55,57 +60,78 @@ class ControlMixin:
         live = self.live_outside(node)
         names = [n for n in dict.fromkeys(list(envs[0]) + list(envs[1]))
                  if not same_binding(envs[0].get(n), envs[1].get(n))]
-        merged = {}
         yields = ([], [])
+        rebuild = {}
         for n in names:
             a, b = envs[0].get(n), envs[1].get(n)
-            if a is None or b is None:
-                if n in live or n in (BREAK_FLAG, CONTINUE_FLAG):
-                    if n in (BREAK_FLAG, CONTINUE_FLAG):
-                        a = a if a is not None else Const(False)
-                        b = b if b is not None else Const(False)
-                    else:
-                        raise self.unsupported(f"{n!r} is assigned on only one path of this if",
-                                               "assign it before the if as well")
-                else:
-                    continue
-            if isinstance(a, ArrayRef) or isinstance(b, ArrayRef):
-                if not (isinstance(a, ArrayRef) and isinstance(b, ArrayRef)) or a.shape != b.shape:
-                    raise self.shape_conflict(n, a, b, c)
-                dtype = dtype_name(np.result_type(np_dtype(a.dtype), np_dtype(b.dtype)))
-                fresh = all(self.births.get(id(x.buf), 0) > born0 for x in (a, b))
-                merged[n] = ("array", TensorType(a.shape, dtype), fresh, (a, b))
-                for k, (blk, v) in enumerate(((blocks[0], a), (blocks[1], b))):
-                    with self.b.at(blk):
-                        yields[k].append(self.convert(self.read(v), dtype).v)
-                continue
-            if not (_is_number(a) and _is_number(b)):
-                raise self.unsupported(f"{n!r} holds different non-numeric values on the two "
-                                       "paths of this if")
-            ta, tb = [self._in_block(blk, v) for blk, v in zip(blocks, (a, b))]
-            if ta.shape != tb.shape:
-                raise self.shape_conflict(n, ta, tb, c)
-            dtype = self.result_dtype([ta, tb])
-            weak = ta.weak and tb.weak
-            merged[n] = ("value", weak, ta.deps | tb.deps)
-            for k, (blk, t) in enumerate(((blocks[0], ta), (blocks[1], tb))):
-                with self.b.at(blk):
-                    yields[k].append(self.convert(t, dtype).v)
+            if n in FLAGS:
+                a = Const(False) if a is None else a
+                b = Const(False) if b is None else b
+            elif n == RETURN_VALUE and (a is None or b is None):
+                # returned on one path only: the other path's slot is never read
+                a = self._placeholder(blocks[0], b) if a is None else a
+                b = self._placeholder(blocks[1], a) if b is None else b
+            elif a is None or b is None:
+                if n in live:
+                    raise self.unsupported(f"{n!r} is assigned on only one path of this if",
+                                           "assign it before the if as well")
+                continue  # only assigned inside the branches and dead afterwards
+            rebuild[n] = self._merge_pair(n, a, b, blocks, yields, c, born0)
         for blk, ys in zip(blocks, yields):
             with self.b.at(blk):
                 self.b.create("loop.yield", ys)
         op = self.b.create("loop.if", [c.v], regions=[Region(blocks[0]), Region(blocks[1])])
         self.env = env0
-        for (n, info), r in zip(merged.items(), op.results):
-            if info[0] == "value":
-                self.env[n] = Tensor(r, weak=info[1], deps=info[2])
-            else:
-                _, ty, fresh, (a, b) = info
-                guard = None if fresh else (
-                    f"{n!r} refers to different arrays depending on a run-time condition; "
-                    "writing into it cannot be resolved")
-                self.env[n] = self.new_buffer(Tensor(r), n, guard)
-        # names only assigned inside the branches and dead afterwards are dropped
+        results = iter(op.results)
+        for n, fn in rebuild.items():
+            self.env[n] = fn(results)
+
+    def _merge_pair(self, n, a, b, blocks, yields, c, born0):
+        """Yield what ``n`` holds on each path; returns how to rebuild it from the if's
+        results (an iterator, consumed in yield order)."""
+        if same_binding(a, b):
+            return lambda results: a
+        if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
+            parts = [self._merge_pair(f"{n}[{i}]", x, y, blocks, yields, c, born0)
+                     for i, (x, y) in enumerate(zip(a.items, b.items))]
+            return lambda results: TupleVal(tuple(p(results) for p in parts))
+        if _is_array(a) or _is_array(b):
+            if not (_is_array(a) and _is_array(b)) or a.shape != b.shape:
+                raise self.shape_conflict(n, a, b, c)
+            dtype = dtype_name(np.result_type(np_dtype(a.dtype), np_dtype(b.dtype)))
+            fresh = all(not isinstance(x, ArrayRef) or self.births.get(id(x.buf), 0) > born0
+                        for x in (a, b))
+            for k, v in enumerate((a, b)):
+                with self.b.at(blocks[k]):
+                    yields[k].append(self.convert(self.tensor(v), dtype).v)
+            guard = None if fresh else (
+                f"{n!r} refers to different arrays depending on a run-time condition; "
+                "writing into it cannot be resolved")
+            return lambda results: self.new_buffer(Tensor(next(results)), n, guard)
+        if not (_is_number(a) and _is_number(b)):
+            raise self.unsupported(f"{n!r} holds different non-numeric values on the two "
+                                   "paths of this if")
+        ta, tb = [self._in_block(blk, v) for blk, v in zip(blocks, (a, b))]
+        if ta.shape != tb.shape:
+            raise self.shape_conflict(n, ta, tb, c)
+        dtype = self.result_dtype([ta, tb])
+        for k, t in enumerate((ta, tb)):
+            with self.b.at(blocks[k]):
+                yields[k].append(self.convert(t, dtype).v)
+        weak, deps = ta.weak and tb.weak, ta.deps | tb.deps
+        return lambda results: Tensor(next(results), weak=weak, deps=deps)
+
+    def _placeholder(self, blk, like):
+        """A value shaped like ``like`` (zeros), built in ``blk``."""
+        if isinstance(like, TupleVal):
+            return TupleVal(tuple(self._placeholder(blk, x) for x in like.items))
+        if isinstance(like, Const):
+            return like
+        with self.b.at(blk):
+            t = self.tensor(like)
+            z = self.convert(self.constant(0), t.dtype)
+            return self.broadcast(Tensor(z.v, weak=t.weak), t.shape) if t.shape else \
+                Tensor(z.v, weak=t.weak)
 
     def _in_block(self, blk, v) -> Tensor:
         with self.b.at(blk):

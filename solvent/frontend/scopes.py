@@ -6,6 +6,10 @@ import ast
 
 BREAK_FLAG = "__solvent_break"
 CONTINUE_FLAG = "__solvent_continue"
+RETURN_FLAG = "__solvent_returned"
+RETURN_VALUE = "__solvent_return_value"
+# control-flow pseudo-variables: always merged at joins, False where unset
+FLAGS = (BREAK_FLAG, CONTINUE_FLAG, RETURN_FLAG)
 
 
 def assigned_names(stmts) -> list[str]:
@@ -67,3 +71,13 @@ def jumps(stmt, kinds=(ast.Break, ast.Continue)) -> bool:
 
 def body_jumps(stmts, kinds) -> bool:
     return any(jumps(s, kinds) for s in stmts)
+
+
+def always_returns(stmts) -> bool:
+    """Whether every path through these statements ends in a return (syntactically)."""
+    for s in stmts:
+        if isinstance(s, ast.Return):
+            return True
+        if isinstance(s, ast.If) and always_returns(s.body) and always_returns(s.orelse):
+            return True
+    return False

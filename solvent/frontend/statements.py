@@ -7,7 +7,8 @@ import re
 import numpy as np
 
 from ..ir.types import TensorType
-from .scopes import BREAK_FLAG, CONTINUE_FLAG, body_jumps
+from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
+                     always_returns, body_jumps)
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal
 
 
@@ -18,8 +19,10 @@ class StmtMixin:
                 return  # code after a return never runs
             self.stmt(s)
             rest = body[k + 1:]
-            if rest and self.in_loop and body_jumps([s], (ast.Break, ast.Continue)):
-                # Statements after a possible break/continue run only if it did not happen.
+            if rest and ((self.in_loop and body_jumps([s], (ast.Break, ast.Continue)))
+                         or RETURN_FLAG in self.env):
+                # Statements after a possible break/continue/return run only if it did not
+                # happen.
                 go = self.jump_pending()
                 if isinstance(go, Const):
                     if go.value:
@@ -29,15 +32,16 @@ class StmtMixin:
                 return
 
     def jump_pending(self):
-        flags = [self.env.get(f, Const(False)) for f in (BREAK_FLAG, CONTINUE_FLAG)]
-        a, b = (self.truth(f) for f in flags)
-        if isinstance(a, Const) and isinstance(b, Const):
-            return Const(a.value or b.value)
-        if isinstance(a, Const):
-            return b if not a.value else a
-        if isinstance(b, Const):
-            return a if not b.value else b
-        return self.ufunc(np.logical_or, a, b)
+        """Whether a break, continue or return has happened (Const or an i1 Tensor)."""
+        out = Const(False)
+        for f in FLAGS:
+            v = self.truth(self.env.get(f, Const(False)))
+            if isinstance(v, Const):
+                if v.value:
+                    return v
+                continue
+            out = v if isinstance(out, Const) else self.ufunc(np.logical_or, out, v)
+        return out
 
     def stmt(self, node: ast.stmt) -> None:
         saved = self.b.loc
@@ -137,10 +141,30 @@ class StmtMixin:
         self.env[CONTINUE_FLAG] = Const(True)
 
     def stmt_Return(self, node):
-        if self.in_loop or self.depth_in_branch:
-            raise self.unsupported("return inside a loop or an if branch",
-                                   "assign the result to a variable and return it at the end")
-        self.returned = Const(None) if node.value is None else self.expr(node.value)
+        value = Const(None) if node.value is None else self.expr(node.value)
+        if self.in_loop:
+            raise self.unsupported("return inside a loop",
+                                   "assign the result to a variable, break, and return it "
+                                   "after the loop")
+        if self.depth_in_branch:
+            # under a run-time condition: remember the value; what follows is skipped
+            self.env[RETURN_VALUE] = value
+            self.env[RETURN_FLAG] = Const(True)
+            return
+        self.returned = value
+
+    def result_value(self):
+        """The function's return value after its body was translated."""
+        if self.returned is not None:
+            return self.returned
+        if RETURN_FLAG not in self.env:
+            return Const(None)
+        done = self.truth(self.env[RETURN_FLAG])
+        if (isinstance(done, Const) and done.value) or always_returns(self.src.tree.body):
+            return self.env[RETURN_VALUE]
+        raise self.unsupported("this function returns a value on some paths and falls off "
+                               "its end (returning None) on others",
+                               "end every path with a return of the same kind")
 
     # --- binding names ----------------------------------------------------------------------
     def assign(self, target, value) -> None:

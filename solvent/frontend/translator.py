@@ -122,7 +122,7 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
             callee.stmts(callee.src.tree.body)
         finally:
             self.b.loc = saved_loc
-        return callee.returned if callee.returned is not None else Const(None)
+        return callee.result_value()
 
     def bind_params(self, args, kwargs):
         try:
@@ -224,8 +224,7 @@ def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
     fe.stmts(fe.src.tree.body)
     fe.b.loc = fe.loc_of(fe.src.tree)
     results: list = []
-    structure = _results(fe, fe.returned if fe.returned is not None else Const(None), results,
-                         arg_map, {})
+    structure = _results(fe, fe.result_value(), results, arg_map, {})
     builder.create("func.return", results)
     fn = Function(pyfn.__name__, body, names)
     return Translation(fn, arg_map, structure, frozenset(static_args))
