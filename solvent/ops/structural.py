@@ -175,13 +175,45 @@ def _update_interp(op, args, ctx):
     return [x]
 
 
+def reads_neighbours(op) -> bool:
+    """Whether an update_slice's value is computed, in one use, from *other* parts of the
+    array it updates (a stencil step ``u[1:-1] = f(u[:-2], u[2:])``). XLA cannot update
+    such a buffer in place: it copies it and runs a slow update loop, so the lowering writes
+    the whole result in one elementwise pass instead. Updates that read the same region
+    (``u[1:] -= ...``) or read other arrays stay in-place dynamic_update_slices."""
+    x, v = op.operands[0], op.operands[1]
+    block = op.parent
+    if block is None or not isinstance(v.owner, type(op)):
+        return False
+    uses = sum(o is v for other in block.ops for o in other.operands)
+    if uses != 1:
+        return False  # v is materialized anyway; x is free to be updated in place
+    from .elementwise import BINARY, UNARY
+    fusible = ({f"tensor.{n}" for n in list(UNARY) + list(BINARY)}
+               | {"tensor.select", "tensor.convert", "tensor.broadcast_to", "tensor.slice"})
+    seen, stack = set(), [v]
+    while stack:  # walk the producers XLA fuses into the update; others are materialized
+        val = stack.pop()
+        d = val.owner
+        if not isinstance(d, type(op)) or id(d) in seen or d.parent is not block or \
+                d.name not in fusible:
+            continue
+        seen.add(id(d))
+        if d.name == "tensor.slice" and d.operands[0] is x:
+            if d.attrs["spec"] != op.attrs["spec"] or d.operands[1:] != op.operands[2:]:
+                return True
+            continue
+        stack.extend(d.operands)
+    return False
+
+
 register(OpDef(
     name="tensor.update_slice",
     doc="y = x.copy(); y[spec] = value; value has exactly the slice's shape and dtype",
     infer=_update_infer,
     interp=_update_interp,
-    xla=lambda op, args, ctx: [indexspec.xla_update_slice(args[0], args[1], op.attrs["spec"],
-                                                          args[2:])],
+    xla=lambda op, args, ctx: [indexspec.xla_update_slice(
+        args[0], args[1], op.attrs["spec"], args[2:], whole_pass=reads_neighbours(op))],
 ))
 
 
