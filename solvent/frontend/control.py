@@ -17,7 +17,6 @@ import numpy as np
 
 from ..ir.core import Block, Region
 from ..ir.types import TensorType, dtype_name, np_dtype
-from .emit import full_spec
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, same_binding
@@ -365,8 +364,8 @@ class ControlMixin:
                         for n, ref in merged_bufs.items():
                             v = exit_env.get(n)
                             if v is not None and not same_binding(v, ref):
-                                self.write(_unguarded(ref), full_spec(ref.shape), [],
-                                           self.convert(self.tensor(v), ref.dtype))
+                                self.write_all(_unguarded(ref),
+                                               self.convert(self.tensor(v), ref.dtype))
                         self.b.create("loop.yield", ys)
             finally:
                 self.in_loop = was_in_loop

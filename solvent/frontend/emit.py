@@ -304,6 +304,10 @@ class Emitter:
             new = self.b.one("tensor.update_slice", levels[k - 1], new, *sdyn, spec=sspec)
         raise AssertionError("unreachable")
 
+    def write_all(self, ref: ArrayRef, value) -> None:
+        """``ref[...] = value``."""
+        self.write(ref, full_spec(ref.shape), [], value)
+
     def cast_for_store(self, v: Tensor, dtype: str) -> Tensor:
         """NumPy's same-kind casting for ``a[...] = v`` (complex into real is an error)."""
         if v.dtype == dtype:

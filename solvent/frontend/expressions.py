@@ -257,8 +257,7 @@ class ExprMixin:
             if not isinstance(out, ArrayRef):
                 raise self.unsupported("out= must be an array variable")
             self.check_inplace_cast(r, out.dtype)
-            from .emit import full_spec
-            self.write(out, full_spec(out.shape), [], r)
+            self.write_all(out, r)
             return out
         if isinstance(fn, types.FunctionType):
             return self.inline_call(fn, args, kwargs, node)

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .emit import full_spec
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 
@@ -201,7 +200,7 @@ class IndexMixin:
         self.check_inplace_cast(new, cur.dtype)
         m = Tensor(self.b.one("tensor.reshape", m.v, shape=list(m.shape) + [1] * (
             cur.type.rank - m.type.rank)))
-        self.write(target, full_spec(target.shape), [],
+        self.write_all(target,
                    self.select(m, self.convert(self.tensor(new), cur.dtype), cur))
 
     # --- writes -----------------------------------------------------------------------------
@@ -232,7 +231,7 @@ class IndexMixin:
             m = Tensor(self.b.one("tensor.reshape", mask.v, shape=list(mask.shape) + [1] * (
                 view.type.rank - mask.type.rank)))
             new = self.select(m, self.cast_for_store(v, view.dtype), cur)
-            self.write(view, full_spec(view.shape), [], self.broadcast(new, view.shape))
+            self.write_all(view, self.broadcast(new, view.shape))
             return
         if any(t.dtype == "i1" for _, t in adv):
             raise self.unsupported("boolean masks mixed with other indices in an assignment")
@@ -242,7 +241,7 @@ class IndexMixin:
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
         v = self.broadcast(self.cast_for_store(self.tensor(value), view.dtype), gshape)
         new = self.b.one("tensor.scatter", cur.v, v.v, *idx, axes=axes)
-        self.write(view, full_spec(view.shape), [], Tensor(new))
+        self.write_all(view, Tensor(new))
 
 
 def _is_none(i) -> bool:

@@ -50,7 +50,7 @@ class ApiMixin:
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
         v = self.broadcast(self.cast_for_store(self.tensor(values), cur.dtype), gshape)
         new = self.b.one("tensor.scatter_add", cur.v, v.v, *idx, axes=axes)
-        self.write(target, cr_full(target.shape), [], Tensor(new))
+        self.write_all(target, Tensor(new))
         return Const(None)
 
     # --- attributes -----------------------------------------------------------------------
@@ -114,7 +114,7 @@ class ApiMixin:
         if name == "fill":
             if not isinstance(x, ArrayRef):
                 raise self.unsupported(".fill() on a temporary value")
-            self.write(x, cr_full(x.shape), [], args[0])
+            self.write_all(x, args[0])
             return Const(None)
         if name == "item":
             t = self.tensor(x)
@@ -131,8 +131,3 @@ class ApiMixin:
             return self.ufunc(fn, x)
         handler = cr.FUNCTIONS[fn]
         return handler(self, x, *args, **kwargs)
-
-
-def cr_full(shape):
-    from .emit import full_spec
-    return full_spec(shape)

@@ -87,8 +87,7 @@ class StmtMixin:
             if isinstance(cur, ArrayRef):  # in place: the buffer changes, aliases see it
                 new = op(self.read(cur), rhs)
                 self.check_inplace_cast(new, cur.dtype)
-                from .emit import full_spec
-                self.write(cur, full_spec(cur.shape), [], new)
+                self.write_all(cur, new)
             else:
                 self.bind(t.id, op(cur, rhs))
         elif isinstance(t, ast.Subscript):
