@@ -175,7 +175,11 @@ def _update_interp(op, args, ctx):
     return [x]
 
 
-def reads_neighbours(op) -> bool:
+def _scan_uses(value) -> int:
+    return sum(o is value for other in value.owner.parent.ops for o in other.operands)
+
+
+def reads_neighbours(op, use_count=_scan_uses) -> bool:
     """Whether an update_slice's value is computed, in one use, from *other* parts of the
     array it updates (a stencil step ``u[1:-1] = f(u[:-2], u[2:])``). XLA cannot update
     such a buffer in place: it copies it and runs a slow update loop, so the lowering writes
@@ -183,10 +187,9 @@ def reads_neighbours(op) -> bool:
     (``u[1:] -= ...``) or read other arrays stay in-place dynamic_update_slices."""
     x, v = op.operands[0], op.operands[1]
     block = op.parent
-    if block is None or not isinstance(v.owner, type(op)):
+    if block is None or not isinstance(v.owner, type(op)) or v.owner.parent is not block:
         return False
-    uses = sum(o is v for other in block.ops for o in other.operands)
-    if uses != 1:
+    if use_count(v) != 1:
         return False  # v is materialized anyway; x is free to be updated in place
     from .elementwise import BINARY, UNARY
     fusible = ({f"tensor.{n}" for n in list(UNARY) + list(BINARY)}
@@ -213,7 +216,8 @@ register(OpDef(
     infer=_update_infer,
     interp=_update_interp,
     xla=lambda op, args, ctx: [indexspec.xla_update_slice(
-        args[0], args[1], op.attrs["spec"], args[2:], whole_pass=reads_neighbours(op))],
+        args[0], args[1], op.attrs["spec"], args[2:],
+        whole_pass=reads_neighbours(op, ctx.use_count))],
 ))
 
 
