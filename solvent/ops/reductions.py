@@ -59,8 +59,14 @@ def _make_reduce(kind, np_fn, jnp_name, rule):
 
     def xla(op, args, ctx):
         kw = {"dtype": args[0].dtype} if keep_dtype else {}
-        return [getattr(jnp, jnp_name)(args[0], axis=tuple(op.attrs["axes"]),
-                                       keepdims=op.attrs["keepdims"], **kw)]
+        x, axes, keep = args[0], tuple(op.attrs["axes"]), op.attrs["keepdims"]
+        r = getattr(jnp, jnp_name)(x, axis=axes, keepdims=True, **kw)
+        if kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.floating):
+            # XLA:CPU hands large max/min reductions to YNNPACK, which skips NaN (jax 0.10:
+            # a 200x200 max with one NaN gave a number); NumPy propagates NaN.
+            r = jnp.where(jnp.any(jnp.isnan(x), axis=axes, keepdims=True),
+                          jnp.asarray(np.nan, x.dtype), r)
+        return [r if keep else jnp.reshape(r, reduced_shape(x.shape, axes, False))]
 
     register(OpDef(name=name, doc=f"numpy.{kind}(x, axis=axes, keepdims)", infer=infer,
                    interp=interp, xla=xla))

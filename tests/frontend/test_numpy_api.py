@@ -15,6 +15,8 @@ W = rng.standard_normal(5)
 SQ = rng.standard_normal((4, 4))
 TIES = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
 NANS = np.array([1.0, np.nan, 3.0])
+BIG_NANS = rng.random((300, 300))  # large enough for XLA:CPU's YNNPACK reductions
+BIG_NANS[7, 11] = np.nan
 
 
 # --- reductions --------------------------------------------------------------------------------
@@ -91,6 +93,10 @@ def red_ties(X):
 
 def red_nan(X):
     return X.max(), X.min(), X.sum(), np.argmax(X)
+
+
+def red_nan_axes(X):
+    return X.max(axis=0), np.min(X, axis=1), np.max(np.abs(X - 0.5)), X[:100, :100].min()
 
 
 def red_empty(E):
@@ -292,6 +298,8 @@ cases = [
     case(red_dtype_arg, I),
     case(red_ties, TIES),
     case(red_nan, NANS),
+    case(red_nan, BIG_NANS, id="red_nan_large"),
+    case(red_nan_axes, BIG_NANS),
     case(red_empty, np.zeros((0, 3))),
     case(red_ufunc_methods, A),
     case(create_basic, A),

@@ -503,6 +503,23 @@ def _reduction_samples():
                     lambda b, x, kind=kind, axes=axes, keep=keep: b.one(
                         f"tensor.reduce_{kind}", x, axes=list(axes), keepdims=keep),
                     lambda rng, dt=dt, dom=dom: [gen(rng, (3, 4, 5), dt, **dom)])
+    # Larger float operands: XLA:CPU hands most of these to YNNPACK, whose max/min skip NaN
+    # unless the lowering guards them.
+    for kind, dt, shape, axes, keep, dom in (
+            ("sum", "f64", (64, 100), [0, 1], False, dict(lo=-1.0, hi=1.0)),
+            ("sum", "f32", (16, 20, 40), [0, 2], True, dict(lo=0.5, hi=1.5)),
+            ("max", "f64", (100, 64), [0, 1], False, {}),
+            ("max", "f32", (30, 30, 50), [0, 1, 2], True, dict(specials=(NAN,))),
+            ("min", "f64", (40, 130, 9), [0, 2], False, dict(specials=(NAN,))),
+            ("max", "f64", (1031, 8), [0, 1], False, dict(specials=(NAN,))),
+            ("min", "f32", (300, 300), [0], False, dict(specials=(NAN,))),
+            ("max", "f64", (200, 200), [1], True, dict(specials=(NAN,))),
+            ("sum", "f64", (1031, 8), [0], False, dict(lo=-1.0, hi=1.0))):
+        add(f"tensor.reduce_{kind}-{dt}-large-{'x'.join(map(str, shape))}-axes"
+            f"{'_'.join(map(str, axes))}", [T(shape, dt)],
+            lambda b, x, kind=kind, axes=axes, keep=keep: b.one(
+                f"tensor.reduce_{kind}", x, axes=list(axes), keepdims=keep),
+            lambda rng, dt=dt, shape=shape, dom=dom: [gen(rng, shape, dt, **dom)])
     # all/any on mostly-True / mostly-False data, so both outcomes occur.
     for kind in ("any", "all"):
         add(f"tensor.reduce_{kind}-i1-sparse", [T((4, 6), "f64")],
