@@ -18,21 +18,9 @@ from ..ops.registry import IRError, get
 class _Ctx:
     def __init__(self):
         self.env: dict = {}
-        self._uses: dict = {}
 
     def shape_of(self, op):
         return op.results[0].type.shape
-
-    def use_count(self, value) -> int:
-        """Uses of ``value`` in its block's ops (counted once per block)."""
-        block = value.owner.parent
-        counts = self._uses.get(id(block))
-        if counts is None:
-            counts = self._uses[id(block)] = {}
-            for op in block.ops:
-                for o in op.operands:
-                    counts[id(o)] = counts.get(id(o), 0) + 1
-        return counts.get(id(value), 0)
 
     def run_block(self, block: Block, args: list) -> list:
         import jax.numpy as jnp

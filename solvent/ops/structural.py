@@ -175,22 +175,20 @@ def _update_interp(op, args, ctx):
     return [x]
 
 
-def _scan_uses(value) -> int:
-    return sum(o is value for other in value.owner.parent.ops for o in other.operands)
-
-
-def reads_neighbours(op, use_count=_scan_uses) -> bool:
-    """Whether an update_slice's value is computed, in one use, from *other* parts of the
-    array it updates (a stencil step ``u[1:-1] = f(u[:-2], u[2:])``). XLA cannot update
-    such a buffer in place: it copies it and runs a slow update loop, so the lowering writes
-    the whole result in one elementwise pass instead. Updates that read the same region
-    (``u[1:] -= ...``) or read other arrays stay in-place dynamic_update_slices."""
+def reads_neighbours(op) -> bool:
+    """Whether an update_slice's value is computed from *other* parts of the array it
+    updates (a stencil step ``u[1:-1] = f(u[:-2], u[2:])``). XLA cannot update such a buffer
+    in place: it copies it and runs a slow update loop, so the lowering writes the whole
+    result in one elementwise pass instead. This holds when the value has other uses too
+    (``err = max(abs(new - u[1:-1])); u[1:-1] = new``): XLA recomputes the value inside the
+    update rather than reading it (the laplace_converge loop written in JAX: 17.9 ms with
+    dynamic_update_slice, 10.4 ms with the one pass). Updates
+    that read the same region (``u[1:] -= ...``) or read other arrays stay in-place
+    dynamic_update_slices."""
     x, v = op.operands[0], op.operands[1]
     block = op.parent
     if block is None or not isinstance(v.owner, type(op)) or v.owner.parent is not block:
         return False
-    if use_count(v) != 1:
-        return False  # v is materialized anyway; x is free to be updated in place
     from .elementwise import BINARY, UNARY
     fusible = ({f"tensor.{n}" for n in list(UNARY) + list(BINARY)}
                | {"tensor.select", "tensor.convert", "tensor.broadcast_to", "tensor.slice"})
@@ -217,7 +215,7 @@ register(OpDef(
     interp=_update_interp,
     xla=lambda op, args, ctx: [indexspec.xla_update_slice(
         args[0], args[1], op.attrs["spec"], args[2:],
-        whole_pass=reads_neighbours(op, ctx.use_count))],
+        whole_pass=reads_neighbours(op))],
 ))
 
 

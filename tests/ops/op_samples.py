@@ -503,8 +503,9 @@ def _reduction_samples():
                     lambda b, x, kind=kind, axes=axes, keep=keep: b.one(
                         f"tensor.reduce_{kind}", x, axes=list(axes), keepdims=keep),
                     lambda rng, dt=dt, dom=dom: [gen(rng, (3, 4, 5), dt, **dom)])
-    # Larger float operands: XLA:CPU hands most of these to YNNPACK, whose max/min skip NaN
-    # unless the lowering guards them.
+    # Larger float operands. The first five take the XLA lowering's row fold (a leading
+    # reduced axis combined elementwise before the last axis is reduced); the rest are large
+    # enough for XLA:CPU to hand them to YNNPACK, whose max/min skip NaN unless guarded.
     for kind, dt, shape, axes, keep, dom in (
             ("sum", "f64", (64, 100), [0, 1], False, dict(lo=-1.0, hi=1.0)),
             ("sum", "f32", (16, 20, 40), [0, 2], True, dict(lo=0.5, hi=1.5)),

@@ -56,3 +56,19 @@ def test_same_region_update_stays_in_place():
     spec = [["s", 1, 6, 1]]
     fn, op = _stencil_update((7,), [spec, spec], spec)
     assert not reads_neighbours(op)
+
+
+def test_neighbour_update_whose_value_is_also_used_elsewhere_takes_the_one_pass_lowering():
+    """``err = max(new - u[1:-1]); u[1:-1] = new``: XLA would recompute ``new`` inside an
+    in-place update anyway, so the second use does not change the choice."""
+    shape, reads, write = CASES["2d-interior"]
+    fn, op = _stencil_update(shape, reads, write)
+    b = Builder(fn.body)
+    ret = fn.body.ops.pop()  # func.return: rebuilt with the value's second use
+    err = b.one("tensor.reduce_max", op.operands[1], axes=[0, 1], keepdims=False)
+    b.create("func.return", [ret.operands[0], err])
+    verify(fn, tensor_only=True)
+    assert reads_neighbours(op)
+    x = np.random.default_rng(1).random(shape)
+    for got, want in zip(XlaExecutable(fn)(x.copy()), interp.run(fn, [x.copy()])):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
