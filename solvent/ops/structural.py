@@ -182,9 +182,8 @@ def reads_neighbours(op) -> bool:
     result in one elementwise pass instead. This holds when the value has other uses too
     (``err = max(abs(new - u[1:-1])); u[1:-1] = new``): XLA recomputes the value inside the
     update rather than reading it (the laplace_converge loop written in JAX: 17.9 ms with
-    dynamic_update_slice, 10.4 ms with the one pass). Updates
-    that read the same region (``u[1:] -= ...``) or read other arrays stay in-place
-    dynamic_update_slices."""
+    dynamic_update_slice, 10.4 ms with the one pass). Updates that read the same region
+    (``u[1:] -= ...``) or read other arrays stay in-place dynamic_update_slices."""
     x, v = op.operands[0], op.operands[1]
     block = op.parent
     if block is None or not isinstance(v.owner, type(op)) or v.owner.parent is not block:
