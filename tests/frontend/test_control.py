@@ -113,7 +113,7 @@ def time_loop_two_arrays(a, b, T):
     return a, b
 
 
-def accumulator_int_to_float(v):
+def accumulator_int_start(v):
     s = 0
     for i in range(v.shape[0]):
         s += v[i]
@@ -146,13 +146,6 @@ def accumulator_f32(F):
     s = 0.0
     for i in range(F.shape[0]):
         s += F[i]
-    return s
-
-
-def accumulator_int_array(J):
-    s = 0
-    for i in range(J.shape[0]):
-        s += J[i]
     return s
 
 
@@ -464,12 +457,12 @@ cases = [
     case(time_loop_rebind, V, 5, 0.1),
     case(time_loop_inplace, V, 3),
     case(time_loop_two_arrays, V, V[::-1].copy(), 4),
-    case(accumulator_int_to_float, V),
+    case(accumulator_int_start, V, id="accumulator_int_to_float"),
     case(accumulator_pyint, 5),
     case(accumulator_float, V),
     case(accumulator_count, V),
     case(accumulator_f32, V.astype(np.float32)),
-    case(accumulator_int_array, I.astype(np.int32)),
+    case(accumulator_int_start, I.astype(np.int32), id="accumulator_int_array"),
     case(accumulator_division, 3),
     case(product_accumulator, V),
     case(while_halving, 100.0, 1.0),
