@@ -106,7 +106,10 @@ def _make_reduce(kind, np_fn, jnp_name, rule):
         r = getattr(jnp, jnp_name)(x, axis=axes, keepdims=True, **kw)
         if kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.floating):
             # XLA:CPU hands large max/min reductions to YNNPACK, which skips NaN (jax 0.10:
-            # a 200x200 max with one NaN gave a number); NumPy propagates NaN.
+            # a 200x200 max with one NaN gave a number); NumPy propagates NaN. The check is a
+            # second reduction: a 2000x2000 max costs 1.8 -> 4.3 ms with it (20 steps in a
+            # loop 16 -> 68 ms). Cheaper detectors tried (u8 max, float sum of a mask, an
+            # inf-triggered lax.cond, NaN-propagating sum(x - x)) measured no better.
             r = jnp.where(jnp.any(jnp.isnan(x), axis=axes, keepdims=True),
                           jnp.asarray(np.nan, x.dtype), r)
         return [r if keep else jnp.reshape(r, reduced_shape(x.shape, axes, False))]
