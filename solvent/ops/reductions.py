@@ -44,11 +44,11 @@ REDUCTIONS = {
 # barriers do not survive on CPU). max/min are exact in any order; sums become tree-ordered,
 # closer to NumPy's pairwise summation than a serial chain.
 #
-# The window below is where folding measured faster (``benchmarks/fold_reduce.py``, a time
-# loop reducing a computed operand each step): 200x200 max 2.1x, sum 1.6x; 30x30x50 max
-# 2.5x, sum 1.2x; 64x64 1.3-1.6x; laplace_converge 21 -> 11 ms per call. Thin or large
-# operands (16x4096, 4096x16, 300x300, 500x500, 60x1000) ran 1.3-3x slower folded, so they
-# keep XLA's reduction.
+# The window below is where folding measured faster (``benchmarks/reduce_lowering.py
+# --which fold``, a time loop reducing a computed operand each step; two runs): 200x200 max
+# 2.1-2.8x, sum 1.6-1.8x; 30x30x50 max 2.0-2.5x, sum 1.0-1.2x; 64x64 and 100x100 1.1-1.6x;
+# laplace_converge 21 -> 11 ms per call. Thin or large operands (16x4096, 4096x16, 300x300,
+# 500x500, 60x1000) ran 1.3-3x slower folded, so they keep XLA's reduction.
 _FOLD_SIZES = (4096, 1 << 16)   # operand elements
 _FOLD_LANES = (8, 256)          # length of the contiguous last axis
 _FOLD_MAX_ROWS = 256            # longest axis folded (one elementwise pass)
@@ -73,6 +73,19 @@ def _fold_leading_axes(x, axes, kind):
                      for i in range(0, len(parts), 2)]
         x = parts[0]
     return x
+
+
+def _nan_guard(x, axes, r):
+    """``r`` (a max/min of ``x`` over ``axes``, keepdims) with NaN wherever ``x`` had one.
+
+    XLA:CPU hands large max/min reductions to YNNPACK, which skips NaN (jax 0.10:
+    a 200x200 max with one NaN gave a number); NumPy propagates NaN. The check is a
+    second reduction, and it costs (``benchmarks/reduce_lowering.py --which nan-guard``): a
+    2000x2000 max 1.4-1.8x, and 2.4-4.7x when it is taken each step of a time loop. Cheaper
+    detectors tried (u8 max, float sum of a mask, an inf-triggered lax.cond, NaN-propagating
+    sum(x - x)) measured no better in ad-hoc JAX runs (not kept)."""
+    return jnp.where(jnp.any(jnp.isnan(x), axis=axes, keepdims=True),
+                     jnp.asarray(np.nan, x.dtype), r)
 
 
 def _make_reduce(kind, np_fn, jnp_name, rule):
@@ -105,13 +118,7 @@ def _make_reduce(kind, np_fn, jnp_name, rule):
             x = _fold_leading_axes(x, axes, kind)
         r = getattr(jnp, jnp_name)(x, axis=axes, keepdims=True, **kw)
         if kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.floating):
-            # XLA:CPU hands large max/min reductions to YNNPACK, which skips NaN (jax 0.10:
-            # a 200x200 max with one NaN gave a number); NumPy propagates NaN. The check is a
-            # second reduction: a 2000x2000 max costs 1.8 -> 4.3 ms with it (20 steps in a
-            # loop 16 -> 68 ms). Cheaper detectors tried (u8 max, float sum of a mask, an
-            # inf-triggered lax.cond, NaN-propagating sum(x - x)) measured no better.
-            r = jnp.where(jnp.any(jnp.isnan(x), axis=axes, keepdims=True),
-                          jnp.asarray(np.nan, x.dtype), r)
+            r = _nan_guard(x, axes, r)
         return [r if keep else jnp.reshape(r, reduced_shape(x.shape, axes, False))]
 
     register(OpDef(name=name, doc=f"numpy.{kind}(x, axis=axes, keepdims)", infer=infer,
