@@ -13,6 +13,7 @@ import numpy as np
 from ..ir.core import Block, Function
 from ..ir.types import np_dtype
 from ..ops.registry import IRError, get
+from .xla_host import compiler_options
 
 
 class _Ctx:
@@ -67,7 +68,8 @@ class XlaExecutable:
         def body(*args):
             return tuple(_Ctx().run_block(fn.body, list(args)))
 
-        self._jitted = jax.jit(body)
+        self.options, self.options_note = compiler_options(jax.default_backend())
+        self._jitted = jax.jit(body, compiler_options=self.options or None)
 
     def __call__(self, *args) -> list:
         with self._jax.enable_x64(True):

@@ -147,6 +147,9 @@ class JitFunction:
             out.append(f"\n## after {name}\n")
             out.append(print_function(fn))
         out.append(f"## backend: {c.backend}\n# why: {c.reason}")
+        note = getattr(c.executable, "options_note", None)
+        if note:
+            out.append(f"# XLA options: {note}")
         out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
                    "compilation, which happens on the first call)")
         return "\n".join(out)
