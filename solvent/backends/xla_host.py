@@ -5,11 +5,12 @@ lowers the clock of Intel's Skylake-era server chips. AMD's Zen 4 and later, the
 cores with AVX-512, run 512-bit vectors at full clock, so solvent asks XLA for 512-bit
 vectors there (``xla_cpu_prefer_vector_width``). Measured on a 2-core AMD Zen 5 (EPYC,
 family 26), each corpus kernel compiled both ways and run alternately in one process
-(``benchmarks/corpus_ab.py vector-width``, XLA default vs 512, ms per call): mandelbrot_vec 8.2 -> 5.1,
-laplace_converge 10.0 -> 7.6, softmax 10.4 -> 7.9, blur_f32 2.2 -> 1.8, heat_3d 1.8 -> 1.5,
-jacobi_2d 1.9 -> 1.6, jacobi_1d 8.6 -> 7.7; 15 kernels faster by more than 2%, 28 within
-2%, two 3% slower (dft, go_fast: 0.97x, inside this machine's run-to-run noise). Intel hosts
-keep XLA's default: the clock penalty there depends on the chip, and it has not been measured.
+(``benchmarks/corpus_ab.py vector-width``, XLA default vs 512, ms per call):
+mandelbrot_vec 8.2 -> 5.1, laplace_converge 10.0 -> 7.6, softmax 10.4 -> 7.9, blur_f32
+2.2 -> 1.8, heat_3d 1.8 -> 1.5, jacobi_2d 1.9 -> 1.6, jacobi_1d 8.6 -> 7.7; 15 kernels faster
+by more than 2%, 28 within 2%, two 3% slower (dft, go_fast: 0.97x, inside this machine's
+run-to-run noise). Intel hosts keep XLA's default: the clock penalty there depends on the
+chip, and it has not been measured.
 
 ``SOLVENT_XLA_VECTOR_WIDTH=128|256|512`` overrides the choice; ``default`` leaves it to XLA.
 """

@@ -189,13 +189,14 @@ def one_pass_update(op) -> bool:
     * or does not read that array at all (``B[1:-1] = f(A)``): XLA:CPU runs an in-place
       update on one thread but splits the elementwise pass over its threads, and the output
       still shares ``B``'s buffer. Measured on the corpus (2 cores, ms per call, in-place vs
-      one pass; ``benchmarks/corpus_ab.py update-pass``): jacobi_1d 8.0 -> 5.5, jacobi_2d
-      1.8 -> 1.0, heat_2d_slices 2.2 -> 1.4, heat_3d 1.4 -> 1.0; the other kernels give
+      one pass; ``benchmarks/corpus_ab.py update-pass``): jacobi_1d 7.7 -> 5.3, jacobi_2d
+      2.0 -> 1.1, heat_2d_slices 2.3 -> 1.4, heat_3d 1.4 -> 0.9; the other kernels give
       XLA the same program either way.
 
     Updates whose value reads the array only at the region written (``u[1:] -= ...``) stay
     in-place dynamic_update_slices: the one pass would pad a slice of the buffer it
-    overwrites, which XLA copies first (fdtd_2d measured 3.6 -> 4.2 ms that way). So do
+    overwrites, which XLA copies first (fdtd_2d measured 3.6 -> 4.2 ms that way, once, with
+    an ad-hoc variant of this rule). So do
     values XLA materializes anyway (a dot, a gather), which the in-place update just copies.
     """
     x, v = op.operands[0], op.operands[1]
