@@ -32,6 +32,13 @@ CMP_UFUNC = {
 }
 _CONST_CMP = {ast.Is: operator.is_, ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b,
               ast.NotIn: lambda a, b: a not in b}
+_PY_CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+           ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _python_only(v) -> bool:
+    """A compile-time value that is no number: compared by Python, never as an array."""
+    return isinstance(v, Const) and isinstance(v.value, (str, tuple, type(None)))
 
 
 class ExprMixin:
@@ -155,6 +162,10 @@ class ExprMixin:
                         raise self.unsupported(f"{type(op).__name__} on run-time values")
                 else:
                     r = Const(_CONST_CMP[type(op)](left.value, right.value))
+            elif (_python_only(left) or _python_only(right)) and isinstance(left, Const) \
+                    and isinstance(right, Const):
+                # compile-time strings, None and tuples compare as Python compares them
+                r = Const(_PY_CMP[type(op)](left.value, right.value))
             else:
                 r = self.ufunc(CMP_UFUNC[type(op)], left, right)
             out = r if out is None else self.ufunc(np.logical_and, out, r)

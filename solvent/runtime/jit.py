@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import signal
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
+from ..ops.registry import IRError
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
 from ..passes.pipeline import run_pipeline
@@ -155,8 +158,17 @@ class JitFunction:
         return "\n".join(out)
 
 
-def _check_aliasing(c: Compiled, args):
-    written = {k for k in c.fn.writeback if k is not None}
+def _written_args(c: Compiled) -> list[tuple[int, int]]:
+    """(result index, caller's argument position) for every result written back.
+
+    ``Function.writeback`` names IR arguments; compile-time arguments (an int that decides a
+    shape, None, strings, tuples) have no IR argument, so the caller's position comes from the
+    translation's ``arg_map``."""
+    arg_map = c.translation.arg_map
+    return [(r, arg_map[k]) for r, k in enumerate(c.fn.writeback) if k is not None]
+
+
+def _check_aliasing(c: Compiled, args, written: set[int]):
     if not written:
         return
     arrays = [(i, a) for i, a in enumerate(args) if isinstance(a, np.ndarray)]
@@ -171,20 +183,57 @@ def _check_aliasing(c: Compiled, args):
                     hint="pass a copy of one of them")
 
 
-def run_compiled(c: Compiled, args):
-    _check_aliasing(c, args)
-    tr = c.translation
-    ir_args = [args[i] for i in tr.arg_map]
-    for k in c.fn.writeback:
-        if k is not None and not args[k].flags.writeable:
+def _check_writable(c: Compiled, args, written: set[int]):
+    for k in sorted(written):
+        if not args[k].flags.writeable:
             raise ValueError(f"argument {c.param_names[k]!r} is read-only, but the function "
                              "writes into it")
+
+
+def run_compiled(c: Compiled, args):
+    writes = _written_args(c)
+    written = {k for _, k in writes}
+    # every check that can refuse the call runs before anything is computed or written
+    _check_aliasing(c, args, written)
+    _check_writable(c, args, written)
+    tr = c.translation
+    ir_args = [args[i] for i in tr.arg_map]
     outs = c.executable(*ir_args)
-    # the call succeeded: only now write mutated arrays back into the caller's buffers
-    for out, k in zip(outs, c.fn.writeback):
-        if k is not None:
-            np.copyto(args[k], out, casting="no")
+    pending = []
+    for r, k in writes:
+        out = np.asarray(outs[r])
+        if out.shape != args[k].shape or out.dtype != args[k].dtype:
+            raise IRError(
+                f"{c.param_names[k]!r}: the compiled program returned {out.dtype}{out.shape} "
+                f"for an argument of {args[k].dtype}{args[k].shape}; nothing was written")
+        pending.append((args[k], out))
+    # the call succeeded and every result fits: only now write into the caller's buffers
+    _write_all(pending)
     return _rebuild(tr.result, outs, args)
+
+
+def _write_all(pending):
+    """Copy every result into its argument as one step: a Ctrl-C that arrives meanwhile is
+    held until the last array is written, so the caller never sees half of the updates."""
+    if not pending:
+        return
+    held = []
+    restore = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            restore = signal.signal(signal.SIGINT, lambda *a: held.append(a))
+        except (ValueError, TypeError):  # not settable here (embedded interpreter)
+            restore = None
+    try:
+        for dst, src in pending:
+            np.copyto(dst, src, casting="no")
+    finally:
+        if restore is not None:
+            signal.signal(signal.SIGINT, restore)
+    if held and callable(restore):
+        restore(*held[0])
+    elif held:
+        raise KeyboardInterrupt
 
 
 def _rebuild(spec, outs, args, memo=None):
