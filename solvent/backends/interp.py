@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.core import Block, Function
 from ..ir.types import RefType, np_dtype
-from ..ops.registry import IRError, get
+from ..ir.registry import IRError, get
 
 
 class _Ctx:

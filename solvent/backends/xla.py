@@ -12,7 +12,7 @@ import numpy as np
 
 from ..ir.core import Block, Function
 from ..ir.types import np_dtype
-from ..ops.registry import IRError, get
+from ..ir.registry import IRError, get
 from .xla_host import compiler_options
 
 

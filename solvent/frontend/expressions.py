@@ -9,7 +9,7 @@ import types
 
 import numpy as np
 
-from ..ops.registry import IRError
+from ..ir.registry import IRError
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 _EXPR_HINTS = {

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 from .core import Block, Operation, Region, SourceLoc, Value
 from .types import Type
-from ..ops.registry import get
+from .registry import get
 
 
 class Builder:

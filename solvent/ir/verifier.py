@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .core import Block, Function
 from .types import RefType
-from ..ops.registry import IRError, get
+from .registry import IRError, get
 
 
 class VerifyError(IRError):

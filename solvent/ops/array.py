@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.types import RefType, TensorType
 from . import indexspec
-from .registry import OpDef, expect, register
+from ..ir.registry import OpDef, expect, register
 
 
 def _alloc_infer(types, attrs):

@@ -6,7 +6,7 @@ values are explicit: the region's block arguments and its ``loop.yield``.
 from __future__ import annotations
 
 from ..ir.types import TensorType, np_dtype
-from .registry import IRError, OpDef, expect, register
+from ..ir.registry import IRError, OpDef, expect, register
 
 try:
     import jax

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.types import TensorType, is_bool, is_complex, is_float, is_int
-from .registry import OpDef, expect, register
+from ..ir.registry import OpDef, expect, register
 
 try:  # jax is needed only for lowering; the interpreter works without it.
     import jax.numpy as jnp
@@ -22,7 +22,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        from .registry import IRError
+        from ..ir.registry import IRError
         raise IRError(f"shapes {shapes} do not broadcast") from None
 
 

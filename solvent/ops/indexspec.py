@@ -16,7 +16,7 @@ the slice fits. Total semantics make reads safe to speculate (if-conversion).
 from __future__ import annotations
 
 
-from .registry import IRError, expect
+from ..ir.registry import IRError, expect
 
 
 def slice_len(start: int, stop: int, step: int) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.types import TensorType
-from .registry import OpDef, expect, register
+from ..ir.registry import OpDef, expect, register
 
 try:
     import jax.numpy as jnp

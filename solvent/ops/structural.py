@@ -5,7 +5,7 @@ import numpy as np
 
 from ..ir.types import TensorType, np_dtype
 from . import indexspec
-from .registry import OpDef, expect, register
+from ..ir.registry import OpDef, expect, register
 
 try:
     import jax.numpy as jnp

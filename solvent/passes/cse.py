@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..ir.core import Block, Function
 from ..ir.printer import format_attr
-from ..ops.registry import get
+from ..ir.registry import get
 
 
 def _key(op):

@@ -4,7 +4,7 @@ After functionalization no op has an effect, so unused loops and ifs go too."""
 from __future__ import annotations
 
 from ..ir.core import Block, Function
-from ..ops.registry import get
+from ..ir.registry import get
 
 
 def _removable(op) -> bool:

@@ -25,7 +25,7 @@ def _sinkable(op: Operation | None) -> bool:
 
 
 def _convertible(op: Operation) -> bool:
-    from ..ops.registry import get
+    from ..ir.registry import get
     for region in op.regions:
         ops = region.block.ops[:-1]
         if len(ops) > MAX_OPS:

@@ -9,7 +9,7 @@ makes zero trips changes no result.
 from __future__ import annotations
 
 from ..ir.core import Block, Function, Operation
-from ..ops.registry import get
+from ..ir.registry import get
 
 _LOOPS = ("loop.for", "loop.while")
 

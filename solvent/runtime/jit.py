@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
-from ..ops.registry import IRError
+from ..ir.registry import IRError
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
 from ..passes.pipeline import run_pipeline

@@ -17,7 +17,7 @@ from solvent.ir.parser import parse_function
 from solvent.ir.printer import print_function
 from solvent.ir.types import np_dtype
 from solvent.ir.verifier import verify
-from solvent.ops import REGISTRY
+from solvent.ir.registry import REGISTRY
 from solvent.passes.functionalize import functionalize
 
 SEEDS = (0, 1, 2)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..ir.types import Type
+from .types import Type
 
 
 class IRError(Exception):
