@@ -68,14 +68,17 @@ class ExprMixin:
         if name in self.env:
             return self.env[name]
         if name in self.closure:
+            self.capture(self.closure_cells[name], name, self.closure[name])
             return Const(self.closure[name])
         if name in self.globals:
             v = self.globals[name]
             if isinstance(v, np.ndarray):
                 raise self.unsupported(f"global array {name!r} cannot be captured",
                                        "pass it as an argument")
+            self.capture(self.globals, name, v)
             return Const(v)
         if hasattr(builtins, name):
+            self.capture(self.globals, name, None, absent=True)  # a later global may shadow it
             return Const(getattr(builtins, name))
         raise self.unsupported(f"name {name!r} is not defined")
 

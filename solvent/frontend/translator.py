@@ -73,10 +73,12 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
         self.b = builder
         self.globals = pyfn.__globals__
         self.closure = {}
+        self.closure_cells = {}
         if pyfn.__closure__:
             for name, cell in zip(pyfn.__code__.co_freevars, pyfn.__closure__):
                 try:
                     self.closure[name] = cell.cell_contents
+                    self.closure_cells[name] = cell
                 except ValueError:
                     pass
         self.env: dict = {}
@@ -86,7 +88,16 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
         self.depth = depth
         self._live_cache: dict = {}
         # buffer birth order is shared with inlined callees
-        self.shared = shared if shared is not None else {"births": {}, "counter": 0}
+        self.shared = shared if shared is not None else {"births": {}, "counter": 0,
+                                                        "guards": {}}
+
+    def capture(self, holder, name: str, value, absent: bool = False) -> None:
+        """Record a global or closure variable read at compile time: the compiled code is
+        valid only while it keeps this value (``captures.Guard``)."""
+        from .captures import _MISSING, Guard
+        key = (id(holder), name)
+        if key not in self.shared["guards"]:
+            self.shared["guards"][key] = Guard(holder, name, _MISSING if absent else value)
 
     @property
     def births(self):
@@ -194,6 +205,7 @@ class Translation:
     arg_map: list  # for each IR function argument, the index of the Python argument
     result: object  # result structure (see runtime)
     static_args: frozenset = field(default_factory=frozenset)
+    guards: tuple = ()  # captures.Guard: globals/closure values the code depends on
 
 
 def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
@@ -227,7 +239,8 @@ def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
     structure = _results(fe, fe.result_value(), results, arg_map, {})
     builder.create("func.return", results)
     fn = Function(pyfn.__name__, body, names)
-    return Translation(fn, arg_map, structure, frozenset(static_args))
+    return Translation(fn, arg_map, structure, frozenset(static_args),
+                       tuple(fe.shared["guards"].values()))
 
 
 def _results(fe, value, out: list, arg_map, seen: dict):

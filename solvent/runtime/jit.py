@@ -21,9 +21,11 @@ import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
 from ..ir.registry import IRError
+from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
 from ..passes.pipeline import run_pipeline
+from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
 BACKENDS = ("xla", "interp")
 
@@ -48,7 +50,7 @@ def _type_key(value):
     if isinstance(value, np.generic):
         return ("np", value.dtype.str)
     if value is None or isinstance(value, (str, tuple)):
-        return ("const", value)
+        return ("const", value_key(value))
     return ("other", type(value).__name__)
 
 
@@ -70,7 +72,8 @@ def make_executable(fn: Function, backend: str):
 
 
 class JitFunction:
-    def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None):
+    def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None,
+                 max_versions: int = DEFAULT_MAX_VERSIONS):
         if fallback not in (None, "python"):
             raise ValueError("fallback must be None or 'python'")
         self.pyfn = pyfn
@@ -78,7 +81,7 @@ class JitFunction:
         self.backend = backend
         self.signature = inspect.signature(pyfn)
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
-        self._cache: dict = {}    # full key -> Compiled
+        self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
 
     # --- compilation ------------------------------------------------------------------------
@@ -98,9 +101,11 @@ class JitFunction:
     def compile(self, args, trace=None) -> Compiled:
         type_key = tuple(_type_key(a) for a in args)
         static = self._static.get(type_key, frozenset())
-        key = type_key + tuple((i, args[i]) for i in sorted(static))
-        if trace is None and key in self._cache:
-            return self._cache[key]
+        key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
+        if trace is None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
         t0 = time.perf_counter()
         while True:
             try:
@@ -113,14 +118,14 @@ class JitFunction:
                                            e.loc) from None
                 static = new
         self._static[type_key] = static
-        key = type_key + tuple((i, args[i]) for i in sorted(static))
+        key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
         stages = []
         fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None)
         backend, reason = choose_backend(fn, self.backend)
         exe = make_executable(fn, backend)
         c = Compiled(tr, fn, exe, backend, reason, time.perf_counter() - t0, stages,
                      list(self.signature.parameters))
-        self._cache[key] = c
+        self._cache.put(key, c)
         return c
 
     # --- calling ----------------------------------------------------------------------------
@@ -280,8 +285,12 @@ def _view(a, steps):
     return a
 
 
-def jit(fn=None, *, fallback: str | None = None, backend: str | None = None):
-    """Compile ``fn`` through solvent. Usable as ``@jit`` or ``@jit(fallback="python")``."""
+def jit(fn=None, *, fallback: str | None = None, backend: str | None = None,
+        max_versions: int = DEFAULT_MAX_VERSIONS):
+    """Compile ``fn`` through solvent. Usable as ``@jit`` or ``@jit(fallback="python")``.
+
+    ``max_versions`` bounds the compiled versions kept for ``fn`` (one per shape/dtype/
+    compile-time value combination); the least recently used is dropped first."""
     if fn is None:
-        return lambda f: JitFunction(f, fallback, backend)
-    return JitFunction(fn, fallback, backend)
+        return lambda f: JitFunction(f, fallback, backend, max_versions)
+    return JitFunction(fn, fallback, backend, max_versions)
