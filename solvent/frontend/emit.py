@@ -73,11 +73,22 @@ class Emitter:
                 raise self.unsupported("array constants are not supported",
                                        "pass the array as an argument")
             value = value[()]
-        if weak is None:
-            weak = isinstance(value, _PY_SCALARS)
+        if weak is None:  # np.float64 subclasses float, but NumPy scalars are strong
+            weak = type(value) in _PY_SCALARS
         if dtype is None:
             dtype = py_weak_dtype(value)
         return Tensor(self.b.constant(value, dtype), weak=weak)
+
+    @staticmethod
+    def strong(x):
+        """``x`` as a NumPy function returns it: a scalar result is a NumPy scalar (strong
+        under NEP 50: ``np.exp(0.5) + A32`` is float64), not a weak Python scalar."""
+        if isinstance(x, Tensor) and x.weak:
+            return Tensor(x.v, weak=False, deps=x.deps, array0d=x.array0d)
+        if isinstance(x, Const) and type(x.value) in _PY_SCALARS:
+            v = np.asarray(x.value)
+            return Const(v[()]) if v.dtype != object else x
+        return x
 
     def tensor(self, x) -> Tensor:
         """Any array-like abstract value as a Tensor (reads arrays at this point)."""
@@ -182,6 +193,15 @@ class Emitter:
         ts = [self.convert(t, d) for t, d in zip(ts, in_dt)]
         if len(set(in_dt)) != 1:
             raise self.unsupported(f"numpy.{uf.__name__} with mixed loop dtypes {in_dt}")
+        weak = all(t.weak for t in ts) and not any(t.type.rank for t in ts)
+        deps = frozenset().union(*(t.deps for t in ts))
+        rule = _LOOP_DTYPE_RULES.get(uf)
+        if rule is not None:
+            special = rule(self, ts, in_dt[0], out_dt)
+            if isinstance(special, list):
+                ts = special          # operands converted to what the op takes
+            elif special is not None:
+                return Tensor(special, weak=weak, deps=deps)
         opname = UFUNC_OP.get(uf, "missing")
         if opname is None:
             return ts[0]
@@ -190,9 +210,11 @@ class Emitter:
         v = self.b.one(opname, *(t.v for t in ts))
         if v.type.dtype != out_dt:
             v = self.b.one("tensor.convert", v, dtype=out_dt)
-        weak = all(t.weak for t in ts) and v.type.rank == 0
-        deps = frozenset().union(*(t.deps for t in ts))
         return Tensor(v, weak=weak, deps=deps)
+
+    def filled(self, value, dtype: str, shape):
+        c = self.b.constant(value, dtype)
+        return self.b.one("tensor.broadcast_to", c, shape=list(shape)) if shape else c
 
     def select(self, cond, a, b) -> Tensor:
         c = self.tensor(cond)
@@ -316,6 +338,51 @@ class Emitter:
             raise self.unsupported(f"cannot store complex values into a {dtype} array",
                                    "take .real or use a complex array")
         return self.convert(v, dtype)
+
+
+# NumPy ufunc loops whose dtypes the op of the same name does not take: each rule returns
+# the result value, a list of converted operands for the op, or None (the op takes them).
+def _logical_operands(em, ts, dt, out_dt):
+    """logical_not/and/or/xor of numbers: NumPy tests x != 0 (NaN is true)."""
+    return None if dt == "i1" else [em.convert(t, "i1") for t in ts]
+
+
+def _abs_of_unsigned(em, ts, dt, out_dt):
+    return ts[0].v if dt == "i1" or dt[0] == "u" else None
+
+
+def _float_predicate(answer):
+    """isnan/isinf/isfinite of bool and integer values: a constant answer."""
+    def rule(em, ts, dt, out_dt):
+        return None if dt[0] in "fc" else em.filled(answer, "i1", ts[0].shape)
+    return rule
+
+
+def _complex_order(strict_real, cmp_imag):
+    """NumPy orders complex numbers lexicographically: by real part, then imaginary part."""
+    def rule(em, ts, dt, out_dt):
+        if dt[0] != "c":
+            return None
+        b = em.b
+        (ar, ai), (br, bi) = [(b.one("tensor.real", t.v), b.one("tensor.imag", t.v))
+                              for t in ts]
+        first = b.one(strict_real, ar, br)
+        tie = b.one("tensor.and", b.one("tensor.eq", ar, br), b.one(cmp_imag, ai, bi))
+        return b.one("tensor.or", first, tie)
+    return rule
+
+
+_LOOP_DTYPE_RULES = {
+    np.logical_not: _logical_operands, np.logical_and: _logical_operands,
+    np.logical_or: _logical_operands, np.logical_xor: _logical_operands,
+    np.absolute: _abs_of_unsigned,
+    np.isnan: _float_predicate(False), np.isinf: _float_predicate(False),
+    np.isfinite: _float_predicate(True),
+    np.less: _complex_order("tensor.lt", "tensor.lt"),
+    np.less_equal: _complex_order("tensor.lt", "tensor.le"),
+    np.greater: _complex_order("tensor.gt", "tensor.gt"),
+    np.greater_equal: _complex_order("tensor.gt", "tensor.ge"),
+}
 
 
 def full_spec(shape) -> list:

@@ -130,8 +130,13 @@ class ExprMixin:
             return Const(bool(x.value))
         t = self.tensor(x)
         if t.type.rank != 0:
-            raise self.unsupported("the truth value of an array with more than one element is "
-                                   "ambiguous", "use a.any() or a.all()")
+            size = int(np.prod(t.shape))
+            if size != 1:  # NumPy raises ValueError here; so does solvent, at compile time
+                what = "an empty array" if size == 0 else \
+                    "an array with more than one element"
+                raise ValueError(f"{self.b.loc}: the truth value of {what} is ambiguous. "
+                                 "Use a.any() or a.all()")
+            t = Tensor(self.b.one("tensor.reshape", t.v, shape=[]), deps=t.deps)
         if t.dtype == "i1":
             return t
         return self.ufunc(np.not_equal, t, Const(0))
@@ -171,6 +176,8 @@ class ExprMixin:
                 r = Const(_PY_CMP[type(op)](left.value, right.value))
             else:
                 r = self.ufunc(CMP_UFUNC[type(op)], left, right)
+            if len(node.ops) > 1 and right_node is not node.comparators[-1]:
+                self.truth(r)  # `a < b < c` is `(a < b) and (b < c)`: bool() of an array raises
             out = r if out is None else self.ufunc(np.logical_and, out, r)
             left = right
         return out
@@ -257,13 +264,15 @@ class ExprMixin:
     def call_function(self, fn, args, kwargs, node):
         handler = self.function_handler(fn)
         if handler is not None:
-            return handler(self, *args, **kwargs)
+            r = handler(self, *args, **kwargs)
+            # NumPy's functions return NumPy scalars (strong under NEP 50), never Python ones
+            return self.strong(r) if _is_numpy_function(fn) else r
         if isinstance(fn, np.ufunc):
             out = kwargs.pop("out", None)
             if kwargs:
                 raise self.unsupported(f"keyword arguments to numpy.{fn.__name__}: "
                                        f"{', '.join(kwargs)}")
-            r = self.ufunc(fn, *args)
+            r = self.strong(self.ufunc(fn, *args))
             if out is None or (isinstance(out, Const) and out.value is None):
                 return r
             if isinstance(out, TupleVal) and len(out.items) == 1:
@@ -278,6 +287,11 @@ class ExprMixin:
         name = getattr(fn, "__name__", repr(fn))
         module = getattr(fn, "__module__", "") or ""
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
+
+
+def _is_numpy_function(fn) -> bool:
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, np.ufunc) or module == "numpy" or module.startswith("numpy.")
 
 
 _PYOP = {ast.Add: operator.add, ast.Mult: operator.mul, ast.Sub: operator.sub,

@@ -51,7 +51,9 @@ def _round(fe, a, decimals=Const(0)):
 
 
 # --- reductions --------------------------------------------------------------------------------
-def norm_axes(fe, axis, rank):
+def norm_axes(fe, axis, rank, ufunc_reduce: bool = False):
+    """Sorted non-negative axes. ``ufunc_reduce``: NumPy's ufunc reductions (sum, prod, max,
+    min, any, all) take axis 0 or -1 of a 0-d value as no axis; other functions raise."""
     if axis is None:
         return list(range(rank))
     ax = fe.static(axis, "axis")
@@ -61,6 +63,8 @@ def norm_axes(fe, axis, rank):
     out = []
     for a in ax:
         a = int(a)
+        if ufunc_reduce and rank == 0 and a in (0, -1):
+            continue
         if not -rank <= a < rank:
             raise ValueError(f"{fe.b.loc}: axis {a} is out of bounds for array of dimension {rank}")
         out.append(a % rank)
@@ -75,7 +79,7 @@ def _acc_dtype(np_fn, dtype: str) -> str:
 
 def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
     x = fe.tensor(a)
-    axes = norm_axes(fe, axis, x.type.rank)
+    axes = norm_axes(fe, axis, x.type.rank, ufunc_reduce=True)
     keep = bool(fe.static(keepdims, "keepdims"))
     np_fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any,
              "all": np.all}[kind]
@@ -456,8 +460,11 @@ for _mf, _uf in MATH_UFUNC.items():
 
 
 def _weak(fe, r):
+    """math.* functions return Python floats (weak under NEP 50)."""
     if isinstance(r, Tensor) and r.type.rank == 0:
         return Tensor(fe.convert(r, "f64").v, weak=True, deps=r.deps)
+    if isinstance(r, Const) and isinstance(r.value, np.generic):
+        return Const(float(r.value))
     return r
 
 

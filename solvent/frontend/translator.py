@@ -155,6 +155,11 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
 
 def _arg_value(fe, block, name, value, index, static_args):
     """The abstract value (and IR argument, if any) for one call argument."""
+    if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+        raise UnsupportedError(f"argument {name!r} is a {type(value).__module__}."
+                               f"{type(value).__qualname__}, an ndarray subclass with its own "
+                               "semantics, which solvent does not compile",
+                               hint="pass np.asarray(x), or use fallback='python'")
     if isinstance(value, np.ndarray):
         try:
             dt = dtype_name(value.dtype)

@@ -13,6 +13,7 @@ import functools
 import inspect
 import signal
 import threading
+import types
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ class Compiled:
 
 
 def _type_key(value):
-    if isinstance(value, np.ndarray):
+    if type(value) is np.ndarray:  # subclasses (np.matrix, masked arrays) are refused
         return ("array", value.shape, value.dtype.str)
     if isinstance(value, (bool, int, float, complex)):
         return ("py", type(value).__name__)
@@ -79,7 +80,11 @@ class JitFunction:
         self.pyfn = pyfn
         self.fallback = fallback
         self.backend = backend
-        self.signature = inspect.signature(pyfn)
+        self._refusal = _not_a_plain_function(pyfn)
+        if self._refusal and fallback is None:
+            raise UnsupportedError(self._refusal, hint="decorate a plain `def` function, or "
+                                   "pass fallback='python' to run this one as it is")
+        self.signature = None if self._refusal else inspect.signature(pyfn)
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
@@ -130,6 +135,10 @@ class JitFunction:
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._refusal:  # only with fallback="python"
+            warnings.warn(f"solvent: running {self.pyfn!r} as plain Python: {self._refusal}",
+                          stacklevel=2)
+            return self.pyfn(*args, **kwargs)
         args = self._bind(args, kwargs)
         try:
             c = self.compile(args)
@@ -161,6 +170,17 @@ class JitFunction:
         out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
                    "compilation, which happens on the first call)")
         return "\n".join(out)
+
+
+def _not_a_plain_function(fn) -> str | None:
+    """Why solvent cannot compile ``fn`` from its source, or None for a plain function."""
+    if isinstance(fn, types.FunctionType):
+        return None
+    if isinstance(fn, types.MethodType):
+        return (f"{fn.__qualname__} is a bound method: solvent compiles plain functions "
+                "(its `self` would be read once, at compile time)")
+    return (f"{fn!r} is not a Python function (a {type(fn).__name__}): solvent compiles "
+            "the source of plain `def` functions")
 
 
 def _written_args(c: Compiled) -> list[tuple[int, int]]:
