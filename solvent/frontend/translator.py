@@ -171,7 +171,8 @@ def _arg_value(fe, block, name, value, index, static_args):
             a = block.add_arg(TensorType((), dt), name)
             return Tensor(a), a
         a = block.add_arg(RefType(value.shape, dt), name)
-        return ArrayRef(Buffer(a, name, None), (), TensorType(value.shape, dt)), a
+        buf = Buffer(a, name, None, strides=element_strides(value))
+        return ArrayRef(buf, (), TensorType(value.shape, dt)), a
     if isinstance(value, (bool, np.bool_, int, np.integer)) and index in static_args:
         return Const(value), None
     if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
@@ -196,6 +197,17 @@ def _arg_value(fe, block, name, value, index, static_args):
         return Const(value), None
     raise UnsupportedError(f"argument {name!r} of type {type(value).__name__} is not supported",
                            hint="pass NumPy arrays, numbers, strings, None or tuples of those")
+
+
+def element_strides(a: np.ndarray) -> tuple | None:
+    """The strides of ``a`` in elements, or None when it is C-contiguous. Part of the cache
+    key: NumPy's view-or-copy rule (reshape, ravel) depends on the memory layout."""
+    if a.flags.c_contiguous:
+        return None
+    if any(s % a.itemsize for s in a.strides):
+        raise UnsupportedError("an argument array has strides that are not a multiple of its "
+                               "item size", hint="pass a copy (np.ascontiguousarray(x))")
+    return tuple(s // a.itemsize for s in a.strides)
 
 
 def _static_tuple(v) -> bool:

@@ -45,7 +45,10 @@ class Compiled:
 
 def _type_key(value):
     if type(value) is np.ndarray:  # subclasses (np.matrix, masked arrays) are refused
-        return ("array", value.shape, value.dtype.str)
+        if value.flags.c_contiguous:
+            return ("array", value.shape, value.dtype.str)
+        # Fortran-ordered / strided: reshape and ravel follow the layout (copy or view)
+        return ("array", value.shape, value.dtype.str, value.strides)
     if isinstance(value, (bool, int, float, complex)):
         return ("py", type(value).__name__)
     if isinstance(value, np.generic):
