@@ -5,6 +5,8 @@ so the compiled program has exactly the dtypes plain NumPy would produce.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
@@ -51,6 +53,51 @@ class Emitter:
             return NeedStatic(deps, what, self.b.loc)
         return self.unsupported(f"{what} must be known at compile time, but it is computed at "
                                 "run time", "derive it from array shapes or integer arguments")
+
+    # --- run-time checks (ops/checks.py) ---------------------------------------------------
+    def check(self, ok, kind: str, message: str, payload=None) -> None:
+        """At run time, raise ``kind(message)`` with this line unless ``ok`` holds.
+        ``message`` may hold one ``{}``, filled with the integer ``payload``."""
+        ok = self.tensor(ok)
+        for g in self.shared.setdefault("check_guards", []):
+            ok = self.ufunc(np.logical_or, ok, self.ufunc(np.logical_not, g))
+        if ok.type.rank:
+            ok = Tensor(self.b.one("tensor.reduce_all", ok.v, axes=list(range(ok.type.rank)),
+                                   keepdims=False))
+        if ok.dtype != "i1":
+            ok = self.ufunc(np.not_equal, ok, Const(0))
+        operands = [ok.v]
+        if payload is not None:
+            operands.append(self.convert(self.tensor(payload), "i64").v)
+        self.b.create("error.check", operands, {"kind": kind, "message": message})
+
+    @contextmanager
+    def guarded_checks(self):
+        """Checks emitted inside hold only where every guard added is true: operands that
+        Python evaluates conditionally (after ``and``/``or``, the arms of ``x if c else y``)
+        are computed unconditionally here, so their checks must be conditional."""
+        stack = self.shared.setdefault("check_guards", [])
+        depth = len(stack)
+        try:
+            yield stack.append
+        finally:
+            del stack[depth:]
+
+    def check_index(self, idx, n: int, axis: int) -> None:
+        """NumPy's IndexError for a run-time index (scalar or array) outside ``-n..n-1``.
+        For an index array, the message names its largest index if that one is too large,
+        else its smallest (NumPy names the first bad one in order)."""
+        idx = self.convert(self.tensor(idx), "i64")
+        ok = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, idx, Const(-n)),
+                        self.ufunc(np.less, idx, Const(n)))
+        payload = idx
+        if idx.type.rank:
+            axes = list(range(idx.type.rank))
+            hi, lo = (Tensor(self.b.one(f"tensor.reduce_{k}", idx.v, axes=axes, keepdims=False))
+                      for k in ("max", "min"))
+            payload = self.select(self.ufunc(np.greater_equal, hi, Const(n)), hi, lo)
+        self.check(ok, "IndexError", f"index {{}} is out of bounds for axis {axis} with size {n}",
+                   payload)
 
     # --- conversions between abstract values ----------------------------------------------
     def static(self, x, what: str = "this value"):

@@ -145,7 +145,20 @@ class ExprMixin:
         # Python's and/or on scalars. Operands are pure expressions, so evaluating them all
         # is safe; the result follows Python's short-circuit value rule when compile-time.
         is_and = isinstance(node.op, ast.And)
-        vals = [self.expr(v) for v in node.values]
+        vals = []
+        with self.guarded_checks() as guard:
+            for k, operand in enumerate(node.values):
+                vals.append(self.expr(operand))
+                if k == len(node.values) - 1:
+                    break
+                tv = self.truth(vals[-1])
+                if isinstance(tv, Const):
+                    if bool(tv.value) != is_and:
+                        break  # Python never evaluates the rest
+                    continue
+                # the rest runs only where this operand did not decide: their run-time
+                # checks (an index after `i < n and`) must not fire elsewhere
+                guard(tv if is_and else self.ufunc(np.logical_not, tv))
         result = vals[-1]
         for v in reversed(vals[:-1]):
             tv = self.truth(v)
@@ -186,7 +199,13 @@ class ExprMixin:
         c = self.truth(self.expr(node.test))
         if isinstance(c, Const):
             return self.expr(node.body if c.value else node.orelse)
-        return self.select(c, self.expr(node.body), self.expr(node.orelse))
+        with self.guarded_checks() as guard:
+            guard(c)
+            body = self.expr(node.body)
+        with self.guarded_checks() as guard:
+            guard(self.ufunc(np.logical_not, c))
+            orelse = self.expr(node.orelse)
+        return self.select(c, body, orelse)
 
     # --- attributes, subscripts, calls -----------------------------------------------------
     def expr_Attribute(self, node):

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
 from ..ir.registry import IRError
+from ..ops.checks import KINDS, error_text
 from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
@@ -227,6 +228,8 @@ def run_compiled(c: Compiled, args):
     tr = c.translation
     ir_args = [args[i] for i in tr.arg_map]
     outs = c.executable(*ir_args)
+    if c.fn.errors:  # a failed run-time check raises before anything is written back
+        raise_if_failed(c.fn.errors, outs[-2], outs[-1])
     pending = []
     for r, k in writes:
         out = np.asarray(outs[r])
@@ -238,6 +241,14 @@ def run_compiled(c: Compiled, args):
     # the call succeeded and every result fits: only now write into the caller's buffers
     _write_all(pending)
     return _rebuild(tr.result, outs, args)
+
+
+def raise_if_failed(errors, code, payload) -> None:
+    """Raise the error a failed ``error.check`` stands for (see passes/checks_to_values)."""
+    code = int(code)
+    if code:
+        kind, message, loc = errors[code - 1]
+        raise KINDS[kind](error_text(message, int(payload), loc))
 
 
 def _write_all(pending):
