@@ -212,7 +212,9 @@ class Emitter:
             with np.errstate(all="ignore"):
                 try:
                     return Const(_python_apply(uf, [a.value for a in args]))
-                except (ZeroDivisionError, OverflowError, ValueError) as e:
+                except ZeroDivisionError as e:  # Python raises it: so does solvent
+                    raise ZeroDivisionError(f"{self.b.loc}: {e}") from None
+                except (OverflowError, ValueError) as e:
                     raise self.unsupported(f"{uf.__name__}: {e}") from None
         ts = [self.tensor(a) for a in args]
         if all(t.weak for t in ts) and uf in _INT_ARITH and all(t.dtype == "i1" for t in ts):
@@ -237,7 +239,11 @@ class Emitter:
                                    f"({', '.join(t.dtype for t in ts)}): {e}") from None
         in_dt = [dtype_name(d) for d in loop[:uf.nin]]
         out_dt = dtype_name(loop[uf.nin])
+        in_dt = self.python_int_operands(uf, args, ts, in_dt)
         ts = [self.convert(t, d) for t, d in zip(ts, in_dt)]
+        if uf is np.power and in_dt[0][0] in "iu" and in_dt[0] != "i1" and \
+                not all(t.weak for t in ts):
+            self.check_nonnegative_exponent(args[1], ts[1])
         if len(set(in_dt)) != 1:
             raise self.unsupported(f"numpy.{uf.__name__} with mixed loop dtypes {in_dt}")
         weak = all(t.weak for t in ts) and not any(t.type.rank for t in ts)
@@ -258,6 +264,32 @@ class Emitter:
         if v.type.dtype != out_dt:
             v = self.b.one("tensor.convert", v, dtype=out_dt)
         return Tensor(v, weak=weak, deps=deps)
+
+    def python_int_operands(self, uf, args, ts, in_dt):
+        """NEP 50 for Python ints meeting a narrower integer array: arithmetic raises
+        OverflowError when the value does not fit (at compile time for a constant, by a
+        run-time check otherwise); comparisons compare the true values (in int64)."""
+        d = in_dt[0]
+        if d[0] not in "iu" or d in ("i1", "i64") or len(ts) < 2:
+            return in_dt
+        pyints = [k for k, t in enumerate(ts) if t.weak and t.dtype == "i64"
+                  and t.type.rank == 0]
+        if not pyints or len(pyints) == len(ts):
+            return in_dt
+        if uf in (np.equal, np.not_equal, np.less, np.less_equal, np.greater,
+                  np.greater_equal) and d != "u64":
+            return ["i64"] * len(in_dt)
+        for k in pyints:
+            self.check_fits(ts[k], d)
+        return in_dt
+
+    def check_nonnegative_exponent(self, arg, exponent: Tensor) -> None:
+        msg = "Integers to negative integer powers are not allowed."
+        if isinstance(arg, Const) and isinstance(arg.value, (int, np.integer)):
+            if int(arg.value) < 0:
+                raise ValueError(f"{self.b.loc}: {msg}")
+            return
+        self.check(self.ufunc(np.greater_equal, exponent, Const(0)), "ValueError", msg)
 
     def filled(self, value, dtype: str, shape):
         c = self.b.constant(value, dtype)
@@ -384,7 +416,26 @@ class Emitter:
         if v.dtype[0] == "c" and dtype[0] != "c":
             raise self.unsupported(f"cannot store complex values into a {dtype} array",
                                    "take .real or use a complex array")
+        if v.weak and v.dtype == "i64" and v.type.rank == 0 and dtype[0] in "iu" \
+                and dtype not in ("i1", "i64"):
+            self.check_fits(v, dtype)
         return self.convert(v, dtype)
+
+    def check_fits(self, v: Tensor, dtype: str) -> None:
+        """NEP 50: a Python int stored into (or combined with) a narrower integer array must
+        fit its dtype, else OverflowError — at compile time for a constant."""
+        info = np.iinfo(np_dtype(dtype))
+        owner = v.v.owner
+        if getattr(owner, "name", None) == "tensor.constant":
+            value = int(owner.attrs["value"])
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"{self.b.loc}: Python integer {value} out of bounds for "
+                                    f"{np_dtype(dtype)}")
+            return
+        fits = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, v, Const(info.min)),
+                          self.ufunc(np.less_equal, v, Const(info.max)))
+        self.check(fits, "OverflowError", f"Python integer {{}} out of bounds for "
+                   f"{np_dtype(dtype)}", v)
 
 
 # NumPy ufunc loops whose dtypes the op of the same name does not take: each rule returns

@@ -36,6 +36,13 @@ _PY_CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 
 
+def _python_number(v) -> bool:
+    """A Python int/float/bool (weak scalar), compile-time or run-time."""
+    if isinstance(v, Const):
+        return type(v.value) in (bool, int, float)
+    return isinstance(v, Tensor) and v.weak and v.type.rank == 0 and v.dtype[0] != "c"
+
+
 def _python_only(v) -> bool:
     """A compile-time value that is no number: compared by Python, never as an array."""
     return isinstance(v, Const) and isinstance(v.value, (str, tuple, type(None)))
@@ -102,6 +109,11 @@ class ExprMixin:
         uf = BINOP_UFUNC.get(type(node.op))
         if uf is None:
             raise self.unsupported(f"operator {type(node.op).__name__}")
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and _python_number(a) and \
+                _python_number(b) and not isinstance(b, Const):
+            # Python numbers divide as Python does: by zero is an error, not inf or 0
+            self.check(self.ufunc(np.not_equal, b, Const(0)), "ZeroDivisionError",
+                       "division by zero")
         if isinstance(a, Const) and isinstance(b, Const) and not (
                 isinstance(a.value, (int, float, complex, np.generic))
                 and isinstance(b.value, (int, float, complex, np.generic))):

@@ -333,16 +333,43 @@ def _float_operand(fe, a):
     return t
 
 
+def _check_factorization(fe, inputs, result, message: str):
+    """NumPy raises LinAlgError where LAPACK meets a zero pivot (a singular matrix) or a
+    non-positive one (Cholesky); XLA's factorizations then give inf/NaN instead. The check:
+    the result is finite wherever the inputs are (NaN or inf inputs give NaN in NumPy too,
+    without an error)."""
+    def all_finite(t):
+        return reduce(fe, "all", fe.ufunc(np.isfinite, t))
+    ok = fe.ufunc(np.logical_not, all_finite(inputs[0]))
+    for t in inputs[1:]:
+        ok = fe.ufunc(np.logical_or, ok, fe.ufunc(np.logical_not, all_finite(t)))
+    fe.check(fe.ufunc(np.logical_or, ok, all_finite(result)), "LinAlgError", message)
+    return result
+
+
 @implements(np.linalg.solve)
 def _solve(fe, a, b):
     a, b = _float_operand(fe, a), _float_operand(fe, b)
     dt = fe.result_dtype([a, b])
-    return Tensor(fe.b.one("tensor.solve", fe.convert(a, dt).v, fe.convert(b, dt).v))
+    a, b = fe.convert(a, dt), fe.convert(b, dt)
+    x = Tensor(fe.b.one("tensor.solve", a.v, b.v))
+    return _check_factorization(fe, [a, b], x, "Singular matrix")
 
 
-for _fn, _op in ((np.linalg.inv, "tensor.inv"), (np.linalg.cholesky, "tensor.cholesky"),
-                 (np.linalg.det, "tensor.det")):
-    implements(_fn)((lambda op: lambda fe, a, **kw: Tensor(fe.b.one(op, _float_operand(fe, a).v)))(_op))
+@implements(np.linalg.inv)
+def _inv(fe, a, **kw):
+    a = _float_operand(fe, a)
+    return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.inv", a.v)), "Singular matrix")
+
+
+@implements(np.linalg.cholesky)
+def _cholesky(fe, a, **kw):
+    a = _float_operand(fe, a)
+    return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.cholesky", a.v)),
+                                "Matrix is not positive definite")
+
+
+implements(np.linalg.det)(lambda fe, a, **kw: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v)))
 
 
 @implements(np.linalg.norm)

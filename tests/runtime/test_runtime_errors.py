@@ -153,3 +153,114 @@ def test_checks_proved_in_bounds_are_removed():
     text = solvent.explain(stencil, np.ones(8), np.ones(8))
     final = text.split("## after dce")[1]
     assert "errors" not in final.split("\n")[2]  # the function head lists no checks
+
+
+# --- LinAlgError, ZeroDivisionError, negative integer powers, NEP 50 overflow ---------------
+
+def solve(A, b):
+    return np.linalg.solve(A, b)
+
+
+def inverse(A):
+    return np.linalg.inv(A)
+
+
+def chol(A):
+    return np.linalg.cholesky(A)
+
+
+SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
+
+
+def test_singular_matrices_raise_linalg_error(backend):
+    _raises_like_numpy(solve, (SINGULAR, np.ones(2)), backend, np.linalg.LinAlgError,
+                       LINE + "Singular matrix")
+    _raises_like_numpy(inverse, (SINGULAR,), backend, np.linalg.LinAlgError, "Singular matrix")
+    _raises_like_numpy(chol, (np.array([[1.0, 2.0], [2.0, 1.0]]),), backend,
+                       np.linalg.LinAlgError, "Matrix is not positive definite")
+
+
+def test_nan_input_is_not_a_linalg_error(backend):
+    check(solve, np.array([[np.nan, 1.0], [0.0, 1.0]]), np.ones(2), backend=backend)
+
+
+def test_cholesky_reads_only_the_lower_triangle_as_numpy_does(backend):
+    check(chol, np.array([[4.0, 9.0], [1.0, 2.0]]), backend=backend)   # not symmetric
+
+
+def py_div(x, y):
+    return x / y
+
+
+def py_floordiv(x, y):
+    return x // y
+
+
+def py_mod(x, y):
+    return x % y
+
+
+def array_div(A, y):
+    return A / y
+
+
+@pytest.mark.parametrize("fn", [py_div, py_floordiv, py_mod])
+@pytest.mark.parametrize("x,y", [(1.0, 0.0), (3, 0), (True, False)])
+def test_python_scalar_division_by_zero(fn, x, y, backend):
+    _raises_like_numpy(fn, (x, y), backend, ZeroDivisionError, LINE + "division by zero")
+
+
+@pytest.mark.parametrize("fn", [py_div, py_floordiv, py_mod])
+def test_python_scalar_division(fn, backend):
+    check(fn, 7, 2, backend=backend)
+    check(fn, -7.5, 2.0, backend=backend)
+
+
+def test_array_division_by_zero_is_numpy_inf(backend):
+    check(array_div, np.ones(3), 0.0, backend=backend)
+
+
+def int_power(A, k):
+    return A ** k
+
+
+def test_integer_array_to_a_negative_power(backend):
+    msg = "Integers to negative integer powers are not allowed"
+    _raises_like_numpy(int_power, (np.arange(3), -1), backend, ValueError, msg)
+    _raises_like_numpy(int_power, (np.arange(3), np.array([1, -2, 0])), backend, ValueError, msg)
+    check(int_power, np.arange(3), 3, backend=backend)
+    check(int_power, np.arange(3.0), -1, backend=backend)
+
+
+def add_int(A, n):
+    return A + n
+
+
+def add_300(A):
+    return A + 300
+
+
+def less_than(A, n):
+    return A < n
+
+
+def store_int(A, n):
+    A[0] = n
+
+
+I8 = np.array([1, -2, 3], dtype=np.int8)
+
+
+@pytest.mark.parametrize("fn,args", [(add_int, (I8, 300)), (add_int, (I8, -129)),
+                                     (add_300, (I8,)), (store_int, (I8, 1000)),
+                                     (add_int, (np.arange(3, dtype=np.uint8), -1))],
+                         ids=["add-arg", "add-low", "add-const", "store", "uint8"])
+def test_python_int_out_of_bounds_for_the_array_dtype(fn, args, backend):
+    _raises_like_numpy(fn, args, backend, OverflowError, LINE + "Python integer -?\\d+ out of "
+                       "bounds for u?int8")
+
+
+@pytest.mark.parametrize("n", [300, -300, 5, -2])
+def test_comparison_with_an_out_of_range_python_int_compares_values(n, backend):
+    check(less_than, I8, n, backend=backend)
+    check(add_int, I8, 100, backend=backend)
