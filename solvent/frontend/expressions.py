@@ -244,6 +244,14 @@ class ExprMixin:
     def expr_Subscript(self, node):
         obj = self.expr(node.value)
         idx = self.index_items(node.slice)
+        if isinstance(obj, Const) and obj.value in (np.mgrid, np.ogrid):
+            from .npapi_creation import index_grid
+            key = tuple(slice(*(None if p is None else self.static(p, "an np.mgrid bound")
+                                for p in (i.lower, i.upper, i.step)))
+                        if hasattr(i, "lower") else self.static(i, "an np.mgrid bound")
+                        for i in idx)
+            return index_grid(self, "mgrid" if obj.value is np.mgrid else "ogrid",
+                              key[0] if len(key) == 1 else key)
         if isinstance(obj, Const) and all(isinstance(i, Const) for i in idx):
             key = tuple(i.value for i in idx)
             try:
@@ -306,8 +314,11 @@ class ExprMixin:
         handler = self.function_handler(fn)
         if handler is not None:
             r = handler(self, *args, **kwargs)
-            # NumPy's functions return NumPy scalars (strong under NEP 50), never Python ones
-            return self.strong(r) if _is_numpy_function(fn) else r
+            # NumPy's functions return NumPy scalars (strong under NEP 50), never Python ones,
+            # except those that return Python values (np.ndim, np.shape, np.allclose...)
+            if _is_numpy_function(fn) and not getattr(handler, "python_result", False):
+                return self.strong(r)
+            return r
         if isinstance(fn, np.ufunc):
             out = kwargs.pop("out", None)
             if kwargs:
@@ -327,6 +338,11 @@ class ExprMixin:
             return self.inline_call(fn, args, kwargs, node)
         name = getattr(fn, "__name__", repr(fn))
         module = getattr(fn, "__module__", "") or ""
+        if module.startswith("numpy.random") or isinstance(getattr(fn, "__self__", None),
+                                                           np.random.Generator):
+            raise self.unsupported(f"np.random.{name} inside a compiled function: its numbers "
+                                   "would differ from NumPy's stream",
+                                   "draw the random numbers before the call and pass them in")
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
 
 

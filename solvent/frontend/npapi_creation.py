@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.types import dtype_name
+from ..ir.types import dtype_name, np_dtype
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 FUNCTIONS: dict = {}
@@ -161,6 +161,9 @@ def reshape_value(fe, a, shape):
     if int(np.prod(v, dtype=np.int64)) != t.size:
         raise ValueError(f"{fe.b.loc}: cannot reshape array of size {t.size} into shape "
                          f"{tuple(v)}")
+    if not v:  # NumPy gives a 0-d array (not a scalar)
+        r = fe.tensor(a)
+        return Tensor(fe.b.one("tensor.reshape", r.v, shape=[]), deps=r.deps, array0d=True)
     return view_or_value(fe, a, ("reshape", tuple(v)))
 
 
@@ -289,6 +292,198 @@ def _expand_dims(fe, a, axis):
     for x in sorted(int(i) % (len(shape) + 1) for i in (ax if isinstance(ax, tuple) else (ax,))):
         shape.insert(x, 1)
     return reshape_value(fe, a, Const(tuple(shape)))
+
+
+def python_result(handler):
+    """Marks a handler whose result NumPy gives as a Python value (not a NumPy scalar)."""
+    handler.python_result = True
+    return handler
+
+
+@implements(np.ndim)
+@python_result
+def _ndim(fe, a):
+    return Const(len(fe.tensor_type(a).shape)) if not isinstance(a, Const) else \
+        Const(np.ndim(a.value))
+
+
+@implements(np.shape)
+@python_result
+def _shape(fe, a):
+    return Const(tuple(fe.tensor_type(a).shape)) if not isinstance(a, Const) else \
+        Const(np.shape(a.value))
+
+
+@implements(np.size)
+@python_result
+def _size(fe, a, axis=None):
+    shape = fe.tensor_type(a).shape if not isinstance(a, Const) else np.shape(a.value)
+    if axis is None:
+        return Const(int(np.prod(shape, dtype=np.int64)))
+    return Const(shape[fe.static_int(axis, "axis")])
+
+
+@implements(np.result_type)
+@python_result
+def _result_type(fe, *args):
+    probes = []
+    for a in args:
+        if isinstance(a, Const) and not isinstance(a.value, (bool, int, float, complex,
+                                                            np.generic)):
+            probes.append(np.dtype(a.value))
+        else:
+            t = fe.tensor(a)
+            probes.append(fe.probe(t))
+    return Const(np.result_type(*probes))
+
+
+@implements(np.finfo, np.iinfo)
+@python_result
+def _finfo(fe, t):
+    v = t.value if isinstance(t, Const) else np_dtype(fe.tensor_type(t).dtype)
+    kind = np.dtype(v).kind if not isinstance(v, np.dtype) else v.kind
+    return Const(np.finfo(v) if kind in "fc" else np.iinfo(v))
+
+
+@implements(np.moveaxis)
+def _moveaxis(fe, a, source, destination):
+    rank = len(fe.tensor_type(a).shape)
+    src = fe.static_int(source, "source axis") % max(rank, 1)
+    dst = fe.static_int(destination, "destination axis") % max(rank, 1)
+    order = [k for k in range(rank) if k != src]
+    order.insert(dst, src)
+    return _transpose(fe, a, Const(tuple(order)))
+
+
+@implements(np.swapaxes)
+def _swapaxes(fe, a, axis1, axis2):
+    rank = len(fe.tensor_type(a).shape)
+    i = fe.static_int(axis1, "axis") % max(rank, 1)
+    j = fe.static_int(axis2, "axis") % max(rank, 1)
+    order = list(range(rank))
+    order[i], order[j] = order[j], order[i]
+    return _transpose(fe, a, Const(tuple(order)))
+
+
+def _atleast_nd(n):
+    def handler(fe, a):
+        t = fe.tensor_type(a)
+        if len(t.shape) >= n:
+            return a
+        shape = {1: (1,), 2: (1,) + tuple(t.shape) if len(t.shape) == 1 else (1, 1)}[n] \
+            if len(t.shape) < n else t.shape
+        if n == 1:
+            shape = (1,)
+        return reshape_value(fe, a, Const(shape))
+    return handler
+
+
+implements(np.atleast_1d)(_atleast_nd(1))
+implements(np.atleast_2d)(_atleast_nd(2))
+
+
+def index_grid(fe, grid, key):
+    """np.mgrid[...] / np.ogrid[...] with compile-time slices (a complex step is a count,
+    as in np.linspace): aranges broadcast to the full grid (mgrid, stacked) or kept open
+    (ogrid, a tuple of arrays of shape (1, .., n, .., 1))."""
+    if not isinstance(key, tuple):  # one slice: the 1-D range itself
+        return index_grid(fe, "ogrid", (key,))
+    slices = key
+    axes = []
+    for sl in slices:
+        if not isinstance(sl, slice):
+            raise fe.unsupported("np.mgrid/np.ogrid take slices")
+        start = 0 if sl.start is None else sl.start
+        step = 1 if sl.step is None else sl.step
+        if isinstance(step, complex):
+            axes.append(_linspace(fe, Const(start), Const(sl.stop), Const(int(abs(step)))))
+        else:
+            axes.append(_arange(fe, Const(start), Const(sl.stop), Const(step)))
+    shape = tuple(fe.tensor_type(a).shape[0] for a in axes)
+    dt = dtype_name(np.result_type(*[np_dtype(fe.tensor_type(a).dtype) for a in axes]))
+    parts = []
+    for k, a in enumerate(axes):
+        a = fe.convert(fe.tensor(a), dt)
+        open_shape = tuple(n if j == k else 1 for j, n in enumerate(shape))
+        t = fe.tensor(reshape_value(fe, a, Const(open_shape)))
+        parts.append(t if grid == "ogrid" else fe.broadcast(t, shape))
+    if grid == "ogrid":
+        return TupleVal(tuple(parts)) if len(parts) > 1 else parts[0]
+    return _stack(fe, TupleVal(tuple(parts)))
+
+
+@implements(np.indices)
+def _indices(fe, dimensions, dtype=Const(int), sparse=Const(False)):
+    dims = static_shape(fe, dimensions)
+    if fe.static(sparse, "sparse"):
+        raise fe.unsupported("np.indices(..., sparse=True)", "use np.ogrid")
+    grid = index_grid(fe, "mgrid", tuple(slice(0, n) for n in dims))
+    return fe.convert(fe.tensor(grid), static_dtype(fe, dtype))
+
+
+@implements(np.pad)
+def _pad(fe, array, pad_width, mode=Const("constant"), constant_values=Const(0), **kw):
+    """np.pad, mode constant/edge/wrap/reflect/symmetric, one axis at a time."""
+    if kw:
+        raise fe.unsupported(f"np.pad options {', '.join(kw)}")
+    t = fe.tensor(array)
+    rank = t.type.rank
+    widths = np.broadcast_to(np.asarray(fe.static(pad_width, "pad_width"), dtype=np.int64),
+                             (rank, 2))
+    how = fe.static(mode, "mode")
+    if how not in ("constant", "edge", "wrap", "reflect", "symmetric"):
+        raise fe.unsupported(f"np.pad(mode={how!r})")
+    for ax in range(rank):
+        before, after = (int(w) for w in widths[ax])
+        if before < 0 or after < 0:
+            raise ValueError(f"{fe.b.loc}: index can't contain negative values")
+        n = t.shape[ax]
+        parts = []
+        if before:
+            parts.append(_pad_part(fe, t, ax, n, before, how, constant_values, "before"))
+        parts.append(t)
+        if after:
+            parts.append(_pad_part(fe, t, ax, n, after, how, constant_values, "after"))
+        if len(parts) > 1:
+            t = concat(fe, parts, ax)
+    return t
+
+
+def _pad_part(fe, t, ax, n, width, how, constant_values, side):
+    def along(sl):
+        return fe.tensor(fe.getitem(t, [Const(slice(None))] * ax + [Const(sl)]))
+    shape = tuple(width if k == ax else d for k, d in enumerate(t.shape))
+    if how == "constant":
+        value = fe.static(constant_values, "constant_values")
+        if isinstance(value, tuple):
+            value = value[ax] if isinstance(value[0], tuple) else value
+            value = value[0 if side == "before" else 1] if isinstance(value, tuple) else value
+        return fe.convert(fe.broadcast(fe.tensor(Const(value)), shape), t.dtype)
+    if n == 0:
+        raise ValueError(f"{fe.b.loc}: can't extend empty axis {ax} using modes other than "
+                         "'constant'")
+    if how == "edge":
+        return fe.broadcast(along(slice(0, 1) if side == "before" else slice(n - 1, n)), shape)
+    if width > n:
+        raise fe.unsupported(f"np.pad(mode={how!r}) wider than the axis")
+    if how == "wrap":
+        return along(slice(n - width, n) if side == "before" else slice(0, width))
+    if how == "symmetric":
+        return along(slice(width - 1, None, -1) if side == "before"
+                     else slice(n - 1, n - 1 - width, -1) if n - 1 - width >= 0
+                     else slice(n - 1, None, -1))
+    if width > n - 1:
+        raise fe.unsupported("np.pad(mode='reflect') wider than the axis minus one")
+    return along(slice(width, 0, -1) if side == "before" else slice(n - 2, n - 2 - width, -1)
+                 if n - 2 - width >= 0 else slice(n - 2, None, -1))
+
+
+@implements(np.ndarray)
+def _ndarray(fe, shape, dtype=Const(float), order=None, **kw):
+    if kw:
+        raise fe.unsupported("np.ndarray(..., buffer=...) over existing memory",
+                             "use np.empty(shape, dtype)")
+    return _zeros(fe, shape, dtype)
 
 
 @implements(np.broadcast_to)

@@ -419,13 +419,31 @@ def _py_ctor(dt):
             raise fe.unsupported(f"{ {'f64': 'float', 'i64': 'int', 'i1': 'bool', 'c128': 'complex'}[dt]}() "
                                  "of an array", "index a single element first")
         if dt == "i1":
-            return fe.truth(t)
+            return Tensor(fe.truth(t).v, weak=True, deps=t.deps)
         if t.dtype[0] == "c" and dt != "c128":
             raise fe.unsupported("converting a complex number to a real one")
         if dt == "i64" and t.dtype[0] == "f":
             t = fe.ufunc(np.trunc, t)
         return Tensor(fe.convert(t, dt).v, weak=True, deps=t.deps)
     return handler
+
+
+@implements(np.bincount)
+def _bincount(fe, x, weights=None, minlength=Const(0)):
+    from .npapi_prelude import bincount
+    n = fe.static_int(minlength, "minlength")
+    if n <= 0:
+        raise fe.unsupported("np.bincount's length depends on the data",
+                             "pass minlength=N covering every value (larger values raise "
+                             "IndexError)")
+    return fe.inline_call(bincount, [x, weights if weights is not None else Const(None),
+                                     Const(n)], {}, None, keep_loc=True)
+
+
+for _name in ("unique", "nonzero", "flatnonzero", "argwhere"):
+    implements(getattr(np, _name))((lambda name: lambda fe, *a, **k: (_ for _ in ()).throw(
+        fe.unsupported(f"np.{name} gives an array whose length depends on the data",
+                       "use a mask with np.where or a reduction instead")))(_name))
 
 
 implements(builtins.float)(_py_ctor("f64"))

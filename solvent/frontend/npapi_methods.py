@@ -9,6 +9,14 @@ from . import npapi_math as nm
 from .values import ArrayRef, Const, Tensor
 
 
+def _prelude_impl(fn):
+    from .npapi_prelude import PRELUDE
+    try:
+        return PRELUDE.get(fn)
+    except TypeError:  # unhashable
+        return None
+
+
 class ApiMixin:
     def function_handler(self, fn):
         try:
@@ -17,6 +25,12 @@ class ApiMixin:
             h = None
         if h is not None:
             return h
+        impl = _prelude_impl(fn)
+        if impl is not None:
+            def inline(fe, *args, **kwargs):
+                return fe.inline_call(impl, list(args), kwargs, None, keep_loc=True)
+            inline.python_result = True  # the implementation returns what NumPy returns
+            return inline
         if nm.is_ufunc_method(fn):
             return lambda fe, *args, **kwargs: nm._ufunc_method(fe, fn, args, kwargs)
         return None

@@ -152,7 +152,9 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
         return self._live_cache[key]
 
     # --- calls to plain Python helpers: inlined --------------------------------------------
-    def inline_call(self, fn, args, kwargs, node):
+    def inline_call(self, fn, args, kwargs, node, keep_loc: bool = False):
+        """Inline a call of ``fn``. ``keep_loc``: the callee implements a NumPy function
+        (npapi_prelude), so its ops, errors and checks carry the caller's line."""
         if self.depth >= MAX_INLINE_DEPTH:
             what = fn.name if isinstance(fn, LocalFunction) else fn.__qualname__
             raise self.unsupported(f"call depth over {MAX_INLINE_DEPTH} (recursion?) at {what}")
@@ -161,6 +163,8 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
         else:
             callee = Translator(fn, self.b, self.depth + 1, self.shared)
         saved_loc = self.b.loc
+        if keep_loc:
+            callee.loc_of = lambda node, loc=saved_loc: loc
         try:
             callee.bind_params(args, kwargs)
             callee.stmts(callee.src.tree.body)

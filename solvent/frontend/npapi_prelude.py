@@ -1,0 +1,246 @@
+"""NumPy functions written in the NumPy style solvent compiles, inlined where they are called.
+
+Each function here implements the NumPy function named in its ``@prelude`` with the same
+results and dtypes, using only constructs the frontend translates (slices, ufuncs,
+reductions, ``np.where``, compile-time loops over shapes). Being ordinary solvent input,
+each one is optimized, differentiated and lowered to every backend like user code. Errors
+and run-time checks inside them report the caller's line.
+
+Identities relied on are stated per function; ``tests/frontend/test_numpy_prelude.py``
+compares every one with NumPy at two sizes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+PRELUDE: dict = {}  # NumPy function -> its implementation here
+
+
+def prelude(*np_fns):
+    def deco(fn):
+        for f in np_fns:
+            PRELUDE[f] = fn
+        return fn
+    return deco
+
+
+@prelude(np.diff)
+def diff(a, n=1, axis=-1):
+    """n-th discrete difference along ``axis``: out[i] = a[i+1] - a[i], n times."""
+    if n == 0:
+        return a
+    x = np.moveaxis(np.asarray(a), axis, -1)
+    d = np.moveaxis(x[..., 1:] - x[..., :-1], -1, axis)
+    return diff(d, n - 1, axis)   # n is a compile-time count: inlined n times
+
+
+@prelude(np.meshgrid)
+def meshgrid(x, y, indexing="xy"):
+    """Two 1-D coordinate vectors to two 2-D grids ('xy': shape (len(y), len(x)))."""
+    if indexing == "xy":
+        return (np.broadcast_to(x[np.newaxis, :], (y.shape[0], x.shape[0])).copy(),
+                np.broadcast_to(y[:, np.newaxis], (y.shape[0], x.shape[0])).copy())
+    return (np.broadcast_to(x[:, np.newaxis], (x.shape[0], y.shape[0])).copy(),
+            np.broadcast_to(y[np.newaxis, :], (x.shape[0], y.shape[0])).copy())
+
+
+@prelude(np.average)
+def average(a, axis=None, weights=None):
+    """sum(a * w) / sum(w) along ``axis`` (w broadcast along it); plain mean without w."""
+    if weights is None:
+        return np.mean(a, axis=axis)
+    if axis is None or np.ndim(weights) == np.ndim(a):
+        w = np.broadcast_to(weights, np.shape(a))
+        return np.sum(a * w, axis=axis) / np.sum(w, axis=axis)
+    ax = axis % np.ndim(a)
+    w = np.reshape(weights, (-1,) + (1,) * (np.ndim(a) - ax - 1))
+    return np.sum(a * w, axis=axis) / np.sum(weights)
+
+
+@prelude(np.cov)
+def cov(m, rowvar=True, bias=False, ddof=None):
+    """Covariance of the rows (variables) of ``m``: X X^H / (N - ddof), X centred."""
+    x = np.atleast_2d(m) if rowvar else np.atleast_2d(m).T
+    x = x.astype(np.result_type(x.dtype, np.float64))
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = x.shape[1]
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    c = (xc @ np.conj(xc).T) / (n - ddof)
+    if np.ndim(m) == 1:
+        return np.squeeze(c)   # a 0-d array, as NumPy returns
+    return c
+
+
+@prelude(np.corrcoef)
+def corrcoef(x, rowvar=True):
+    """cov / sqrt(diag(cov) diag(cov)^T), clipped to [-1, 1] as NumPy does for reals."""
+    c = cov(x, rowvar)
+    if np.ndim(c) == 0:
+        return c / c
+    d = np.sqrt(np.real(np.diag(c)))
+    r = c / d[:, np.newaxis] / d[np.newaxis, :]
+    return np.clip(r, -1, 1)
+
+
+@prelude(np.kron)
+def kron(a, b):
+    """Kronecker product of two 2-D (or 1-D) arrays: blocks a[i, j] * b."""
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return np.reshape(a[:, np.newaxis] * b[np.newaxis, :], (a.shape[0] * b.shape[0],))
+    a2, b2 = np.atleast_2d(a), np.atleast_2d(b)
+    p = a2[:, np.newaxis, :, np.newaxis] * b2[np.newaxis, :, np.newaxis, :]
+    return np.reshape(p, (a2.shape[0] * b2.shape[0], a2.shape[1] * b2.shape[1]))
+
+
+@prelude(np.linalg.matrix_power)
+def matrix_power(a, n):
+    """a @ a @ ... (n >= 1 factors, by repeated squaring); identity for n == 0; n < 0
+    through the inverse."""
+    if n == 0:
+        return np.eye(a.shape[0], dtype=a.dtype)
+    if n < 0:
+        a = np.linalg.inv(a)
+        n = -n
+    result = a
+    k = n - 1
+    base = a
+    while k > 0:   # a compile-time loop: n is a compile-time integer
+        if k % 2 == 1:
+            result = result @ base
+        k = k // 2
+        if k > 0:
+            base = base @ base
+    return result
+
+
+@prelude(np.isclose)
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b|, infinities equal only to themselves."""
+    finite = np.isfinite(a) & np.isfinite(b)
+    close = np.abs(a - b) <= atol + rtol * np.abs(b)
+    same_inf = ~finite & (a == b)
+    out = (finite & close) | same_inf
+    if equal_nan:
+        out = out | (np.isnan(a) & np.isnan(b))
+    return out
+
+
+@prelude(np.allclose)
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.all(isclose(a, b, rtol, atol, equal_nan)))
+
+
+@prelude(np.count_nonzero)
+def count_nonzero(a, axis=None):
+    return np.sum(a != 0, axis=axis)
+
+
+@prelude(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN -> nan, +inf -> posinf (largest finite value by default), -inf -> neginf."""
+    big = np.finfo(np.real(x).dtype).max
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
+    out = np.where(np.isnan(x), nan, x)
+    out = np.where(np.isinf(out) & (out > 0), hi, out)
+    return np.where(np.isinf(out) & (out < 0), lo, out).astype(np.asarray(x).dtype)
+
+
+@prelude(np.convolve)
+def convolve(a, v, mode="full"):
+    """Discrete linear convolution of two 1-D arrays: out[k] = sum_j a[j] v[k - j]."""
+    n, m = a.shape[0], v.shape[0]
+    if m > n:
+        return convolve(v, a, mode)
+    dt = np.result_type(a, v)
+    full = np.zeros(n + m - 1, dtype=dt)
+    for j in range(m):   # m is a compile-time length: one shifted, scaled copy per tap
+        full[j:j + n] += v[j] * a
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (m - 1) // 2
+        return full[start:start + n]
+    return full[m - 1:n]
+
+
+@prelude(np.interp)
+def interp(x, xp, fp):
+    """Piecewise-linear interpolation on increasing ``xp``; fp[0] / fp[-1] outside."""
+    xv = np.asarray(x).astype(np.float64)
+    k = np.sum(xp[np.newaxis, :] <= np.reshape(xv, (-1, 1)), axis=1)  # searchsorted 'right'
+    k = np.clip(k, 1, xp.shape[0] - 1)
+    x0, x1 = xp[k - 1], xp[k]
+    y0, y1 = fp[k - 1], fp[k]
+    t = (np.reshape(xv, (-1,)) - x0) / (x1 - x0)
+    y = y0 + t * (y1 - y0)
+    y = np.where(np.reshape(xv, (-1,)) < xp[0], fp[0], y)
+    y = np.where(np.reshape(xv, (-1,)) > xp[-1], fp[-1], y)
+    y = np.where(np.reshape(xv, (-1,)) == xp[-1], fp[-1], y)
+    y = y.astype(np.result_type(fp.dtype, np.float64))
+    if np.ndim(x) == 0:
+        return y[0]   # a NumPy scalar, as NumPy returns for a scalar x
+    return np.reshape(y, np.shape(x))
+
+
+@prelude(np.searchsorted)
+def searchsorted(a, v, side="left"):
+    """Insertion points of ``v`` in sorted ``a``: the count of a's elements < v ('left')
+    or <= v ('right')."""
+    vv = np.reshape(np.asarray(v), (-1, 1))
+    if side == "left":
+        k = np.sum(a[np.newaxis, :] < vv, axis=1)
+    else:
+        k = np.sum(a[np.newaxis, :] <= vv, axis=1)
+    if np.ndim(v) == 0:
+        return k[0]
+    return np.reshape(k, np.shape(v))
+
+
+@prelude(np.take)
+def take(a, indices, axis=None):
+    if axis is None:
+        return np.ravel(a)[indices]
+    return np.moveaxis(np.moveaxis(a, axis, 0)[indices], 0, axis) if np.ndim(indices) \
+        else np.moveaxis(a, axis, 0)[indices]
+
+
+@prelude(np.take_along_axis)
+def take_along_axis(arr, indices, axis):
+    """arr[..., indices[...], ...] along ``axis`` for 2-D arrays."""
+    if axis == 1 or axis == -1:
+        rows = np.arange(arr.shape[0])[:, np.newaxis]
+        return arr[rows, indices]
+    cols = np.arange(arr.shape[1])[np.newaxis, :]
+    return arr[indices, cols]
+
+
+@prelude(np.histogram)
+def histogram(a, bins=10, range=None):
+    """Counts of ``a`` in ``bins`` equal bins over ``range`` (the last bin closed), and
+    the bin edges; ``range`` defaults to (min, max)."""
+    x = np.ravel(a)
+    if range is None:
+        lo, hi = np.min(x), np.max(x)
+    else:
+        lo, hi = range[0], range[1]
+    edges = np.linspace(lo, hi, bins + 1)
+    k = np.sum(x[:, np.newaxis] >= edges[np.newaxis, 1:-1], axis=1)
+    inside = (x >= lo) & (x <= hi)
+    counts = np.sum((k[:, np.newaxis] == np.arange(bins)[np.newaxis, :])
+                    & inside[:, np.newaxis], axis=0)
+    return counts, edges
+
+
+def bincount(x, weights=None, minlength=0):
+    """Counts (or summed weights) of each value 0..minlength-1 in ``x``. solvent needs
+    ``minlength`` to cover every value (the length would otherwise depend on the data);
+    a larger value raises IndexError at run time (npapi_math registers it with that
+    requirement)."""
+    counts = np.zeros(minlength, dtype=np.int64 if weights is None else np.float64)
+    if weights is None:
+        np.add.at(counts, x, 1)
+    else:
+        np.add.at(counts, x, weights)
+    return counts

@@ -1,0 +1,154 @@
+"""NumPy functions in daily use (issue 14): the prelude implementations (frontend/
+npapi_prelude.py) and the handlers added with them, each against NumPy at two sizes;
+functions whose result length depends on the data are refused naming the line."""
+import numpy as np
+import pytest
+
+import solvent
+from differential import case, run_cases
+
+
+def grids(A):
+    g = np.mgrid[0:3, 0:4]
+    o = np.ogrid[0:3, 1:5]
+    lin = np.mgrid[0:1:5j]
+    return g.sum() + A.sum(), o[0] + o[1], lin, np.indices((2, 3)), np.indices((2, 2), dtype=np.int8)
+
+
+def meshgrids(x, y):
+    X, Y = np.meshgrid(x, y)
+    I, J = np.meshgrid(x, y, indexing="ij")
+    return X * 2 + Y, I - J
+
+
+def shape_helpers(A):
+    return (np.ndim(A), np.shape(A), np.size(A), np.size(A, 1), np.moveaxis(A, 0, -1),
+            np.swapaxes(A, 0, 1), np.atleast_2d(A[0]), np.ndarray((3,), np.float64).shape)
+
+
+def averages(A, w):
+    return (np.average(A), np.average(A, axis=0, weights=w), np.average(A.T, axis=1, weights=w),
+            np.average(A, weights=np.ones(A.shape)))
+
+
+def covariances(A, x):
+    return np.cov(A), np.cov(A, rowvar=False), np.cov(x), np.cov(A, bias=True), np.corrcoef(A)
+
+
+def differences(A, x):
+    return np.diff(x), np.diff(x, n=2), np.diff(A, axis=0), np.diff(A, n=2, axis=1)
+
+
+def products(A, x):
+    return np.kron(A[:2, :2], A[:2, :3]), np.kron(x[:3], x[:2]), \
+        np.linalg.matrix_power(A[:3, :3], 3), np.linalg.matrix_power(A[:3, :3], 0), \
+        np.linalg.matrix_power(A[:3, :3] + 3 * np.eye(3), -2)
+
+
+def closeness(x):
+    y = x + 1e-9
+    return (np.isclose(x, 0.5, atol=0.3), np.allclose(x, y), np.allclose(x, x + 1.0),
+            np.isclose(np.array([np.inf, np.nan, 1.0]), np.array([np.inf, np.nan, 1.0])),
+            np.isclose(np.array([np.nan]), np.array([np.nan]), equal_nan=True))
+
+
+def counting(x, i):
+    return (np.count_nonzero(x > 0.5), np.count_nonzero(x.reshape(2, -1) > 0.5, axis=1),
+            np.bincount(i, minlength=5), np.bincount(i, weights=x[:i.shape[0]], minlength=6),
+            np.histogram(x, bins=4, range=(0, 1))[0], np.histogram(x, bins=3)[1])
+
+
+def cleaning(x):
+    y = np.log(x - 0.5)
+    return np.nan_to_num(y), np.nan_to_num(y, nan=-1.0, neginf=-9.0), \
+        np.nan_to_num(np.array([np.inf, -np.inf, np.nan], np.float32))
+
+
+def signal(x, k):
+    return (np.convolve(x, k), np.convolve(x, k, mode="same"), np.convolve(x, k, mode="valid"),
+            np.convolve(k, x))
+
+
+def lookups(x):
+    xp = np.array([0.0, 0.25, 0.5, 1.0])
+    fp = np.array([1.0, 3.0, 2.0, 5.0])
+    return (np.interp(x, xp, fp), np.interp(np.array([-1.0, 2.0, 1.0]), xp, fp),
+            np.searchsorted(xp, x), np.searchsorted(xp, 0.5, side="right"),
+            np.searchsorted(xp, np.array([0.25, 0.3]), side="left"))
+
+
+def taking(A, idx):
+    return np.take(A, idx), np.take(A, idx, axis=1), np.take(A[0], 1), \
+        np.take_along_axis(A, np.zeros(A.shape, dtype=np.int64) + idx[0], axis=1)
+
+
+def padding(A):
+    w = ((1, 2), (2, 0))
+    return (np.pad(A, w), np.pad(A, w, mode="edge"), np.pad(A, w, mode="wrap"),
+            np.pad(A, w, mode="reflect"), np.pad(A, w, mode="symmetric"),
+            np.pad(A, 1, constant_values=7.0), np.pad(A[0], (2, 1)))
+
+
+def _cases(n):
+    rng = np.random.default_rng(n)
+    A = rng.random((4, n))
+    x = rng.random(2 * n)
+    w = rng.random(4) + 0.1
+    return [
+        case(grids, A, id=f"grids-{n}"),
+        case(meshgrids, x[:n], x[:3], id=f"meshgrid-{n}"),
+        case(shape_helpers, A, id=f"shapes-{n}"),
+        case(averages, A, w, id=f"average-{n}"),
+        case(covariances, A, x, id=f"cov-{n}"),
+        case(differences, A, x, id=f"diff-{n}"),
+        case(products, A[:, :3] if n >= 3 else A, x, id=f"kron-power-{n}"),
+        case(closeness, x, id=f"isclose-{n}"),
+        case(counting, x, rng.integers(0, 5, n), id=f"counting-{n}"),
+        case(cleaning, x, id=f"nan_to_num-{n}"),
+        case(signal, x, np.array([1.0, -2.0, 0.5]), id=f"convolve-{n}"),
+        case(lookups, x, id=f"interp-{n}"),
+        case(taking, A, np.array([0, 2, -1]), id=f"take-{n}"),
+        case(padding, A, id=f"pad-{n}"),
+    ]
+
+
+test_numpy_prelude = run_cases([c for n in (3, 6) for c in _cases(n)])
+
+
+def unique_values(x):
+    return np.unique(x)
+
+
+def random_inside(x):
+    return x + np.random.rand(x.shape[0])
+
+
+def bincount_without_length(i):
+    return np.bincount(i)
+
+
+@pytest.mark.parametrize("fn,what", [(unique_values, "np.unique"), (random_inside, "np.random"),
+                                     (bincount_without_length, "np.bincount")])
+def test_data_dependent_or_random_functions_are_refused_with_the_line(fn, what):
+    arg = np.arange(4) if fn is bincount_without_length else np.random.rand(4)
+    with pytest.raises(solvent.UnsupportedError,
+                       match=rf"test_numpy_prelude.py:\d+:\d+: {what}"):
+        solvent.jit(fn)(arg)
+
+
+def test_bincount_value_beyond_minlength_raises_index_error():
+    def f(i):
+        return np.bincount(i, minlength=3)
+    with pytest.raises(IndexError, match=r"test_numpy_prelude.py:\d+:\d+: index 5"):
+        solvent.jit(f)(np.array([0, 5]))
+
+
+def scalar_lookups(t):
+    xp = np.array([0.0, 0.25, 0.5, 1.0])
+    return np.interp(t, xp, xp * 2), np.searchsorted(xp, t)
+
+
+def test_scalar_arguments_give_numpy_scalars(backend):
+    from differential import check
+    for t in (0.3, -1.0, 2.0):
+        check(scalar_lookups, t, backend=backend)
