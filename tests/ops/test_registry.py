@@ -17,7 +17,9 @@ from solvent.ir.parser import parse_function
 from solvent.ir.printer import print_function
 from solvent.ir.types import np_dtype
 from solvent.ir.verifier import verify
-from solvent.ir.registry import REGISTRY
+from solvent.backends import available_backends, get_backend
+from solvent.ir.registry import (REGISTRY, IRError, lowering, lowerings, register_lowering,
+                                 vjp_rule)
 from solvent.passes.functionalize import functionalize
 
 SEEDS = (0, 1, 2)
@@ -46,19 +48,68 @@ def assert_same(got, want, what: str) -> None:
 
 
 def test_every_op_has_its_rules():
+    """Walks every (op, backend) pair: a backend that claims a level of the IR has a rule
+    for every op of that level; array-level ops have rules only where a backend claims the
+    array level; terminators have no rule anywhere (the block evaluator runs them)."""
+    assert {"xla", "interp"} <= set(available_backends())
     missing = []
     for name, opdef in REGISTRY.items():
         if opdef.infer is None:
             missing.append(f"{name}: infer")
-        if opdef.interp is None:
-            missing.append(f"{name}: interp")
-        if opdef.xla is None and opdef.level != "array":
-            missing.append(f"{name}: xla")
-        if opdef.level == "array" and opdef.xla is not None:
-            missing.append(f"{name}: array-level op with an XLA rule")
-        if opdef.level not in ("tensor", "array", "control", "terminator"):
-            missing.append(f"{name}: unknown level {opdef.level!r}")
+        for backend in map(get_backend, available_backends()):
+            has = name in lowerings(backend.name)
+            if opdef.terminator:
+                if has:
+                    missing.append(f"{name}: terminator with a {backend.name} rule")
+            elif opdef.level in backend.levels and not has:
+                missing.append(f"{name}: no {backend.name} rule ({opdef.level} level)")
+            elif opdef.level == "array" and "array" not in backend.levels and has:
+                missing.append(f"{name}: array-level op with a {backend.name} rule")
     assert not missing, missing
+
+
+def test_the_interpreter_runs_every_level_and_xla_the_tensor_program():
+    assert get_backend("interp").levels == {"tensor", "array", "control"}
+    assert get_backend("xla").levels == {"tensor", "control"}
+
+
+def test_traits_are_consistent():
+    bad = []
+    for name, d in REGISTRY.items():
+        if d.loop_like or d.region_branch:
+            if not d.num_regions or d.level != "control":
+                bad.append(f"{name}: loop-like/region-branch without regions")
+        for term in d.region_terminators:
+            if not REGISTRY[term].terminator:
+                bad.append(f"{name}: region terminator {term} is not a terminator")
+        if d.fusible and (not d.pure or d.num_regions or d.cost != "cheap"):
+            bad.append(f"{name}: fusible but impure, with regions or expensive")
+        if d.elementwise and not d.fusible:
+            bad.append(f"{name}: elementwise but not fusible")
+    assert not bad, bad
+    assert {n for n, d in REGISTRY.items() if d.loop_like} == {"loop.for", "loop.while"}
+    assert {n for n, d in REGISTRY.items() if d.region_branch} == {"loop.if"}
+    assert {n for n, d in REGISTRY.items() if d.terminator} == {
+        "loop.yield", "loop.condition", "func.return"}
+    assert REGISTRY["tensor.dot_general"].cost == "expensive"
+    assert REGISTRY["tensor.add"].elementwise and REGISTRY["tensor.slice"].fusible
+    assert not REGISTRY["tensor.slice"].elementwise
+
+
+def test_a_missing_rule_is_a_clear_error():
+    with pytest.raises(IRError, match=r"array\.alloc.*'xla'"):
+        lowering("array.alloc", "xla")
+    with pytest.raises(IRError, match=r"tensor\.add.*'no-such-backend'"):
+        lowering("tensor.add", "no-such-backend")
+    with pytest.raises(IRError, match="unknown op 'tensor.nothing'"):
+        lowering("tensor.nothing", "xla")
+    with pytest.raises(IRError, match=r"tensor\.add has no VJP rule"):
+        vjp_rule("tensor.add")
+    with pytest.raises(IRError, match="unknown op"):
+        register_lowering("tensor.nothing", "xla", lambda op, args, ctx: args)
+    with pytest.raises(ValueError, match="twice"):
+        register_lowering("tensor.add", "xla", lambda op, args, ctx: args)
+    assert lowering("tensor.add", "xla") is lowerings("xla")["tensor.add"]
 
 
 def test_every_op_has_a_sample():
