@@ -105,7 +105,7 @@ def get(name: str) -> OpDef:
 
 def register_lowering(op_name: str, backend: str, rule: Callable) -> Callable:
     """Make ``rule(op, operand values, ctx) -> result values`` the way ``backend`` runs
-    ``op_name``. Returns the rule (so it can be a decorator's body)."""
+    ``op_name``; ``ctx`` is the backend's block evaluator. Returns the rule."""
     get(op_name)  # a rule for an op nobody registered is a typo
     if get(op_name).terminator:
         raise ValueError(f"{op_name} is a terminator: the block evaluator runs it")
@@ -114,11 +114,6 @@ def register_lowering(op_name: str, backend: str, rule: Callable) -> Callable:
         raise ValueError(f"{backend} rule for {op_name} registered twice")
     table[op_name] = rule
     return rule
-
-
-def lowering_rule(op_name: str, backend: str):
-    """Decorator form of ``register_lowering``."""
-    return lambda rule: register_lowering(op_name, backend, rule)
 
 
 def lowering(op_name: str, backend: str) -> Callable:

@@ -34,6 +34,9 @@ REDUCTIONS = {
 }
 
 
+# --- XLA-only lowering strategies (the fold and the NaN guard serve the xla rules below;
+# the interpreter and other backends do not use them) -------------------------------------
+#
 # Folding leading reduced axes: when a float reduction also reduces the contiguous last
 # axis, each other reduced axis is first folded to length 1 by combining its rows
 # elementwise (``x[0] op x[1] op ...`` as a balanced tree), which XLA:CPU emits as one loop

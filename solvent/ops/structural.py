@@ -183,8 +183,9 @@ def _update_interp(op, args, ctx):
 
 
 def one_pass_update(op) -> bool:
-    """Whether an update_slice should be lowered as one elementwise pass over the whole
-    array (``where(in_box, pad(value), x)``) rather than XLA's in-place
+    """XLA-only lowering strategy (the xla rule of tensor.update_slice asks it; other
+    backends do not). Whether an update_slice should be lowered as one elementwise pass
+    over the whole array (``where(in_box, pad(value), x)``) rather than XLA's in-place
     dynamic_update_slice. It should when the value is a fused computation that
 
     * reads *other* parts of the array it updates (a stencil step ``u[1:-1] = f(u[:-2],

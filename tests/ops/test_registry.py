@@ -17,7 +17,15 @@ from solvent.ir.parser import parse_function
 from solvent.ir.printer import print_function
 from solvent.ir.types import np_dtype
 from solvent.ir.verifier import verify
+import solvent
+from solvent import backends
 from solvent.backends import available_backends, get_backend
+from solvent.backends.base import Backend
+from solvent.backends.evaluator import BlockEvaluator
+from solvent.ir import registry
+from solvent.ir.builder import Builder
+from solvent.ir.core import Block, Function, SourceLoc
+from solvent.ir.types import TensorType
 from solvent.ir.registry import (REGISTRY, IRError, lowering, lowerings, register_lowering,
                                  vjp_rule)
 from solvent.passes.functionalize import functionalize
@@ -132,10 +140,18 @@ TENSOR = [s for s in SAMPLES if s.level == "tensor"]
 ARRAY = [s for s in SAMPLES if s.level == "array"]
 
 
+# Every backend that claims the tensor level, checked against the interpreter (the oracle).
+COMPILED = [n for n in available_backends() if n != "interp" and
+            "tensor" in get_backend(n).levels]
+
+
+@pytest.mark.parametrize("backend", COMPILED)
 @pytest.mark.parametrize("sample", TENSOR, ids=[s.id for s in TENSOR])
-def test_interp_and_xla_agree(sample: Sample):
+def test_interp_and_each_backend_agree(sample: Sample, backend: str):
     verify(sample.fn, tensor_only=True)
-    exe = XlaExecutable(sample.fn)
+    ok, why = get_backend(backend).accepts(sample.fn)
+    assert ok, f"{sample.id}: {backend} claims the tensor level but refuses: {why}"
+    exe = get_backend(backend).compile(sample.fn)
     for seed in SEEDS:
         args = _inputs(sample, seed)
         want = run(sample.fn, _copies(args))
@@ -143,7 +159,7 @@ def test_interp_and_xla_agree(sample: Sample):
         assert len(got) == len(want) == len(sample.fn.result_types)
         for k, (g, w, t) in enumerate(zip(got, want, sample.fn.result_types)):
             assert (w.dtype, w.shape) == (np_dtype(t.dtype), t.shape), f"{sample.id}: {t}"
-            assert_same(g, w, f"{sample.id} seed {seed} result {k} (XLA vs interpreter)")
+            assert_same(g, w, f"{sample.id} seed {seed} result {k} ({backend} vs interpreter)")
 
 
 WITH_NUMPY = [s for s in SAMPLES if s.numpy is not None]
@@ -199,3 +215,108 @@ def test_print_parse_round_trip(sample: Sample):
         parsed = parse_function(text)
         assert print_function(parsed) == text
         verify(parsed)
+
+
+# --- the backend interface --------------------------------------------------------------------
+def _doubler(x):
+    return x + x
+
+
+def test_unknown_backend_lists_the_available_ones():
+    with pytest.raises(ValueError, match="unknown backend 'nope'") as e:
+        solvent.jit(_doubler, backend="nope")(np.ones(3))
+    for name in available_backends():
+        assert name in str(e.value)
+
+
+class _Refuser(Backend):
+    name = "refuser"
+
+    def accepts(self, fn):
+        return False, "tensor.add at kernel.py:3:4 is not for me"
+
+    def compile(self, fn):
+        raise AssertionError("a refused function must not be compiled")
+
+    def describe(self):
+        return "refuser: refuses everything"
+
+
+def test_a_refusing_backend_raises_unsupported_error_with_its_reason(monkeypatch):
+    monkeypatch.setitem(backends._BACKENDS, "refuser", _Refuser())
+    A = np.ones(3)
+    with pytest.raises(solvent.UnsupportedError, match="kernel.py:3:4 is not for me"):
+        solvent.jit(_doubler, backend="refuser")(A)
+    assert np.array_equal(A, np.ones(3))
+
+
+def test_automatic_choice_asks_accepts_and_never_falls_back_to_the_interpreter(monkeypatch):
+    monkeypatch.setattr(get_backend("xla"), "accepts", lambda fn: (False, "not today"))
+    with pytest.raises(solvent.UnsupportedError, match="xla refuses it: not today"):
+        solvent.jit(_doubler)(np.ones(3))
+    assert np.array_equal(solvent.jit(_doubler, backend="interp")(np.ones(3)), np.full(3, 2.0))
+
+
+def _loc_fn(op_name: str):
+    """x -> op(x, x) with a source location on the op."""
+    blk = Block()
+    x = blk.add_arg(TensorType((4,), "f64"), "x")
+    b = Builder(blk)
+    b.loc = SourceLoc("kernel.py", 3, 4)
+    y = b.one(op_name, x, x)
+    b.create("func.return", [y])
+    return Function("k", blk, ["x"])
+
+
+def test_accepts_names_the_op_without_a_rule_and_its_line():
+    blk = Block()
+    x = blk.add_arg(TensorType((4,), "f64"), "x")
+    b = Builder(blk)
+    b.loc = SourceLoc("kernel.py", 7, 2)
+    ref = b.one("array.alloc", x)
+    b.create("func.return", [b.create("array.read", [ref], {"spec": [["s", 0, 4, 1]]}).result])
+    fn = Function("k", blk, ["x"])
+    ok, why = get_backend("xla").accepts(fn)
+    assert not ok and why == "array.alloc at kernel.py:7:2 has no xla rule"
+    assert get_backend("interp").accepts(fn)[0]
+    assert get_backend("xla").accepts(_loc_fn("tensor.add"))[0]
+
+
+class _ToyCtx(BlockEvaluator):
+    backend = "toy"
+
+    def as_array(self, value):
+        return np.asarray(value)
+
+
+class _Toy(Backend):
+    """A new backend is a rule table and a Backend; no op record is edited."""
+    name = "toy"
+
+    def compile(self, fn):
+        return lambda *args: _ToyCtx().run_block(fn.body, list(args))
+
+    def describe(self):
+        return "toy: adds only"
+
+
+def test_a_new_backend_adds_a_table_without_editing_a_record(monkeypatch):
+    monkeypatch.setitem(registry._LOWERINGS, "toy", {})
+    monkeypatch.setitem(backends._BACKENDS, "toy", _Toy())
+    register_lowering("tensor.add", "toy", lambda op, args, ctx: [np.add(*args)])
+    assert set(lowerings("toy")) == {"tensor.add"}
+    x = np.arange(4.0)
+    (got,) = get_backend("toy").compile(_loc_fn("tensor.add"))(x)
+    assert np.array_equal(got, x + x)
+    ok, why = get_backend("toy").accepts(_loc_fn("tensor.mul"))
+    assert not ok and why == "tensor.mul at kernel.py:3:4 has no toy rule"
+    with pytest.raises(IRError, match="tensor.mul has no rule for the 'toy' backend"):
+        get_backend("toy").compile(_loc_fn("tensor.mul"))(x)
+
+
+def test_a_rule_that_drifts_from_the_declared_type_is_caught(monkeypatch):
+    monkeypatch.setitem(registry._LOWERINGS, "toy", {})
+    register_lowering("tensor.add", "toy",
+                      lambda op, args, ctx: [np.add(*args).astype(np.float32)])
+    with pytest.raises(IRError, match="the toy rule produced float32"):
+        _Toy().compile(_loc_fn("tensor.add"))(np.arange(4.0))
