@@ -95,7 +95,7 @@ class XlaBackend(Backend):
             return ok, why
         dynamic = run_time_shape(fn)
         if dynamic:
-            return False, f"{dynamic}: XLA needs every shape at compile time"
+            return False, f"{dynamic}: XLA takes only tensors whose shapes are static"
         return True, "every op has an XLA rule and every shape is static"
 
     def compile(self, fn: Function) -> XlaExecutable:

@@ -25,7 +25,7 @@ from solvent.backends.evaluator import BlockEvaluator
 from solvent.ir import registry
 from solvent.ir.builder import Builder
 from solvent.ir.core import Block, Function, SourceLoc
-from solvent.ir.types import TensorType
+from solvent.ir.types import RefType, TensorType
 from solvent.ir.registry import (REGISTRY, IRError, lowering, lowerings, register_lowering,
                                  vjp_rule)
 from solvent.passes.functionalize import functionalize
@@ -280,6 +280,14 @@ def test_accepts_names_the_op_without_a_rule_and_its_line():
     assert not ok and why == "array.alloc at kernel.py:7:2 has no xla rule"
     assert get_backend("interp").accepts(fn)[0]
     assert get_backend("xla").accepts(_loc_fn("tensor.add"))[0]
+
+
+def test_xla_refuses_values_that_are_not_static_tensors():
+    blk = Block()
+    blk.add_arg(RefType((4,), "f64"), "buf")
+    Builder(blk).create("func.return", [])
+    ok, why = get_backend("xla").accepts(Function("k", blk, ["buf"]))
+    assert not ok and why.startswith("argument buf has type ref<4xf64>: XLA takes only")
 
 
 class _ToyCtx(BlockEvaluator):
