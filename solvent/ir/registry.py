@@ -105,9 +105,9 @@ def get(name: str) -> OpDef:
 
 def register_lowering(op_name: str, backend: str, rule: Callable) -> Callable:
     """Make ``rule(op, operand values, ctx) -> result values`` the way ``backend`` runs
-    ``op_name``; ``ctx`` is the backend's block evaluator. Returns the rule."""
-    get(op_name)  # a rule for an op nobody registered is a typo
-    if get(op_name).terminator:
+    ``op_name``; ``ctx`` is the backend's context (the shared block evaluator for interp and
+    xla). Returns the rule."""
+    if get(op_name).terminator:  # get: a rule for an op nobody registered is a typo
         raise ValueError(f"{op_name} is a terminator: the block evaluator runs it")
     table = _LOWERINGS.setdefault(backend, {})
     if op_name in table:

@@ -1,9 +1,13 @@
 """Property tests over the op registry.
 
-Every op has its rules (type inference, interpreter, XLA lowering unless it is array level)
-and at least one sample in ``op_samples``; on every sample the interpreter (NumPy semantics,
-the oracle) and XLA agree on random inputs; array-level samples are validated through
+Every (op, backend) pair is walked: each registered backend has a rule for every op of the
+IR levels it claims (the interpreter: all of them; XLA: tensor and control), and the traits
+on the records agree with each other. Every op has at least one sample in ``op_samples``;
+on every sample the interpreter (NumPy semantics, the oracle) and each backend that claims
+tensor ops agree on random inputs; array-level samples are validated through
 functionalization instead; every sample prints to text that parses back to the same text.
+The backend interface is tested at the end: the registry of backends, refusals with their
+reasons, and a toy backend that adds a rule table without editing any op record.
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from solvent.ir.builder import Builder
 from solvent.ir.core import Block, Function, SourceLoc
 from solvent.ir.types import RefType, TensorType
 from solvent.ir.registry import (REGISTRY, IRError, lowering, lowerings, register_lowering,
-                                 vjp_rule)
+                                 register_vjp, vjp_rule)
 from solvent.passes.functionalize import functionalize
 
 SEEDS = (0, 1, 2)
@@ -117,6 +121,8 @@ def test_a_missing_rule_is_a_clear_error():
         register_lowering("tensor.nothing", "xla", lambda op, args, ctx: args)
     with pytest.raises(ValueError, match="twice"):
         register_lowering("tensor.add", "xla", lambda op, args, ctx: args)
+    with pytest.raises(ValueError, match="terminator"):
+        register_lowering("loop.yield", "xla", lambda op, args, ctx: args)
     assert lowering("tensor.add", "xla") is lowerings("xla")["tensor.add"]
 
 
@@ -215,6 +221,17 @@ def test_print_parse_round_trip(sample: Sample):
         parsed = parse_function(text)
         assert print_function(parsed) == text
         verify(parsed)
+
+
+def test_vjp_rules_are_a_table_keyed_by_op(monkeypatch):
+    monkeypatch.setattr(registry, "_VJPS", {})
+    rule = lambda op, cotangents, ctx: cotangents  # noqa: E731
+    assert register_vjp("tensor.neg", rule) is rule
+    assert vjp_rule("tensor.neg") is rule
+    with pytest.raises(ValueError, match="twice"):
+        register_vjp("tensor.neg", rule)
+    with pytest.raises(IRError, match="unknown op"):
+        register_vjp("tensor.nothing", rule)
 
 
 # --- the backend interface --------------------------------------------------------------------
