@@ -186,6 +186,9 @@ class ControlMixin:
         """One loop.for; with ``unroll`` > 1 each iteration runs the body ``unroll`` times
         (the loop then steps by unroll * step; the caller handles the remainder)."""
         lb, ub, st = (self.convert(self.tensor(a), "i64") for a in args)
+        if not isinstance(args[2], Const):
+            self.check(self.ufunc(np.not_equal, st, Const(0)), "ValueError",
+                       "range() arg 3 must not be zero")
         step = st
         if unroll > 1:
             step = self.constant(int(args[2].value) * unroll, "i64", weak=False)

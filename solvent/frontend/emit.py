@@ -5,6 +5,8 @@ so the compiled program has exactly the dtypes plain NumPy would produce.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
@@ -52,6 +54,51 @@ class Emitter:
         return self.unsupported(f"{what} must be known at compile time, but it is computed at "
                                 "run time", "derive it from array shapes or integer arguments")
 
+    # --- run-time checks (ops/checks.py) ---------------------------------------------------
+    def check(self, ok, kind: str, message: str, payload=None) -> None:
+        """At run time, raise ``kind(message)`` with this line unless ``ok`` holds.
+        ``message`` may hold one ``{}``, filled with the integer ``payload``."""
+        ok = self.tensor(ok)
+        for g in self.shared.setdefault("check_guards", []):
+            ok = self.ufunc(np.logical_or, ok, self.ufunc(np.logical_not, g))
+        if ok.type.rank:
+            ok = Tensor(self.b.one("tensor.reduce_all", ok.v, axes=list(range(ok.type.rank)),
+                                   keepdims=False))
+        if ok.dtype != "i1":
+            ok = self.ufunc(np.not_equal, ok, Const(0))
+        operands = [ok.v]
+        if payload is not None:
+            operands.append(self.convert(self.tensor(payload), "i64").v)
+        self.b.create("error.check", operands, {"kind": kind, "message": message})
+
+    @contextmanager
+    def guarded_checks(self):
+        """Checks emitted inside hold only where every guard added is true: operands that
+        Python evaluates conditionally (after ``and``/``or``, the arms of ``x if c else y``)
+        are computed unconditionally here, so their checks must be conditional."""
+        stack = self.shared.setdefault("check_guards", [])
+        depth = len(stack)
+        try:
+            yield stack.append
+        finally:
+            del stack[depth:]
+
+    def check_index(self, idx, n: int, axis: int) -> None:
+        """NumPy's IndexError for a run-time index (scalar or array) outside ``-n..n-1``.
+        For an index array, the message names its largest index if that one is too large,
+        else its smallest (NumPy names the first bad one in order)."""
+        idx = self.convert(self.tensor(idx), "i64")
+        ok = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, idx, Const(-n)),
+                        self.ufunc(np.less, idx, Const(n)))
+        payload = idx
+        if idx.type.rank:
+            axes = list(range(idx.type.rank))
+            hi, lo = (Tensor(self.b.one(f"tensor.reduce_{k}", idx.v, axes=axes, keepdims=False))
+                      for k in ("max", "min"))
+            payload = self.select(self.ufunc(np.greater_equal, hi, Const(n)), hi, lo)
+        self.check(ok, "IndexError", f"index {{}} is out of bounds for axis {axis} with size {n}",
+                   payload)
+
     # --- conversions between abstract values ----------------------------------------------
     def static(self, x, what: str = "this value"):
         """The compile-time Python value of ``x``."""
@@ -73,11 +120,22 @@ class Emitter:
                 raise self.unsupported("array constants are not supported",
                                        "pass the array as an argument")
             value = value[()]
-        if weak is None:
-            weak = isinstance(value, _PY_SCALARS)
+        if weak is None:  # np.float64 subclasses float, but NumPy scalars are strong
+            weak = type(value) in _PY_SCALARS
         if dtype is None:
             dtype = py_weak_dtype(value)
         return Tensor(self.b.constant(value, dtype), weak=weak)
+
+    @staticmethod
+    def strong(x):
+        """``x`` as a NumPy function returns it: a scalar result is a NumPy scalar (strong
+        under NEP 50: ``np.exp(0.5) + A32`` is float64), not a weak Python scalar."""
+        if isinstance(x, Tensor) and x.weak:
+            return Tensor(x.v, weak=False, deps=x.deps, array0d=x.array0d)
+        if isinstance(x, Const) and type(x.value) in _PY_SCALARS:
+            v = np.asarray(x.value)
+            return Const(v[()]) if v.dtype != object else x
+        return x
 
     def tensor(self, x) -> Tensor:
         """Any array-like abstract value as a Tensor (reads arrays at this point)."""
@@ -154,7 +212,9 @@ class Emitter:
             with np.errstate(all="ignore"):
                 try:
                     return Const(_python_apply(uf, [a.value for a in args]))
-                except (ZeroDivisionError, OverflowError, ValueError) as e:
+                except ZeroDivisionError as e:  # Python raises it: so does solvent
+                    raise ZeroDivisionError(f"{self.b.loc}: {e}") from None
+                except (OverflowError, ValueError) as e:
                     raise self.unsupported(f"{uf.__name__}: {e}") from None
         ts = [self.tensor(a) for a in args]
         if all(t.weak for t in ts) and uf in _INT_ARITH and all(t.dtype == "i1" for t in ts):
@@ -179,9 +239,22 @@ class Emitter:
                                    f"({', '.join(t.dtype for t in ts)}): {e}") from None
         in_dt = [dtype_name(d) for d in loop[:uf.nin]]
         out_dt = dtype_name(loop[uf.nin])
+        in_dt = self.python_int_operands(uf, args, ts, in_dt)
         ts = [self.convert(t, d) for t, d in zip(ts, in_dt)]
+        if uf is np.power and in_dt[0][0] in "iu" and in_dt[0] != "i1" and \
+                not all(t.weak for t in ts):
+            self.check_nonnegative_exponent(args[1], ts[1])
         if len(set(in_dt)) != 1:
             raise self.unsupported(f"numpy.{uf.__name__} with mixed loop dtypes {in_dt}")
+        weak = all(t.weak for t in ts) and not any(t.type.rank for t in ts)
+        deps = frozenset().union(*(t.deps for t in ts))
+        rule = _LOOP_DTYPE_RULES.get(uf)
+        if rule is not None:
+            special = rule(self, ts, in_dt[0], out_dt)
+            if isinstance(special, list):
+                ts = special          # operands converted to what the op takes
+            elif special is not None:
+                return Tensor(special, weak=weak, deps=deps)
         opname = UFUNC_OP.get(uf, "missing")
         if opname is None:
             return ts[0]
@@ -190,9 +263,37 @@ class Emitter:
         v = self.b.one(opname, *(t.v for t in ts))
         if v.type.dtype != out_dt:
             v = self.b.one("tensor.convert", v, dtype=out_dt)
-        weak = all(t.weak for t in ts) and v.type.rank == 0
-        deps = frozenset().union(*(t.deps for t in ts))
         return Tensor(v, weak=weak, deps=deps)
+
+    def python_int_operands(self, uf, args, ts, in_dt):
+        """NEP 50 for Python ints meeting a narrower integer array: arithmetic raises
+        OverflowError when the value does not fit (at compile time for a constant, by a
+        run-time check otherwise); comparisons compare the true values (in int64)."""
+        d = in_dt[0]
+        if d[0] not in "iu" or d in ("i1", "i64") or len(ts) < 2:
+            return in_dt
+        pyints = [k for k, t in enumerate(ts) if t.weak and t.dtype == "i64"
+                  and t.type.rank == 0]
+        if not pyints or len(pyints) == len(ts):
+            return in_dt
+        if uf in (np.equal, np.not_equal, np.less, np.less_equal, np.greater,
+                  np.greater_equal) and d != "u64":
+            return ["i64"] * len(in_dt)
+        for k in pyints:
+            self.check_fits(ts[k], d)
+        return in_dt
+
+    def check_nonnegative_exponent(self, arg, exponent: Tensor) -> None:
+        msg = "Integers to negative integer powers are not allowed."
+        if isinstance(arg, Const) and isinstance(arg.value, (int, np.integer)):
+            if int(arg.value) < 0:
+                raise ValueError(f"{self.b.loc}: {msg}")
+            return
+        self.check(self.ufunc(np.greater_equal, exponent, Const(0)), "ValueError", msg)
+
+    def filled(self, value, dtype: str, shape):
+        c = self.b.constant(value, dtype)
+        return self.b.one("tensor.broadcast_to", c, shape=list(shape)) if shape else c
 
     def select(self, cond, a, b) -> Tensor:
         c = self.tensor(cond)
@@ -315,7 +416,71 @@ class Emitter:
         if v.dtype[0] == "c" and dtype[0] != "c":
             raise self.unsupported(f"cannot store complex values into a {dtype} array",
                                    "take .real or use a complex array")
+        if v.weak and v.dtype == "i64" and v.type.rank == 0 and dtype[0] in "iu" \
+                and dtype not in ("i1", "i64"):
+            self.check_fits(v, dtype)
         return self.convert(v, dtype)
+
+    def check_fits(self, v: Tensor, dtype: str) -> None:
+        """NEP 50: a Python int stored into (or combined with) a narrower integer array must
+        fit its dtype, else OverflowError — at compile time for a constant."""
+        info = np.iinfo(np_dtype(dtype))
+        owner = v.v.owner
+        if getattr(owner, "name", None) == "tensor.constant":
+            value = int(owner.attrs["value"])
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"{self.b.loc}: Python integer {value} out of bounds for "
+                                    f"{np_dtype(dtype)}")
+            return
+        fits = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, v, Const(info.min)),
+                          self.ufunc(np.less_equal, v, Const(info.max)))
+        self.check(fits, "OverflowError", f"Python integer {{}} out of bounds for "
+                   f"{np_dtype(dtype)}", v)
+
+
+# NumPy ufunc loops whose dtypes the op of the same name does not take: each rule returns
+# the result value, a list of converted operands for the op, or None (the op takes them).
+def _logical_operands(em, ts, dt, out_dt):
+    """logical_not/and/or/xor of numbers: NumPy tests x != 0 (NaN is true)."""
+    return None if dt == "i1" else [em.convert(t, "i1") for t in ts]
+
+
+def _abs_of_unsigned(em, ts, dt, out_dt):
+    return ts[0].v if dt == "i1" or dt[0] == "u" else None
+
+
+def _float_predicate(answer):
+    """isnan/isinf/isfinite of bool and integer values: a constant answer."""
+    def rule(em, ts, dt, out_dt):
+        return None if dt[0] in "fc" else em.filled(answer, "i1", ts[0].shape)
+    return rule
+
+
+def _complex_order(strict_real, cmp_imag):
+    """NumPy orders complex numbers lexicographically: by real part, then imaginary part."""
+    def rule(em, ts, dt, out_dt):
+        if dt[0] != "c":
+            return None
+        b = em.b
+        (ar, ai), (br, bi) = [(b.one("tensor.real", t.v), b.one("tensor.imag", t.v))
+                              for t in ts]
+        first = b.one(strict_real, ar, br)
+        tie = b.one("tensor.and", b.one("tensor.eq", ar, br), b.one(cmp_imag, ai, bi))
+        return b.one("tensor.or", first, tie)
+    return rule
+
+
+_LOOP_DTYPE_RULES = {
+    np.logical_not: _logical_operands, np.logical_and: _logical_operands,
+    np.logical_or: _logical_operands, np.logical_xor: _logical_operands,
+    np.absolute: _abs_of_unsigned,
+    np.isnan: _float_predicate(False), np.isinf: _float_predicate(False),
+    np.isfinite: _float_predicate(True),
+    np.less: _complex_order("tensor.lt", "tensor.lt"),
+    np.less_equal: _complex_order("tensor.lt", "tensor.le"),
+    np.greater: _complex_order("tensor.gt", "tensor.gt"),
+    np.greater_equal: _complex_order("tensor.gt", "tensor.ge"),
+}
 
 
 def full_spec(shape) -> list:

@@ -36,6 +36,13 @@ _PY_CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 
 
+def _python_number(v) -> bool:
+    """A Python int/float/bool (weak scalar), compile-time or run-time."""
+    if isinstance(v, Const):
+        return type(v.value) in (bool, int, float)
+    return isinstance(v, Tensor) and v.weak and v.type.rank == 0 and v.dtype[0] != "c"
+
+
 def _python_only(v) -> bool:
     """A compile-time value that is no number: compared by Python, never as an array."""
     return isinstance(v, Const) and isinstance(v.value, (str, tuple, type(None)))
@@ -68,14 +75,17 @@ class ExprMixin:
         if name in self.env:
             return self.env[name]
         if name in self.closure:
+            self.capture(self.closure_cells[name], name, self.closure[name])
             return Const(self.closure[name])
         if name in self.globals:
             v = self.globals[name]
             if isinstance(v, np.ndarray):
                 raise self.unsupported(f"global array {name!r} cannot be captured",
                                        "pass it as an argument")
+            self.capture(self.globals, name, v)
             return Const(v)
         if hasattr(builtins, name):
+            self.capture(self.globals, name, None, absent=True)  # a later global may shadow it
             return Const(getattr(builtins, name))
         raise self.unsupported(f"name {name!r} is not defined")
 
@@ -99,6 +109,11 @@ class ExprMixin:
         uf = BINOP_UFUNC.get(type(node.op))
         if uf is None:
             raise self.unsupported(f"operator {type(node.op).__name__}")
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and _python_number(a) and \
+                _python_number(b) and not isinstance(b, Const):
+            # Python numbers divide as Python does: by zero is an error, not inf or 0
+            self.check(self.ufunc(np.not_equal, b, Const(0)), "ZeroDivisionError",
+                       "division by zero")
         if isinstance(a, Const) and isinstance(b, Const) and not (
                 isinstance(a.value, (int, float, complex, np.generic))
                 and isinstance(b.value, (int, float, complex, np.generic))):
@@ -127,8 +142,13 @@ class ExprMixin:
             return Const(bool(x.value))
         t = self.tensor(x)
         if t.type.rank != 0:
-            raise self.unsupported("the truth value of an array with more than one element is "
-                                   "ambiguous", "use a.any() or a.all()")
+            size = int(np.prod(t.shape))
+            if size != 1:  # NumPy raises ValueError here; so does solvent, at compile time
+                what = "an empty array" if size == 0 else \
+                    "an array with more than one element"
+                raise ValueError(f"{self.b.loc}: the truth value of {what} is ambiguous. "
+                                 "Use a.any() or a.all()")
+            t = Tensor(self.b.one("tensor.reshape", t.v, shape=[]), deps=t.deps)
         if t.dtype == "i1":
             return t
         return self.ufunc(np.not_equal, t, Const(0))
@@ -137,7 +157,20 @@ class ExprMixin:
         # Python's and/or on scalars. Operands are pure expressions, so evaluating them all
         # is safe; the result follows Python's short-circuit value rule when compile-time.
         is_and = isinstance(node.op, ast.And)
-        vals = [self.expr(v) for v in node.values]
+        vals = []
+        with self.guarded_checks() as guard:
+            for k, operand in enumerate(node.values):
+                vals.append(self.expr(operand))
+                if k == len(node.values) - 1:
+                    break
+                tv = self.truth(vals[-1])
+                if isinstance(tv, Const):
+                    if bool(tv.value) != is_and:
+                        break  # Python never evaluates the rest
+                    continue
+                # the rest runs only where this operand did not decide: their run-time
+                # checks (an index after `i < n and`) must not fire elsewhere
+                guard(tv if is_and else self.ufunc(np.logical_not, tv))
         result = vals[-1]
         for v in reversed(vals[:-1]):
             tv = self.truth(v)
@@ -168,6 +201,8 @@ class ExprMixin:
                 r = Const(_PY_CMP[type(op)](left.value, right.value))
             else:
                 r = self.ufunc(CMP_UFUNC[type(op)], left, right)
+            if len(node.ops) > 1 and right_node is not node.comparators[-1]:
+                self.truth(r)  # `a < b < c` is `(a < b) and (b < c)`: bool() of an array raises
             out = r if out is None else self.ufunc(np.logical_and, out, r)
             left = right
         return out
@@ -176,7 +211,13 @@ class ExprMixin:
         c = self.truth(self.expr(node.test))
         if isinstance(c, Const):
             return self.expr(node.body if c.value else node.orelse)
-        return self.select(c, self.expr(node.body), self.expr(node.orelse))
+        with self.guarded_checks() as guard:
+            guard(c)
+            body = self.expr(node.body)
+        with self.guarded_checks() as guard:
+            guard(self.ufunc(np.logical_not, c))
+            orelse = self.expr(node.orelse)
+        return self.select(c, body, orelse)
 
     # --- attributes, subscripts, calls -----------------------------------------------------
     def expr_Attribute(self, node):
@@ -254,13 +295,15 @@ class ExprMixin:
     def call_function(self, fn, args, kwargs, node):
         handler = self.function_handler(fn)
         if handler is not None:
-            return handler(self, *args, **kwargs)
+            r = handler(self, *args, **kwargs)
+            # NumPy's functions return NumPy scalars (strong under NEP 50), never Python ones
+            return self.strong(r) if _is_numpy_function(fn) else r
         if isinstance(fn, np.ufunc):
             out = kwargs.pop("out", None)
             if kwargs:
                 raise self.unsupported(f"keyword arguments to numpy.{fn.__name__}: "
                                        f"{', '.join(kwargs)}")
-            r = self.ufunc(fn, *args)
+            r = self.strong(self.ufunc(fn, *args))
             if out is None or (isinstance(out, Const) and out.value is None):
                 return r
             if isinstance(out, TupleVal) and len(out.items) == 1:
@@ -275,6 +318,11 @@ class ExprMixin:
         name = getattr(fn, "__name__", repr(fn))
         module = getattr(fn, "__module__", "") or ""
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
+
+
+def _is_numpy_function(fn) -> bool:
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, np.ufunc) or module == "numpy" or module.startswith("numpy.")
 
 
 _PYOP = {ast.Add: operator.add, ast.Mult: operator.mul, ast.Sub: operator.sub,

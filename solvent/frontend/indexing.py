@@ -102,10 +102,13 @@ class IndexMixin:
                     isinstance(it, Const) and isinstance(it.value, (list, tuple))):
                 t = self.tensor(it)
                 if t.type.rank == 0 and t.dtype[0] in "iu" and t.dtype != "i1":
+                    self.check_index(t, n, d)
                     dyn.append(self.convert(t, "i64").v)
                     spec.append(["i", len(dyn) - 1])
                     ints.append((len(spec) - 1, d, t, None))
                 elif t.dtype[0] in "iu" or t.dtype == "i1":
+                    if t.dtype != "i1":
+                        self.check_index(t, n, d)
                     adv.append((d, t))
                     spec.append(["s", 0, n, 1])
                 else:
@@ -146,7 +149,14 @@ class IndexMixin:
         if not 0 <= size <= n:
             raise IndexError(f"{self.b.loc}: slice of length {size} in an axis of size {n}")
         start = self.tensor(it.lower) if it.lower is not None else self.constant(0)
-        dyn.append(self.convert(start, "i64").v)
+        start = self.convert(start, "i64")
+        fits = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, start, Const(0)),
+                          self.ufunc(np.less_equal, start, Const(n - size)))
+        self.check(fits, "IndexError",
+                   f"a slice of length {size} starting at {{}} does not fit in an axis of size "
+                   f"{n}: NumPy would give a slice of another length (solvent compiles this "
+                   f"slice with length {size})", start)
+        dyn.append(start.v)
         return ["d", len(dyn) - 1, size]
 
     # --- reads ------------------------------------------------------------------------------

@@ -165,10 +165,12 @@ def reshape_value(fe, a, shape):
 
 
 def view_strides(ref: ArrayRef):
-    """Element strides of the view ``ref`` of its (C-contiguous) buffer."""
+    """Element strides of the view ``ref`` of its buffer (the caller's strides for an
+    argument that is not C-contiguous, else C order)."""
     from ..ops.indexspec import slice_len
     shape = list(ref.buf.ref.type.shape)
-    strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
+    strides = list(ref.buf.strides) if ref.buf.strides is not None else \
+        [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
     for step in ref.chain:
         kind = step[0]
         if kind == "index":
@@ -228,12 +230,36 @@ def view_or_value(fe, a, step):
 
 @implements(np.reshape)
 def _reshape(fe, a, shape=None, order=None, newshape=None):
+    o = fe.static(order, "order") if order is not None else "C"
+    if o not in ("C", None):
+        raise fe.unsupported(f"reshape(order={o!r})", "use order='C' (the default)")
     return reshape_value(fe, a, shape if shape is not None else newshape)
 
 
 @implements(np.ravel)
 def _ravel(fe, a, order=None):
+    """NumPy's ravel returns a view only of a C-contiguous array (reshape(-1) also of other
+    evenly strided ones); anything else is a copy."""
+    o = fe.static(order, "order") if order is not None else "C"
+    if o not in ("C", None):
+        raise fe.unsupported(f"ravel(order={o!r})", "use order='C' (the default)")
+    size = int(np.prod(fe.tensor_type(a).shape, dtype=np.int64))
+    if isinstance(a, ArrayRef) and not is_c_contiguous(*view_strides(a)):
+        t = fe.tensor(a)
+        return Tensor(fe.apply_view(t.v, ("reshape", (size,))), deps=t.deps)
     return reshape_value(fe, a, Const((-1,)))
+
+
+def is_c_contiguous(shape, strides) -> bool:
+    """NumPy's C-contiguity flag of a view, from its shape and element strides."""
+    if any(d == 0 for d in shape):
+        return True
+    expect = 1
+    for d, s in zip(reversed(shape), reversed(strides)):
+        if d != 1 and s != expect:
+            return False
+        expect *= d
+    return True
 
 
 @implements(np.transpose)

@@ -51,7 +51,9 @@ def _round(fe, a, decimals=Const(0)):
 
 
 # --- reductions --------------------------------------------------------------------------------
-def norm_axes(fe, axis, rank):
+def norm_axes(fe, axis, rank, ufunc_reduce: bool = False):
+    """Sorted non-negative axes. ``ufunc_reduce``: NumPy's ufunc reductions (sum, prod, max,
+    min, any, all) take axis 0 or -1 of a 0-d value as no axis; other functions raise."""
     if axis is None:
         return list(range(rank))
     ax = fe.static(axis, "axis")
@@ -61,6 +63,8 @@ def norm_axes(fe, axis, rank):
     out = []
     for a in ax:
         a = int(a)
+        if ufunc_reduce and rank == 0 and a in (0, -1):
+            continue
         if not -rank <= a < rank:
             raise ValueError(f"{fe.b.loc}: axis {a} is out of bounds for array of dimension {rank}")
         out.append(a % rank)
@@ -75,7 +79,7 @@ def _acc_dtype(np_fn, dtype: str) -> str:
 
 def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
     x = fe.tensor(a)
-    axes = norm_axes(fe, axis, x.type.rank)
+    axes = norm_axes(fe, axis, x.type.rank, ufunc_reduce=True)
     keep = bool(fe.static(keepdims, "keepdims"))
     np_fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any,
              "all": np.all}[kind]
@@ -329,16 +333,43 @@ def _float_operand(fe, a):
     return t
 
 
+def _check_factorization(fe, inputs, result, message: str):
+    """NumPy raises LinAlgError where LAPACK meets a zero pivot (a singular matrix) or a
+    non-positive one (Cholesky); XLA's factorizations then give inf/NaN instead. The check:
+    the result is finite wherever the inputs are (NaN or inf inputs give NaN in NumPy too,
+    without an error)."""
+    def all_finite(t):
+        return reduce(fe, "all", fe.ufunc(np.isfinite, t))
+    ok = fe.ufunc(np.logical_not, all_finite(inputs[0]))
+    for t in inputs[1:]:
+        ok = fe.ufunc(np.logical_or, ok, fe.ufunc(np.logical_not, all_finite(t)))
+    fe.check(fe.ufunc(np.logical_or, ok, all_finite(result)), "LinAlgError", message)
+    return result
+
+
 @implements(np.linalg.solve)
 def _solve(fe, a, b):
     a, b = _float_operand(fe, a), _float_operand(fe, b)
     dt = fe.result_dtype([a, b])
-    return Tensor(fe.b.one("tensor.solve", fe.convert(a, dt).v, fe.convert(b, dt).v))
+    a, b = fe.convert(a, dt), fe.convert(b, dt)
+    x = Tensor(fe.b.one("tensor.solve", a.v, b.v))
+    return _check_factorization(fe, [a, b], x, "Singular matrix")
 
 
-for _fn, _op in ((np.linalg.inv, "tensor.inv"), (np.linalg.cholesky, "tensor.cholesky"),
-                 (np.linalg.det, "tensor.det")):
-    implements(_fn)((lambda op: lambda fe, a, **kw: Tensor(fe.b.one(op, _float_operand(fe, a).v)))(_op))
+@implements(np.linalg.inv)
+def _inv(fe, a, **kw):
+    a = _float_operand(fe, a)
+    return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.inv", a.v)), "Singular matrix")
+
+
+@implements(np.linalg.cholesky)
+def _cholesky(fe, a, **kw):
+    a = _float_operand(fe, a)
+    return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.cholesky", a.v)),
+                                "Matrix is not positive definite")
+
+
+implements(np.linalg.det)(lambda fe, a, **kw: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v)))
 
 
 @implements(np.linalg.norm)
@@ -456,8 +487,11 @@ for _mf, _uf in MATH_UFUNC.items():
 
 
 def _weak(fe, r):
+    """math.* functions return Python floats (weak under NEP 50)."""
     if isinstance(r, Tensor) and r.type.rank == 0:
         return Tensor(fe.convert(r, "f64").v, weak=True, deps=r.deps)
+    if isinstance(r, Const) and isinstance(r.value, np.generic):
+        return Const(float(r.value))
     return r
 
 

@@ -73,10 +73,12 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
         self.b = builder
         self.globals = pyfn.__globals__
         self.closure = {}
+        self.closure_cells = {}
         if pyfn.__closure__:
             for name, cell in zip(pyfn.__code__.co_freevars, pyfn.__closure__):
                 try:
                     self.closure[name] = cell.cell_contents
+                    self.closure_cells[name] = cell
                 except ValueError:
                     pass
         self.env: dict = {}
@@ -86,7 +88,16 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
         self.depth = depth
         self._live_cache: dict = {}
         # buffer birth order is shared with inlined callees
-        self.shared = shared if shared is not None else {"births": {}, "counter": 0}
+        self.shared = shared if shared is not None else {"births": {}, "counter": 0,
+                                                        "guards": {}}
+
+    def capture(self, holder, name: str, value, absent: bool = False) -> None:
+        """Record a global or closure variable read at compile time: the compiled code is
+        valid only while it keeps this value (``captures.Guard``)."""
+        from .captures import _MISSING, Guard
+        key = (id(holder), name)
+        if key not in self.shared["guards"]:
+            self.shared["guards"][key] = Guard(holder, name, _MISSING if absent else value)
 
     @property
     def births(self):
@@ -144,6 +155,11 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
 
 def _arg_value(fe, block, name, value, index, static_args):
     """The abstract value (and IR argument, if any) for one call argument."""
+    if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+        raise UnsupportedError(f"argument {name!r} is a {type(value).__module__}."
+                               f"{type(value).__qualname__}, an ndarray subclass with its own "
+                               "semantics, which solvent does not compile",
+                               hint="pass np.asarray(x), or use fallback='python'")
     if isinstance(value, np.ndarray):
         try:
             dt = dtype_name(value.dtype)
@@ -155,7 +171,8 @@ def _arg_value(fe, block, name, value, index, static_args):
             a = block.add_arg(TensorType((), dt), name)
             return Tensor(a), a
         a = block.add_arg(RefType(value.shape, dt), name)
-        return ArrayRef(Buffer(a, name, None), (), TensorType(value.shape, dt)), a
+        buf = Buffer(a, name, None, strides=element_strides(value))
+        return ArrayRef(buf, (), TensorType(value.shape, dt)), a
     if isinstance(value, (bool, np.bool_, int, np.integer)) and index in static_args:
         return Const(value), None
     if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
@@ -182,6 +199,17 @@ def _arg_value(fe, block, name, value, index, static_args):
                            hint="pass NumPy arrays, numbers, strings, None or tuples of those")
 
 
+def element_strides(a: np.ndarray) -> tuple | None:
+    """The strides of ``a`` in elements, or None when it is C-contiguous. Part of the cache
+    key: NumPy's view-or-copy rule (reshape, ravel) depends on the memory layout."""
+    if a.flags.c_contiguous:
+        return None
+    if any(s % a.itemsize for s in a.strides):
+        raise UnsupportedError("an argument array has strides that are not a multiple of its "
+                               "item size", hint="pass a copy (np.ascontiguousarray(x))")
+    return tuple(s // a.itemsize for s in a.strides)
+
+
 def _static_tuple(v) -> bool:
     if isinstance(v, tuple):
         return all(_static_tuple(x) for x in v)
@@ -194,6 +222,7 @@ class Translation:
     arg_map: list  # for each IR function argument, the index of the Python argument
     result: object  # result structure (see runtime)
     static_args: frozenset = field(default_factory=frozenset)
+    guards: tuple = ()  # captures.Guard: globals/closure values the code depends on
 
 
 def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
@@ -227,7 +256,8 @@ def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
     structure = _results(fe, fe.result_value(), results, arg_map, {})
     builder.create("func.return", results)
     fn = Function(pyfn.__name__, body, names)
-    return Translation(fn, arg_map, structure, frozenset(static_args))
+    return Translation(fn, arg_map, structure, frozenset(static_args),
+                       tuple(fe.shared["guards"].values()))
 
 
 def _results(fe, value, out: list, arg_map, seen: dict):

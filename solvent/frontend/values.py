@@ -51,6 +51,9 @@ class Buffer:
     name: str
     block: Block | None = None
     guard: str | None = None
+    # element strides of the caller's array when it is not C-contiguous (Fortran-ordered,
+    # sliced with a step...): NumPy's view-or-copy rule for reshape/ravel depends on them
+    strides: tuple | None = None
 
 
 @dataclass(frozen=True)

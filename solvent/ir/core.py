@@ -107,6 +107,9 @@ class Function:
     # Filled in by functionalization: for each function result, the index of the argument
     # whose buffer it must be written back into, or None for a returned value.
     writeback: list[int | None] = field(default_factory=list)
+    # Filled in by checks_to_values: [kind, message, source location] for each error code
+    # 1, 2, ...; the function's last two results are then the code (0: none) and its payload.
+    errors: list[list] = field(default_factory=list)
 
     @property
     def args(self) -> list[Value]:

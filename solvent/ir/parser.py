@@ -132,12 +132,16 @@ class _Parser:
         if ts.peek()[1] == "writeback":
             ts.next()
             writeback = _parse_attr(ts)
+        errors = []
+        if ts.peek()[1] == "errors":
+            ts.next()
+            errors = _parse_attr(ts)
         ts.expect("{")
         self.parse_ops(body)
         if self.line() != "}":
             raise ParseError(f"expected '}}' closing the function, got {self.line()!r}")
         self.i += 1
-        return Function(sym[1:], body, names, writeback)
+        return Function(sym[1:], body, names, writeback, errors)
 
     def parse_ops(self, block: Block) -> None:
         while self.i < len(self.lines) and not self.line().startswith("}"):

@@ -96,6 +96,8 @@ def print_function(fn: Function) -> str:
     head = f"func @{fn.name}({args})"
     if fn.writeback:
         head += " writeback " + format_attr(list(fn.writeback))
+    if fn.errors:
+        head += " errors " + format_attr([list(e) for e in fn.errors])
     out = [head + " {"]
     for op in fn.body.ops:
         _print_op(op, namer, "  ", out)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.types import TensorType
+from ..ir.types import TensorType, np_dtype
 from ..ir.registry import OpDef, expect, register
 
 try:
@@ -61,6 +61,16 @@ register(OpDef(
 ), interp=_dot_interp, xla=_dot_xla)
 
 
+def _total(fn, op, args):
+    """NumPy's factorization, with NaN where NumPy raises LinAlgError (as XLA gives): ops are
+    total; the frontend's error.check raises LinAlgError with the source line."""
+    try:
+        return fn(*args)
+    except np.linalg.LinAlgError:
+        t = op.results[0].type
+        return np.full(t.shape, np.nan, dtype=np_dtype(t.dtype))
+
+
 def _square_infer(name):
     def infer(types, attrs):
         expect(len(types) == 1, f"{name} takes one tensor")
@@ -84,22 +94,23 @@ register(OpDef(
     name="tensor.solve", doc="numpy.linalg.solve(a, b) for one square matrix",
     infer=_solve_infer, cost="expensive",
 ),
-    interp=lambda op, args, ctx: [np.linalg.solve(*args)],
+    interp=lambda op, args, ctx: [_total(np.linalg.solve, op, args)],
     xla=lambda op, args, ctx: [jnp.linalg.solve(*args)],
 )
 register(OpDef(
     name="tensor.inv", doc="numpy.linalg.inv(a)",
     infer=_square_infer("tensor.inv"), cost="expensive",
 ),
-    interp=lambda op, args, ctx: [np.linalg.inv(args[0])],
+    interp=lambda op, args, ctx: [_total(np.linalg.inv, op, args)],
     xla=lambda op, args, ctx: [jnp.linalg.inv(args[0])],
 )
 register(OpDef(
     name="tensor.cholesky", doc="numpy.linalg.cholesky(a) (lower factor)",
     infer=_square_infer("tensor.cholesky"), cost="expensive",
 ),
-    interp=lambda op, args, ctx: [np.linalg.cholesky(args[0])],
-    xla=lambda op, args, ctx: [jnp.linalg.cholesky(args[0])],
+    interp=lambda op, args, ctx: [_total(np.linalg.cholesky, op, args)],
+    # NumPy reads only the lower triangle (XLA's default symmetrizes (a + a^H) / 2 first)
+    xla=lambda op, args, ctx: [jnp.linalg.cholesky(args[0], symmetrize_input=False)],
 )
 
 

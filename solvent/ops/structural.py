@@ -280,17 +280,21 @@ def _move_front(r, x_ndim, axes, bnd, front):
     return None
 
 
-def _check_bounds(x_shape, axes, idx):
+def _in_bounds(x_shape, axes, idx):
+    """Index arrays wrapped once and clamped, as XLA does: ops are total, and the frontend's
+    ``error.check`` (raised by the runtime) reports an index that was out of bounds."""
+    out = []
     for a, i in zip(axes, idx):
+        n = x_shape[a]
         i = np.asarray(i)
-        if i.size and (i.min() < -x_shape[a] or i.max() >= x_shape[a]):
-            raise IndexError(f"index out of bounds for axis {a} with size {x_shape[a]}")
+        out.append(np.clip(np.where(i < 0, i + n, i), 0, max(n - 1, 0)))
+    return out
 
 
 def _gather_interp(op, args, ctx):
     x, idx = np.asarray(args[0]), args[1:]
     axes = op.attrs["axes"]
-    _check_bounds(x.shape, axes, idx)
+    idx = _in_bounds(x.shape, axes, idx)
     r = x[_adv_index(x.ndim, axes, idx)]
     mv = _move_front(r, x.ndim, axes, len(np.broadcast_shapes(*[np.shape(i) for i in idx])),
                      op.attrs["front"])
@@ -330,7 +334,7 @@ def _scatter_infer(types, attrs):
 def _scatter_interp(kind):
     def interp(op, args, ctx):
         x, v, idx = np.array(args[0], copy=True), args[1], args[2:]
-        _check_bounds(x.shape, op.attrs["axes"], idx)
+        idx = _in_bounds(x.shape, op.attrs["axes"], idx)
         index = _adv_index(x.ndim, op.attrs["axes"], idx)
         if kind == "set":
             x[index] = v

@@ -3,15 +3,19 @@ from __future__ import annotations
 
 from ..ir.core import Function
 from ..ir.verifier import verify
+from .checks_to_values import checks_to_values
 from .cse import cse
 from .dce import dce
 from .functionalize import functionalize
 from .if_to_select import if_to_select
 from .licm import licm
+from .prove_checks import prove_checks
 
 # (name, pass, the IR is tensor-only after it)
 PIPELINE = [
     ("functionalize", functionalize, True),
+    ("prove_checks", prove_checks, True),
+    ("checks_to_values", checks_to_values, True),
     ("cse", cse, True),
     ("if_to_select", if_to_select, True),
     ("licm", licm, True),

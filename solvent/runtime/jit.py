@@ -13,6 +13,7 @@ import functools
 import inspect
 import signal
 import threading
+import types
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -22,9 +23,12 @@ import numpy as np
 from ..errors import NeedStatic, UnsupportedError
 from ..backends import available_backends, get_backend
 from ..ir.registry import IRError
+from ..ops.checks import KINDS, error_text
+from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
 from ..passes.pipeline import run_pipeline
+from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
 
 @dataclass
@@ -40,14 +44,17 @@ class Compiled:
 
 
 def _type_key(value):
-    if isinstance(value, np.ndarray):
-        return ("array", value.shape, value.dtype.str)
+    if type(value) is np.ndarray:  # subclasses (np.matrix, masked arrays) are refused
+        if value.flags.c_contiguous:
+            return ("array", value.shape, value.dtype.str)
+        # Fortran-ordered / strided: reshape and ravel follow the layout (copy or view)
+        return ("array", value.shape, value.dtype.str, value.strides)
     if isinstance(value, (bool, int, float, complex)):
         return ("py", type(value).__name__)
     if isinstance(value, np.generic):
         return ("np", value.dtype.str)
     if value is None or isinstance(value, (str, tuple)):
-        return ("const", value)
+        return ("const", value_key(value))
     return ("other", type(value).__name__)
 
 
@@ -78,15 +85,20 @@ def make_executable(fn: Function, backend: str):
 
 
 class JitFunction:
-    def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None):
+    def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None,
+                 max_versions: int = DEFAULT_MAX_VERSIONS):
         if fallback not in (None, "python"):
             raise ValueError("fallback must be None or 'python'")
         self.pyfn = pyfn
         self.fallback = fallback
         self.backend = backend
-        self.signature = inspect.signature(pyfn)
+        self._refusal = _not_a_plain_function(pyfn)
+        if self._refusal and fallback is None:
+            raise UnsupportedError(self._refusal, hint="decorate a plain `def` function, or "
+                                   "pass fallback='python' to run this one as it is")
+        self.signature = None if self._refusal else inspect.signature(pyfn)
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
-        self._cache: dict = {}    # full key -> Compiled
+        self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
 
     # --- compilation ------------------------------------------------------------------------
@@ -106,9 +118,11 @@ class JitFunction:
     def compile(self, args, trace=None) -> Compiled:
         type_key = tuple(_type_key(a) for a in args)
         static = self._static.get(type_key, frozenset())
-        key = type_key + tuple((i, args[i]) for i in sorted(static))
-        if trace is None and key in self._cache:
-            return self._cache[key]
+        key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
+        if trace is None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
         t0 = time.perf_counter()
         while True:
             try:
@@ -121,18 +135,22 @@ class JitFunction:
                                            e.loc) from None
                 static = new
         self._static[type_key] = static
-        key = type_key + tuple((i, args[i]) for i in sorted(static))
+        key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
         stages = []
         fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None)
         backend, reason = choose_backend(fn, self.backend)
         exe = make_executable(fn, backend)
         c = Compiled(tr, fn, exe, backend, reason, time.perf_counter() - t0, stages,
                      list(self.signature.parameters))
-        self._cache[key] = c
+        self._cache.put(key, c)
         return c
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._refusal:  # only with fallback="python"
+            warnings.warn(f"solvent: running {self.pyfn!r} as plain Python: {self._refusal}",
+                          stacklevel=2)
+            return self.pyfn(*args, **kwargs)
         args = self._bind(args, kwargs)
         try:
             c = self.compile(args)
@@ -165,6 +183,17 @@ class JitFunction:
         out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
                    "compilation, which happens on the first call)")
         return "\n".join(out)
+
+
+def _not_a_plain_function(fn) -> str | None:
+    """Why solvent cannot compile ``fn`` from its source, or None for a plain function."""
+    if isinstance(fn, types.FunctionType):
+        return None
+    if isinstance(fn, types.MethodType):
+        return (f"{fn.__qualname__} is a bound method: solvent compiles plain functions "
+                "(its `self` would be read once, at compile time)")
+    return (f"{fn!r} is not a Python function (a {type(fn).__name__}): solvent compiles "
+            "the source of plain `def` functions")
 
 
 def _written_args(c: Compiled) -> list[tuple[int, int]]:
@@ -208,6 +237,8 @@ def run_compiled(c: Compiled, args):
     tr = c.translation
     ir_args = [args[i] for i in tr.arg_map]
     outs = c.executable(*ir_args)
+    if c.fn.errors:  # a failed run-time check raises before anything is written back
+        raise_if_failed(c.fn.errors, outs[-2], outs[-1])
     pending = []
     for r, k in writes:
         out = np.asarray(outs[r])
@@ -219,6 +250,14 @@ def run_compiled(c: Compiled, args):
     # the call succeeded and every result fits: only now write into the caller's buffers
     _write_all(pending)
     return _rebuild(tr.result, outs, args)
+
+
+def raise_if_failed(errors, code, payload) -> None:
+    """Raise the error a failed ``error.check`` stands for (see passes/checks_to_values)."""
+    code = int(code)
+    if code:
+        kind, message, loc = errors[code - 1]
+        raise KINDS[kind](error_text(message, int(payload), loc))
 
 
 def _write_all(pending):
@@ -289,8 +328,12 @@ def _view(a, steps):
     return a
 
 
-def jit(fn=None, *, fallback: str | None = None, backend: str | None = None):
-    """Compile ``fn`` through solvent. Usable as ``@jit`` or ``@jit(fallback="python")``."""
+def jit(fn=None, *, fallback: str | None = None, backend: str | None = None,
+        max_versions: int = DEFAULT_MAX_VERSIONS):
+    """Compile ``fn`` through solvent. Usable as ``@jit`` or ``@jit(fallback="python")``.
+
+    ``max_versions`` bounds the compiled versions kept for ``fn`` (one per shape/dtype/
+    compile-time value combination); the least recently used is dropped first."""
     if fn is None:
-        return lambda f: JitFunction(f, fallback, backend)
-    return JitFunction(fn, fallback, backend)
+        return lambda f: JitFunction(f, fallback, backend, max_versions)
+    return JitFunction(fn, fallback, backend, max_versions)

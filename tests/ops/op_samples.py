@@ -33,7 +33,8 @@ class Sample:
     id: str
     fn: Function
     inputs: Callable[[np.random.Generator], list]
-    level: str = "tensor"  # "array": interpreter + functionalization only
+    level: str = "tensor"  # "array": interpreter + functionalization only; "check": holds
+    # error.check, validated through checks_to_values
     # Optional plain-NumPy/Python reference (args -> results), written independently of
     # the interpreter, for ops whose interpreter rule is more than one NumPy call.
     numpy: Callable | None = None
@@ -790,6 +791,64 @@ def _array_samples():
         lambda rng: [gen(rng, (2, 3), "f32", lo=0, hi=5)], "array")
 
 
+def _check_samples():
+    """error.check at top level, in a for body, in a while condition and body, in an if;
+    inputs make some seeds fail and others pass."""
+    msg = "index {} is out of bounds for axis 0 with size 6"
+
+    def in_bounds(b, k):
+        lo = b.one("tensor.ge", k, b.constant(-6, "i64"))
+        return b.one("tensor.and", lo, b.one("tensor.lt", k, b.constant(6, "i64")))
+
+    def check(b, k):
+        b.create("error.check", [in_bounds(b, k), k], {"kind": "IndexError", "message": msg})
+
+    def top(b, x, k):
+        check(b, k)
+        return [b.one("tensor.slice", x, k, spec=[["i", 0]])]
+    add("error.check-top", [T((6,), "f64"), S("i64")], top,
+        lambda rng: [gen(rng, (6,), "f64"), ints(rng, (), "i64", -8, 8)], "check")
+
+    def in_for(b, x, k):
+        def body(b, i, acc):
+            j = b.one("tensor.add", i, k)
+            check(b, j)
+            return [b.one("tensor.add", acc, b.one("tensor.slice", x, j, spec=[["i", 0]]))]
+        op = b.create("loop.for", [b.constant(0, "i64"), b.constant(4, "i64"),
+                                   b.constant(1, "i64"), b.constant(0.0, "f64")],
+                      regions=[region([S("i64"), S("f64")], body, b)])
+        return op.results
+    add("error.check-in-for", [T((6,), "f64"), S("i64")], in_for,
+        lambda rng: [gen(rng, (6,), "f64"), ints(rng, (), "i64", -4, 4)], "check")
+
+    def in_while(b, x, k):
+        def cond(b, i):  # while x[i] > -2.5: reads past the end unless a value stops it
+            check(b, i)
+            return [b.one("tensor.gt", b.one("tensor.slice", x, i, spec=[["i", 0]]),
+                          b.constant(-2.5, "f64"))]
+
+        def body(b, i):
+            check(b, b.one("tensor.sub", k, i))
+            return [b.one("tensor.add", i, b.constant(1, "i64"))]
+        op = b.create("loop.while", [b.constant(0, "i64")],
+                      regions=[region([S("i64")], cond, b, term="loop.condition"),
+                               region([S("i64")], body, b)])
+        return op.results
+    add("error.check-in-while", [T((6,), "f64"), S("i64")], in_while,
+        lambda rng: [gen(rng, (6,), "f64"), ints(rng, (), "i64", -1, 10)], "check")
+
+    def in_if(b, x, k):
+        def then(b):
+            check(b, k)
+            return [b.one("tensor.slice", x, k, spec=[["i", 0]])]
+        op = b.create("loop.if", [b.one("tensor.gt", b.one("tensor.slice", x, spec=[["c", 0]]),
+                                        b.constant(0.0, "f64"))],
+                      regions=[region([], then, b), region([], lambda b: [b.constant(0.0, "f64")], b)])
+        return op.results
+    add("error.check-in-if", [T((6,), "f64"), S("i64")], in_if,
+        lambda rng: [gen(rng, (6,), "f64"), ints(rng, (), "i64", -8, 8)], "check")
+
+
 _unary_samples()
 _binary_samples()
 _select_samples()
@@ -804,6 +863,7 @@ _reduction_samples()
 _linalg_samples()
 _control_samples()
 _array_samples()
+_check_samples()
 
 _ids = [s.id for s in SAMPLES]
 assert len(set(_ids)) == len(_ids), [i for i in _ids if _ids.count(i) > 1]

@@ -32,6 +32,8 @@ from solvent.ir.core import Block, Function, SourceLoc
 from solvent.ir.types import RefType, TensorType
 from solvent.ir.registry import (REGISTRY, IRError, lowering, lowerings, register_lowering,
                                  register_vjp, vjp_rule)
+from solvent.ops.checks import error_text
+from solvent.passes.checks_to_values import checks_to_values
 from solvent.passes.functionalize import functionalize
 
 SEEDS = (0, 1, 2)
@@ -140,6 +142,7 @@ def test_sample_levels_match_their_ops():
     for s in SAMPLES:
         has_array = any(REGISTRY[n].level == "array" for n in s.ops)
         assert has_array == (s.level == "array"), s.id
+        assert ("error.check" in s.ops) == (s.level == "check"), s.id
 
 
 TENSOR = [s for s in SAMPLES if s.level == "tensor"]
@@ -213,10 +216,48 @@ def test_array_level_functionalizes(sample: Sample):
                 assert_same(b, a, f"{sample.id}: argument {i} is not written back")
 
 
+CHECK = [s for s in SAMPLES if s.level == "check"]
+
+
+def _copy_fn(fn):
+    return parse_function(print_function(fn))
+
+
+@pytest.mark.parametrize("sample", CHECK, ids=[s.id for s in CHECK])
+def test_checks_become_values(sample: Sample):
+    """Translation validation of checks_to_values: where the interpreter raises at a check,
+    the threaded program returns that check's code with the same message, on the
+    interpreter and on XLA; elsewhere it returns code 0 and the same results."""
+    fn2 = checks_to_values(_copy_fn(sample.fn))
+    verify(fn2, tensor_only=True)
+    exe = XlaExecutable(fn2)
+    outcomes = set()
+    for seed in range(12):
+        args = _inputs(sample, seed)
+        try:
+            want, raised = run(sample.fn, _copies(args)), None
+        except IndexError as e:
+            want, raised = None, str(e)
+        outcomes.add(raised is None)
+        for name, got in (("interpreter", run(fn2, _copies(args))), ("XLA", exe(*_copies(args)))):
+            code, payload = int(got[-2]), int(got[-1])
+            what = f"{sample.id} seed {seed} ({name})"
+            if raised is None:
+                assert code == 0, f"{what}: code {code} where no check fails"
+                for k, (g, w) in enumerate(zip(got[:-2], want)):
+                    assert_same(g, w, f"{what} result {k}")
+            else:
+                assert code, f"{what}: the interpreter raised {raised!r}, code is 0"
+                kind, message, loc = fn2.errors[code - 1]
+                assert kind == "IndexError" and error_text(message, payload, loc or None) == raised
+    assert outcomes == {True, False}, f"{sample.id}: inputs never (or always) fail a check"
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
 def test_print_parse_round_trip(sample: Sample):
-    for fn in ([sample.fn, functionalize(sample.fn)] if sample.level == "array"
-               else [sample.fn]):
+    extra = {"array": lambda f: [functionalize(f)],
+             "check": lambda f: [checks_to_values(_copy_fn(f))]}.get(sample.level, lambda f: [])
+    for fn in [sample.fn] + extra(sample.fn):
         text = print_function(fn)
         parsed = parse_function(text)
         assert print_function(parsed) == text

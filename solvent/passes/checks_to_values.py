@@ -1,0 +1,174 @@
+"""Run-time checks become values: an error code and its payload, returned by the function.
+
+Each ``error.check %ok [, %payload] {kind, message}`` (ops/checks.py) gets a code 1, 2, ...
+and an entry ``[kind, message, source line]`` in ``Function.errors``. The pass threads two
+scalars through the program in order — ``code`` (i32, 0 while no check has failed) and
+``payload`` (i64) — and replaces every check by
+
+    failed_now = !ok & (code == 0)          # the first failure wins, as Python stops there
+    code    = select(failed_now, <this check's code>, code)
+    payload = select(failed_now, <payload or 0>, payload)
+
+Regions that hold checks carry the pair: ``loop.for`` and ``loop.if`` as two more carried
+values / results; ``loop.while`` too, and its condition also requires ``code == 0`` so that
+a failed check ends the loop (a read clamped into bounds must not keep a ``while`` running
+forever). A while-condition cannot hand values out, so its checks are evaluated once more
+after the loop, on the loop's final values: the evaluation that ended the loop is exactly
+that one. The function returns ``code`` and ``payload`` as its last two results; the
+runtime raises before it writes anything back.
+
+Identity: on every input where no check fails, every original result is computed by the
+same ops from the same values (the pass only adds values), so results are unchanged.
+"""
+from __future__ import annotations
+
+from ..ir.core import Block, Function, Operation, Region, Value
+from ..ir.registry import get
+from ..ir.types import TensorType
+
+CODE = TensorType((), "i32")
+PAYLOAD = TensorType((), "i64")
+
+
+def _has_checks(op: Operation) -> bool:
+    return any(inner.name == "error.check" for inner in op.walk())
+
+
+class _Threader:
+    def __init__(self):
+        self.errors: list[list] = []
+
+    # --- emitting into a new op list -----------------------------------------------------
+    @staticmethod
+    def emit(out: list, name: str, operands: list, loc=None, **attrs) -> Value:
+        types = [o.type for o in operands]
+        op = Operation(name, operands, get(name).infer(types, attrs), attrs, None, loc)
+        out.append(op)
+        return op.result
+
+    def const(self, out, value, t: TensorType) -> Value:
+        return self.emit(out, "tensor.constant", [], value=value, dtype=t.dtype)
+
+    # --- the walk ----------------------------------------------------------------------------
+    def block(self, block: Block, code: Value, payload: Value) -> tuple[Value, Value]:
+        """Thread (code, payload) through ``block``; returns the values at its end (before
+        its terminator, which the caller extends)."""
+        out: list = []
+        for op in block.ops:
+            if op.name == "error.check":
+                code, payload = self.check(op, out, code, payload)
+                continue
+            if op.regions and _has_checks(op):
+                code, payload = self.region_op(op, out, code, payload)
+                continue
+            out.append(op)
+        for op in out:
+            op.parent = block
+        block.ops = out
+        return code, payload
+
+    def check(self, op, out, code, payload):
+        self.errors.append([op.attrs["kind"], op.attrs["message"], str(op.loc or "")])
+        k = len(self.errors)
+        ok = op.operands[0]
+        loc = op.loc
+        zero = self.const(out, 0, CODE)
+        clean = self.emit(out, "tensor.eq", [code, zero], loc)
+        bad = self.emit(out, "tensor.not", [ok], loc)
+        failed = self.emit(out, "tensor.and", [bad, clean], loc)
+        new_code = self.emit(out, "tensor.select", [failed, self.const(out, k, CODE), code], loc)
+        value = op.operands[1] if len(op.operands) > 1 else self.const(out, 0, PAYLOAD)
+        new_payload = self.emit(out, "tensor.select", [failed, value, payload], loc)
+        return new_code, new_payload
+
+    def region_op(self, op, out, code, payload):
+        if op.name == "loop.for":
+            body = op.regions[0].block
+            c_in, p_in = body.add_arg(CODE, "err"), body.add_arg(PAYLOAD, "err_payload")
+            self._extend_terminator(body, *self.block(body, c_in, p_in))
+            return self._extend_op(op, out, [code, payload])
+        if op.name == "loop.if":
+            for region in op.regions:
+                self._extend_terminator(region.block, *self.block(region.block, code, payload))
+            return self._extend_op(op, out, [])
+        if op.name == "loop.while":
+            return self.while_op(op, out, code, payload)
+        raise NotImplementedError(f"checks inside {op.name}")  # no other op has regions
+
+    def while_op(self, op, out, code, payload):
+        cond, body = (r.block for r in op.regions)
+        c_in, p_in = body.add_arg(CODE, "err"), body.add_arg(PAYLOAD, "err_payload")
+        self._extend_terminator(body, *self.block(body, c_in, p_in))
+        clone = None
+        if _has_checks_in(cond):  # cloned before threading changes the condition's ops
+            vmap = dict(zip(cond.args, op.results))
+            clone = Block()
+            for old in cond.ops[:-1]:
+                clone.ops.append(_clone(old, vmap))
+        cc, cp = cond.add_arg(CODE, "err"), cond.add_arg(PAYLOAD, "err_payload")
+        c_end, _ = self.block(cond, cc, cp)
+        term = cond.terminator
+        zero = self.const(cond.ops, 0, CODE)
+        clean = self.emit(cond.ops, "tensor.eq", [c_end, zero], term.loc)
+        go = self.emit(cond.ops, "tensor.and", [term.operands[0], clean], term.loc)
+        cond.ops.remove(term)
+        cond.ops.append(term)
+        term.operands[0] = go
+        for o in cond.ops:
+            o.parent = cond
+        code, payload = self._extend_op(op, out, [code, payload])
+        if clone is not None:  # the checks of the evaluation that ended the loop
+            code, payload = self.block(clone, code, payload)
+            out.extend(clone.ops)
+        return code, payload
+
+    @staticmethod
+    def _extend_terminator(block: Block, code, payload):
+        block.terminator.operands.extend([code, payload])
+
+    @staticmethod
+    def _extend_op(op, out, operands):
+        """``op`` with two more operands (if given) and two more results."""
+        op.operands.extend(operands)
+        n = len(op.results)
+        op.results.extend([Value(CODE, op, n, "err"), Value(PAYLOAD, op, n + 1, "err_payload")])
+        out.append(op)
+        return op.results[n], op.results[n + 1]
+
+
+def _has_checks_in(block: Block) -> bool:
+    return any(op.name == "error.check" for op in block.walk())
+
+
+def _clone(op: Operation, vmap: dict) -> Operation:
+    regions = []
+    for r in op.regions:
+        nb = Block()
+        for a in r.block.args:
+            vmap[a] = nb.add_arg(a.type, a.hint)
+        for inner in r.block.ops:
+            nb.append(_clone(inner, vmap))
+        regions.append(Region(nb))
+    new = Operation(op.name, [vmap.get(o, o) for o in op.operands],
+                    [r.type for r in op.results], dict(op.attrs), regions, op.loc)
+    for a, b in zip(op.results, new.results):
+        vmap[a] = b
+    return new
+
+
+def checks_to_values(fn: Function) -> Function:
+    if not any(op.name == "error.check" for op in fn.walk()):
+        return fn
+    t = _Threader()
+    pre: list = []
+    code, payload = t.const(pre, 0, CODE), t.const(pre, 0, PAYLOAD)
+    code, payload = t.block(fn.body, code, payload)
+    fn.body.ops[:0] = pre
+    for op in pre:
+        op.parent = fn.body
+    ret = fn.body.terminator
+    ret.operands.extend([code, payload])
+    if fn.writeback:
+        fn.writeback = list(fn.writeback) + [None, None]
+    fn.errors = t.errors
+    return fn
