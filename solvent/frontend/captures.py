@@ -27,7 +27,11 @@ def value_key(v):
         return (type(v).__name__, v)
     if isinstance(v, np.generic):
         return ("np", v.dtype.str, value_key(v.item()))
-    return ("id", id(v))
+    try:  # functions, modules...: by identity, holding the object so its id is not reused
+        hash(v)
+        return ("obj", v)
+    except TypeError:
+        return ("id", id(v))
 
 
 def _immutable(v) -> bool:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..ir.core import Block, Region
 from ..ir.types import TensorType, dtype_name, np_dtype
+from .desugar import ITER_ATTR
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, same_binding
@@ -148,6 +149,8 @@ class ControlMixin:
     def stmt_For(self, node: ast.For):
         if node.orelse:
             raise self.unsupported("for-else is not supported")
+        if getattr(node, ITER_ATTR, None) and self._unroll_over_tuple(node):
+            return
         it = node.iter
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
                 and self.lookup(it.func.id) == Const(range)):
@@ -181,6 +184,27 @@ class ControlMixin:
         except _Rotation as rot:
             self.env = saved_env
             self._rotating_for(node, target, args, rot.period)
+
+    def _unroll_over_tuple(self, node) -> bool:
+        """``for x in (a, b, c)``: iterating over a compile-time tuple (of numbers, arrays,
+        anything) runs the body once per item, unrolled. False when no iterable is a tuple."""
+        names, target, body = getattr(node, ITER_ATTR)
+        seqs = [self.env.get(n) for n in names]
+        if not any(isinstance(v, TupleVal) or (isinstance(v, Const) and
+                                                isinstance(v.value, (tuple, list)))
+                   for v in seqs):
+            return False
+        if body_jumps(body, (ast.Break, ast.Continue)):
+            raise self.unsupported("break or continue in a loop over a tuple",
+                                   "loop over range(len(t)) instead")
+        lengths = [len(v.items) if isinstance(v, TupleVal) else len(v.value)
+                   if isinstance(v, Const) and isinstance(v.value, (tuple, list))
+                   else self.static_int(self.call_function(len, [v], {}, node), "a length")
+                   for v in seqs]
+        for k in range(min(lengths)):
+            self.env[node.target.id] = Const(k)
+            self.stmts(node.body)
+        return True
 
     def _for_loop(self, node, target, args, unroll: int):
         """One loop.for; with ``unroll`` > 1 each iteration runs the body ``unroll`` times

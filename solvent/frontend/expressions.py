@@ -10,6 +10,7 @@ import types
 import numpy as np
 
 from ..ir.registry import IRError
+from .local_functions import LocalFunction
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 _EXPR_HINTS = {
@@ -88,6 +89,10 @@ class ExprMixin:
             self.capture(self.globals, name, None, absent=True)  # a later global may shadow it
             return Const(getattr(builtins, name))
         raise self.unsupported(f"name {name!r} is not defined")
+
+    def expr_Lambda(self, node):
+        defaults = [self.expr(d) for d in node.args.defaults]
+        return Const(LocalFunction(node, self, defaults, "<lambda>"))
 
     def expr_Tuple(self, node):
         items = tuple(self.expr(e) for e in node.elts)
@@ -168,6 +173,11 @@ class ExprMixin:
                     if bool(tv.value) != is_and:
                         break  # Python never evaluates the rest
                     continue
+                if any(_python_only(v) for v in [vals[-1]]) or any(
+                        isinstance(o, ast.Constant) and not isinstance(o.value, (int, float))
+                        for o in node.values):
+                    # `x or None`: which object results must be known at compile time
+                    raise self.need_static(tv, "a value that is None (or not) at run time")
                 # the rest runs only where this operand did not decide: their run-time
                 # checks (an index after `i < n and`) must not fire elsewhere
                 guard(tv if is_and else self.ufunc(np.logical_not, tv))
@@ -313,7 +323,7 @@ class ExprMixin:
             self.check_inplace_cast(r, out.dtype)
             self.write_all(out, r)
             return out
-        if isinstance(fn, types.FunctionType):
+        if isinstance(fn, (types.FunctionType, LocalFunction)):
             return self.inline_call(fn, args, kwargs, node)
         name = getattr(fn, "__name__", repr(fn))
         module = getattr(fn, "__module__", "") or ""

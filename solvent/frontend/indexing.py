@@ -129,7 +129,9 @@ class IndexMixin:
         return spec, dyn, adv
 
     def _slice_spec(self, it: SliceItem, n: int, dyn: list):
-        parts = [it.lower, it.upper, it.step]
+        parts = [None if isinstance(p, Const) and p.value is None else p
+                 for p in (it.lower, it.upper, it.step)]
+        it = SliceItem(*parts, it.node)
         if all(p is None or isinstance(p, Const) for p in parts):
             vals = [None if p is None else self.static_int(p, "a slice bound") for p in parts]
             start, stop, step = slice(*vals).indices(n)
@@ -146,10 +148,18 @@ class IndexMixin:
         if size is None:
             dynamic = next(p for p in (it.lower, it.upper) if not isinstance(p, (Const, type(None))))
             raise self.need_static(dynamic, "the length of this slice")
-        if not 0 <= size <= n:
-            raise IndexError(f"{self.b.loc}: slice of length {size} in an axis of size {n}")
         start = self.tensor(it.lower) if it.lower is not None else self.constant(0)
         start = self.convert(start, "i64")
+        if -n <= size < 0 and it.upper is not None:
+            # x[a:b] with b = a + size, size < 0: non-empty only where b is negative and
+            # wraps to n + b (d[1 + ip:-2 + ip] is N - 3 long); other values would give
+            # another length, so they are refused at run time
+            self.check(self.ufunc(np.less, self.ufunc(np.add, start, Const(size)), Const(0)),
+                       "IndexError", f"this slice's stop ({{}} + {size}) is not negative, so its "
+                       f"length would not be {n + size} as solvent compiled it", start)
+            size += n
+        if not 0 <= size <= n:
+            raise IndexError(f"{self.b.loc}: slice of length {size} in an axis of size {n}")
         fits = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, start, Const(0)),
                           self.ufunc(np.less_equal, start, Const(n - size)))
         self.check(fits, "IndexError",

@@ -456,8 +456,13 @@ def _minmax(uf, pyfn):
         if kw:
             raise fe.unsupported(f"{pyfn.__name__}() with keyword arguments")
         if len(args) == 1:
-            raise fe.unsupported(f"{pyfn.__name__}() of one iterable",
-                                 f"use np.{pyfn.__name__}(a)")
+            items = _tuple_items(args[0])
+            if items is None:
+                raise fe.unsupported(f"{pyfn.__name__}() of one array",
+                                     f"use np.{pyfn.__name__}(a)")
+            if not items:
+                raise ValueError(f"{fe.b.loc}: {pyfn.__name__}() arg is an empty sequence")
+            args = items
         if all(isinstance(a, Const) for a in args):
             return Const(pyfn(*(a.value for a in args)))
         r = args[0]
@@ -468,6 +473,44 @@ def _minmax(uf, pyfn):
             r = fe.select(cond, ta, ra)
         return r
     return handler
+
+
+def _tuple_items(x):
+    """The items of a compile-time or run-time tuple, else None."""
+    if isinstance(x, TupleVal):
+        return list(x.items)
+    if isinstance(x, Const) and isinstance(x.value, (tuple, list)):
+        return [Const(v) for v in x.value]
+    return None
+
+
+@implements(builtins.sum)
+def _pysum(fe, iterable, start=Const(0)):
+    """Python's sum: ``start + x0 + x1 + ...`` over a tuple, or over an array's first axis."""
+    items = _tuple_items(iterable)
+    if items is None:
+        t = fe.tensor(iterable)
+        if not t.type.rank:
+            raise TypeError(f"{fe.b.loc}: 'numpy scalar' object is not iterable")
+        # element by element in the array's own dtype (int8 wraps as it adds), as Python's
+        # loop over NumPy scalars does; bools add up as Python ints do
+        acc = "i64" if t.dtype == "i1" else t.dtype
+        return fe.ufunc(np.add, start, reduce(fe, "sum", t, Const(0),
+                                              dtype=Const(np_dtype(acc))))
+    total = start
+    for x in items:
+        total = fe.ufunc(np.add, total, x)
+    return total
+
+
+@implements(builtins.divmod)
+def _divmod(fe, a, b):
+    if isinstance(a, Const) and isinstance(b, Const):
+        try:
+            return Const(divmod(a.value, b.value))
+        except ZeroDivisionError as e:
+            raise ZeroDivisionError(f"{fe.b.loc}: {e}") from None
+    return TupleVal((fe.ufunc(np.floor_divide, a, b), fe.ufunc(np.remainder, a, b)))
 
 
 implements(builtins.max)(_minmax(np.maximum, max))

@@ -9,6 +9,7 @@ import numpy as np
 from ..ir.types import TensorType
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
                      always_returns, body_jumps)
+from .local_functions import LocalFunction
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal
 
 
@@ -123,11 +124,53 @@ class StmtMixin:
 
     def stmt_Assert(self, node):
         c = self.truth(self.expr(node.test))
-        if not isinstance(c, Const):
-            raise self.unsupported("assert on a run-time value",
-                                   "remove the assert or check it before calling")
-        if not c.value:
-            raise AssertionError(f"{self.b.loc}: assertion failed at compile time")
+        message = ""
+        if node.msg is not None:
+            m = self.expr(node.msg)
+            if not isinstance(m, Const):
+                raise self.unsupported("an assert message computed at run time",
+                                       "use a string literal")
+            message = str(m.value)
+        if isinstance(c, Const):
+            if not c.value:
+                raise AssertionError(f"{self.b.loc}: {message}" if message else str(self.b.loc))
+            return
+        # decided at run time: raised by the runtime, with this line, before any write-back
+        self.check(c, "AssertionError", message)
+
+    def stmt_FunctionDef(self, node):
+        if node.decorator_list:
+            raise self.unsupported("decorators on a function defined inside the kernel")
+        defaults = [self.expr(d) for d in node.args.defaults]
+        self.env[node.name] = Const(LocalFunction(node, self, defaults, node.name))
+
+    def stmt_Import(self, node):
+        """``import numpy as np`` inside the kernel binds the module, as at module level."""
+        import importlib
+        for alias in node.names:
+            try:
+                module = importlib.import_module(alias.name)
+            except ImportError as e:
+                raise self.unsupported(f"cannot import {alias.name}: {e}") from None
+            if alias.asname:
+                self.env[alias.asname] = Const(module)
+            else:  # `import a.b` binds `a`
+                self.env[alias.name.split(".")[0]] = Const(importlib.import_module(
+                    alias.name.split(".")[0]))
+
+    def stmt_ImportFrom(self, node):
+        import importlib
+        if node.level:
+            raise self.unsupported("relative imports inside the kernel")
+        module = importlib.import_module(node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                raise self.unsupported("`from ... import *` inside the kernel")
+            try:
+                value = getattr(module, alias.name)
+            except AttributeError:
+                value = importlib.import_module(f"{node.module}.{alias.name}")
+            self.env[alias.asname or alias.name] = Const(value)
 
     def stmt_Break(self, node):
         if not self.in_loop:

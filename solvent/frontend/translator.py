@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import ast
 import inspect
+import types
 import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import UnsupportedError
+from .desugar import desugar
+from .local_functions import LocalFunction
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, SourceLoc
 from ..ir.types import RefType, TensorType, dtype_name
@@ -24,7 +27,7 @@ from .emit import Emitter
 from .expressions import ExprMixin
 from .indexing import IndexMixin
 from .npapi_methods import ApiMixin
-from .scopes import loads_outside
+from .scopes import assigned_names, loads_outside
 from .statements import StmtMixin
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal
 
@@ -61,7 +64,7 @@ def parse_source(fn) -> Source:
     if tree is None:
         raise UnsupportedError(f"{fn.__qualname__} is not a def-function (lambdas are not "
                                "supported)")
-    src = Source(tree, code.co_filename, first - 1, indent)
+    src = Source(desugar(tree), code.co_filename, first - 1, indent)
     _SOURCE_CACHE[key] = src
     return src
 
@@ -69,8 +72,8 @@ def parse_source(fn) -> Source:
 class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitter):
     def __init__(self, pyfn, builder: Builder, depth: int = 0, shared=None):
         self.pyfn = pyfn
+        self.local = None  # a LocalFunction when translating a def/lambda of the kernel
         self.src = parse_source(pyfn)
-        self.b = builder
         self.globals = pyfn.__globals__
         self.closure = {}
         self.closure_cells = {}
@@ -81,6 +84,10 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
                     self.closure_cells[name] = cell
                 except ValueError:
                     pass
+        self._init_state(builder, depth, shared)
+
+    def _init_state(self, builder, depth, shared):
+        self.b = builder
         self.env: dict = {}
         self.returned = None
         self.in_loop = False
@@ -90,6 +97,29 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
         # buffer birth order is shared with inlined callees
         self.shared = shared if shared is not None else {"births": {}, "counter": 0,
                                                         "guards": {}}
+
+    @classmethod
+    def for_local(cls, lf: LocalFunction, builder: Builder, depth: int, shared):
+        """A translator for a function defined inside the kernel (``def`` or ``lambda``):
+        it reads the enclosing function's variables as they are when it is called (Python's
+        late binding), its globals and closure are the enclosing function's."""
+        self = cls.__new__(cls)
+        outer = lf.outer
+        self.pyfn, self.local = None, lf
+        self.src = Source(lf.tree, outer.src.filename, outer.src.line_offset,
+                          outer.src.col_offset)
+        self.globals, self.closure = outer.globals, outer.closure
+        self.closure_cells = outer.closure_cells
+        self._init_state(builder, depth, shared)
+        own = lf.param_names() | set(assigned_names(lf.tree.body))
+        for name, v in outer.env.items():
+            if name not in own and not name.startswith("__solvent_"):
+                self.env[name] = v
+        return self
+
+    @property
+    def name(self) -> str:
+        return self.local.name if self.local is not None else self.pyfn.__qualname__
 
     def capture(self, holder, name: str, value, absent: bool = False) -> None:
         """Record a global or closure variable read at compile time: the compiled code is
@@ -124,9 +154,12 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
     # --- calls to plain Python helpers: inlined --------------------------------------------
     def inline_call(self, fn, args, kwargs, node):
         if self.depth >= MAX_INLINE_DEPTH:
-            raise self.unsupported(f"call depth over {MAX_INLINE_DEPTH} (recursion?) at "
-                                   f"{fn.__qualname__}")
-        callee = Translator(fn, self.b, self.depth + 1, self.shared)
+            what = fn.name if isinstance(fn, LocalFunction) else fn.__qualname__
+            raise self.unsupported(f"call depth over {MAX_INLINE_DEPTH} (recursion?) at {what}")
+        if isinstance(fn, LocalFunction):
+            callee = Translator.for_local(fn, self.b, self.depth + 1, self.shared)
+        else:
+            callee = Translator(fn, self.b, self.depth + 1, self.shared)
         saved_loc = self.b.loc
         try:
             callee.bind_params(args, kwargs)
@@ -137,17 +170,17 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
 
     def bind_params(self, args, kwargs):
         try:
-            sig = inspect.signature(self.pyfn)
+            sig = self.local.signature() if self.local else inspect.signature(self.pyfn)
             bound = sig.bind(*args, **kwargs)
         except TypeError as e:
-            raise self.unsupported(f"calling {self.pyfn.__qualname__}: {e}") from None
+            raise self.unsupported(f"calling {self.name}: {e}") from None
         for name, p in sig.parameters.items():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise self.unsupported("*args / **kwargs parameters")
             if name in bound.arguments:
                 v = bound.arguments[name]
             elif p.default is not p.empty:
-                v = Const(p.default)
+                v = p.default if self.local else Const(p.default)
             else:
                 raise self.unsupported(f"missing argument {name!r}")
             self.env[name] = v
@@ -195,6 +228,8 @@ def _arg_value(fe, block, name, value, index, static_args):
         return Tensor(a, deps=deps), a
     if value is None or isinstance(value, (str, tuple)) and _static_tuple(value):
         return Const(value), None
+    if isinstance(value, (types.FunctionType, np.ufunc)):
+        return Const(value), None  # a function passed in: inlined where it is called
     raise UnsupportedError(f"argument {name!r} of type {type(value).__name__} is not supported",
                            hint="pass NumPy arrays, numbers, strings, None or tuples of those")
 

@@ -53,7 +53,7 @@ def _type_key(value):
         return ("py", type(value).__name__)
     if isinstance(value, np.generic):
         return ("np", value.dtype.str)
-    if value is None or isinstance(value, (str, tuple)):
+    if value is None or isinstance(value, (str, tuple, types.FunctionType, np.ufunc)):
         return ("const", value_key(value))
     return ("other", type(value).__name__)
 

@@ -38,22 +38,6 @@ def k_print(A):
     return A
 
 
-def k_nested_def(A):
-    A[0] = 100.0
-
-    def inner(x):  # <- offending line
-        return x + 1
-    return inner(A)
-
-
-def k_for_over_array(A):
-    A[0] = 100.0
-    s = 0.0
-    for x in A:  # <- offending line
-        s += x
-    return s
-
-
 def k_mask_read(A):
     A[0] = 100.0
     return A[A > 0].sum()  # <- offending line
@@ -83,12 +67,6 @@ def k_global_array(A):
     return A + GLOBAL_ARRAY  # <- offending line
 
 
-def k_lambda_call(A):
-    A[0] = 100.0
-    f = lambda x: x + 1  # <- offending line  # noqa: E731
-    return f(A)
-
-
 def k_list_comp(A):
     A[0] = 100.0
     return [A[i] for i in range(2)]  # <- offending line
@@ -115,9 +93,10 @@ def k_dict(A):
     return d
 
 
-UNSUPPORTED = [k_try, k_print, k_nested_def, k_for_over_array, k_mask_read, k_return_in_loop,
-               k_raise, k_with, k_global_array, k_lambda_call, k_list_comp, k_unknown_call,
-               k_dict]
+# (functions defined inside the kernel, lambdas and iteration over arrays are supported now:
+# tests/frontend/test_python_idioms.py)
+UNSUPPORTED = [k_try, k_print, k_mask_read, k_return_in_loop, k_raise, k_with, k_global_array,
+               k_list_comp, k_unknown_call, k_dict]
 
 
 @pytest.mark.parametrize("fn", UNSUPPORTED, ids=lambda f: f.__name__)
@@ -235,7 +214,7 @@ def test_broadcast_error_leaves_args(backend):
 
 
 # --- fallback="python" ---------------------------------------------------------------------------
-@pytest.mark.parametrize("fn", [k_try, k_print, k_for_over_array, k_mask_read, k_nested_def],
+@pytest.mark.parametrize("fn", [k_try, k_print, k_mask_read],
                          ids=lambda f: f.__name__)
 def test_fallback_python(fn, backend, capsys):
     A = np.arange(4.0)

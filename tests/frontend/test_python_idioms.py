@@ -1,0 +1,217 @@
+"""Ordinary Python that scientists write (issue 14): iteration over arrays, enumerate, zip
+and tuples; builtins; None slice bounds; run-time negative stops; functions defined inside
+the kernel; lambdas; functions passed in; run-time asserts; imports in the body. Each at two
+sizes, against NumPy on the same source (in-place effects included)."""
+import math
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import case, check, run_cases
+
+
+def rows_sum(A):
+    s = 0.0
+    for row in A:
+        s += row.sum()
+    return s
+
+
+def rows_written_through(A):
+    for row in A:               # each row is a view: writes reach A, as in NumPy
+        row[0] = row[-1] * 2.0
+
+
+def enumerate_weighted(x):
+    s = 0.0
+    for i, v in enumerate(x):
+        s += i * v
+    for i, v in enumerate(x, 1):
+        s -= i * v
+    return s
+
+
+def zip_dot(a, b):
+    s = 0.0
+    for u, v in zip(a, b):
+        s += u * v
+    return s
+
+
+def zip_uneven(a, b):
+    out = np.zeros(a.shape[0])
+    for k, (u, v) in enumerate(zip(a, b)):
+        out[k] = u - v
+    return out
+
+
+def over_tuple(A):
+    total = 0.0
+    for w in (0.5, 1.5, 2.5):
+        total += w * A.sum()
+    for X in (A, 2 * A):        # a tuple of arrays: unrolled
+        total += X[0]
+    return total
+
+
+def nested_loops_over_arrays(A, B):
+    acc = 0.0
+    for a_row in A:
+        for b in B:
+            acc += a_row[0] * b
+    return acc
+
+
+def builtins_on_scalars(x, y):
+    q, r = divmod(7, 2)
+    return (max(x, y), min(x, y, 0.25), abs(x - y), round(x), int(x), float(y), bool(x),
+            q, r, sum((x, y, 1.0)), max((x, y)))
+
+
+def divmod_runtime(x, y):
+    return divmod(x, y)
+
+
+def python_sum_of_array(A):
+    return sum(A), sum(A, 10)
+
+
+def dp_table(t):
+    for i in range(1, t.shape[0]):
+        for j in range(1, t.shape[1]):
+            t[i, j] = max(t[i, j], t[i, j - 1] + 0.5, t[i - 1, j] - 0.25)
+    return t[-1, -1]
+
+
+def none_bounds(a, k):
+    return a[:None].sum(), a[: -1 + k or None].sum(), a[None:2].sum()
+
+
+def negative_runtime_stop(d):
+    s = 0.0
+    for ip in range(2):
+        s += d[1 + ip:-2 + ip].sum()
+    return s
+
+
+def shapes_compare(a, b):
+    assert a.shape == b.shape and a.ndim == 1
+    return a + b
+
+
+def nested_def(A, c):
+    scale = 2.0
+
+    def taper(x, p=3):
+        return x * scale + p * c       # reads the enclosing variables
+
+    out = taper(A)
+    scale = 5.0                        # late binding: the next call sees the new value
+    return out + taper(A, 1)
+
+
+def lambda_inside(A):
+    f = lambda x: x * 2 + 1            # noqa: E731
+    g = lambda x, y=3.0: x - y         # noqa: E731
+    return f(A) + g(A)
+
+
+def import_inside(A):
+    import numpy as npx
+    from math import sqrt
+    return npx.sum(A) + sqrt(2.0)
+
+
+def apply(f, x):
+    return f(x) + f(2.0 * x)
+
+
+def square(v):
+    return v * v
+
+
+def checked(A, n):
+    assert A.shape[0] == n
+    assert A[0] > 0, "first value must be positive"
+    return A * n
+
+
+SIZES = [3, 7]
+
+
+def _cases(n):
+    rng = np.random.default_rng(n)
+    A = rng.random((n, 4))
+    x, y = rng.random(n), rng.random(n + 1)
+    return [
+        case(rows_sum, A, id=f"rows_sum-{n}"),
+        case(rows_written_through, A, id=f"rows_written-{n}"),
+        case(enumerate_weighted, x, id=f"enumerate-{n}"),
+        case(zip_dot, x, y[:n], id=f"zip-{n}"),
+        case(zip_uneven, x, y, id=f"zip_uneven-{n}"),
+        case(over_tuple, x, id=f"over_tuple-{n}"),
+        case(nested_loops_over_arrays, A, x, id=f"nested_iter-{n}"),
+        case(builtins_on_scalars, 1.7 + n, 0.2, id=f"builtins-{n}"),
+        case(divmod_runtime, 7 + n, 3, id=f"divmod-int-{n}"),
+        case(divmod_runtime, -7.5 - n, 2.0, id=f"divmod-float-{n}"),
+        case(python_sum_of_array, x, id=f"pysum-{n}"),
+        case(python_sum_of_array, np.arange(n, dtype=np.int8) * 60, id=f"pysum-int8-{n}"),
+        case(python_sum_of_array, A, id=f"pysum-2d-{n}"),
+        case(dp_table, rng.random((n, n + 2)), id=f"dp-{n}"),
+        case(none_bounds, x, 1, id=f"none-bounds-k1-{n}"),
+        case(none_bounds, x, 0, id=f"none-bounds-k0-{n}"),
+        case(negative_runtime_stop, rng.random(n + 5), id=f"neg-stop-{n}"),
+        case(shapes_compare, x, x, id=f"shape-eq-{n}"),
+        case(nested_def, x, 0.5, id=f"nested-def-{n}"),
+        case(lambda_inside, x, id=f"lambda-{n}"),
+        case(import_inside, x, id=f"import-{n}"),
+        case(apply, square, x, id=f"fn-arg-{n}"),
+        case(apply, np.cos, x, id=f"ufunc-arg-{n}"),
+        case(checked, x + 0.1, n, id=f"assert-{n}"),
+    ]
+
+
+test_python_idioms = run_cases([c for n in SIZES for c in _cases(n)])
+
+
+def test_runtime_assert_raises_with_the_line_and_writes_nothing(backend):
+    def writes_then_asserts(A):
+        A[1] = 5.0
+        assert A[0] > 0, "first value must be positive"
+        return A
+    A = np.array([-1.0, 2.0])
+    with pytest.raises(AssertionError, match=r"test_python_idioms.py:\d+:\d+: first value must"):
+        solvent.jit(writes_then_asserts, backend=backend)(A)
+    assert A[1] == 2.0
+
+
+def test_shape_mismatch_assert_fails_at_compile_time():
+    with pytest.raises(AssertionError, match=r"test_python_idioms.py:\d+"):
+        solvent.jit(shapes_compare)(np.ones(3), np.ones(4))
+
+
+def test_functions_passed_in_compile_one_version_each():
+    f = solvent.jit(apply)
+    x = np.arange(3.0)
+    for fn in (square, np.sin, square):
+        np.testing.assert_allclose(f(fn, x), apply(fn, x))
+    assert len(f._cache) == 2
+
+
+def test_negative_stop_that_turns_non_negative_is_an_error(backend):
+    def window(d, ip):
+        return d[1 + ip:-2 + ip].sum()
+    check(window, np.arange(8.0), 1, backend=backend)
+    with pytest.raises(IndexError, match="stop"):
+        solvent.jit(window, backend=backend)(np.arange(8.0), 5)
+
+
+def test_break_in_loop_over_a_tuple_is_refused_with_the_line():
+    def f(A):
+        for w in (1.0, 2.0):
+            if w > 1.5:
+                break
+            A[0] = w
+    with pytest.raises(solvent.UnsupportedError, match=r"test_python_idioms.py:\d+:\d+: break"):
+        solvent.jit(f)(np.zeros(2))
