@@ -1,7 +1,12 @@
 """Backends, registered by name: ``xla`` (jax.lax under jax.jit) and ``interp`` (the NumPy
 reference interpreter). Each implements ``base.Backend`` (accepts with a reason, compile,
-describe) and runs ops through its own rule table in the op registry; a new backend
-registers its rules and itself here without editing any op record."""
+describe) and runs ops through its own rule table in the op registry.
+
+A new backend ``name`` adds its rules with ``ir.registry.register_lowering(op, name, rule)``
+(no op record is edited), implements ``Backend`` (``levels`` names the IR levels whose every
+op it runs; ``accepts`` refuses the rest with the op and its source line) and is registered
+below. The runtime tries the backends in registration order, skipping those that are not
+``automatic``; ``jit(backend=name)`` forces one."""
 from __future__ import annotations
 
 from .. import ops  # noqa: F401  (registers every op and the built-in rule tables)
