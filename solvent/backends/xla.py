@@ -1,8 +1,9 @@
 """The XLA backend: tensor-level IR to ``jax.lax`` / ``jax.numpy`` calls under ``jax.jit``.
 
-Each op's lowering lives in its op record (``OpDef.xla``); this module only walks the
-function. float64 is kept by tracing and running inside ``jax.enable_x64(True)``, a scoped
-context: JAX's global configuration is never changed.
+Each op's lowering is registered beside its record in the ``xla`` rule table; the shared
+block evaluator walks the function while ``jax.jit`` traces it. float64 is kept by tracing
+and running inside ``jax.enable_x64(True)``, a scoped context: JAX's global configuration is
+never changed.
 """
 from __future__ import annotations
 
@@ -10,39 +11,22 @@ import threading
 
 import numpy as np
 
-from ..ir.core import Block, Function
+from ..ir.core import Function
 from ..ir.types import np_dtype
-from ..ir.registry import IRError, get
+from .base import Backend, missing_rule, run_time_shape
+from .evaluator import BlockEvaluator
 from .xla_host import compiler_options
 
 
-class _Ctx:
-    def __init__(self):
-        self.env: dict = {}
+class _Ctx(BlockEvaluator):
+    backend = "xla"
+
+    def as_array(self, value):
+        import jax.numpy as jnp
+        return jnp.asarray(value)
 
     def shape_of(self, op):
         return op.results[0].type.shape
-
-    def run_block(self, block: Block, args: list) -> list:
-        import jax.numpy as jnp
-        env = self.env
-        for a, v in zip(block.args, args):
-            env[a] = v
-        for op in block.ops:
-            operands = [env[o] for o in op.operands]
-            if op.name in ("loop.yield", "loop.condition", "func.return"):
-                return operands
-            opdef = get(op.name)
-            if opdef.xla is None:
-                raise IRError(f"{op.name} has no XLA lowering (level {opdef.level})")
-            results = opdef.xla(op, operands, self)
-            for r, v in zip(op.results, results):
-                want = np_dtype(r.type.dtype)
-                v = jnp.asarray(v)
-                if v.dtype != want:  # a lowering that drifted from NumPy's dtype: fix, loudly in tests
-                    raise IRError(f"{op.name}: XLA lowering gave {v.dtype}, op declares {want}")
-                env[r] = v
-        raise IRError("block without terminator")
 
 
 _ALIGN = 64
@@ -99,3 +83,25 @@ class XlaExecutable:
         with self._jax.enable_x64(True):
             return self._jitted.lower(*[np.asarray(a, dtype=np_dtype(v.type.dtype))
                                         for a, v in zip(args, self.fn.args)]).as_text()
+
+
+class XlaBackend(Backend):
+    name = "xla"
+    levels = frozenset({"tensor", "control"})
+
+    def accepts(self, fn: Function) -> tuple[bool, str]:
+        ok, why = missing_rule(fn, self.name)
+        if not ok:
+            return ok, why
+        dynamic = run_time_shape(fn)
+        if dynamic:
+            return False, f"{dynamic}: XLA takes only tensors whose shapes are static"
+        return True, "every op has an XLA rule and every shape is static"
+
+    def compile(self, fn: Function) -> XlaExecutable:
+        return XlaExecutable(fn)
+
+    def describe(self) -> str:
+        import jax
+        return (f"xla: the tensor program as jax.lax under jax.jit, compiled by XLA for "
+                f"{jax.default_backend()} (loops become XLA While ops)")

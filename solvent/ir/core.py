@@ -1,7 +1,8 @@
 """SSA values, operations with regions, blocks and functions.
 
-An ``Operation`` is generic: its meaning (verification, types, semantics, lowering) lives in
-the op registry (``solvent.ops``), keyed by ``op.name``. Regions hold exactly one block whose
+An ``Operation`` is generic: its meaning (verification, types, traits) lives in its record
+and its semantics and lowerings in the rule tables of the op registry
+(``solvent.ir.registry``, filled by ``solvent.ops``), keyed by ``op.name``. Regions hold exactly one block whose
 arguments are the region's block arguments (loop induction variable, loop-carried values).
 """
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Checks that every op is registered and well formed (its record's type inference accepts its
 operands and attributes and agrees with its result types), that every use is dominated by
 its definition (structured regions: defined earlier in the block or in an enclosing block),
-that regions end in the right terminator, and optionally that no array-level op or ref is
-left (after functionalization).
+that each region ends in the terminator its op's record names (``region_terminators``), and
+optionally that no array-level op or ref is left (after functionalization).
 """
 from __future__ import annotations
 
@@ -27,16 +27,15 @@ def verify(fn: Function, tensor_only: bool = False) -> None:
 
 
 def _verify_block(block: Block, visible: set, tensor_only: bool, where: str,
-                  terminator: tuple | str) -> None:
+                  terminator: str) -> None:
     visible = set(visible) | set(block.args)
-    allowed = (terminator,) if isinstance(terminator, str) else terminator
-    if not block.ops or block.ops[-1].name not in allowed:
+    if not block.ops or block.ops[-1].name != terminator:
         last = block.ops[-1].name if block.ops else "nothing"
-        raise VerifyError(f"{where}: block must end with {' or '.join(allowed)}, ends with {last}")
+        raise VerifyError(f"{where}: block must end with {terminator}, ends with {last}")
     for i, op in enumerate(block.ops):
         opdef = get(op.name)
         loc = f"{where}: {op.name}" + (f" ({op.loc})" if op.loc else "")
-        if opdef.level == "terminator" and i != len(block.ops) - 1:
+        if opdef.terminator and i != len(block.ops) - 1:
             raise VerifyError(f"{loc}: terminator in the middle of a block")
         if tensor_only and opdef.level == "array":
             raise VerifyError(f"{loc}: array-level op left after functionalization")
@@ -45,10 +44,7 @@ def _verify_block(block: Block, visible: set, tensor_only: bool, where: str,
                 raise VerifyError(f"{loc}: operand {o} is not defined before its use")
         if len(op.regions) != opdef.num_regions:
             raise VerifyError(f"{loc}: has {len(op.regions)} regions, expects {opdef.num_regions}")
-        for r in op.regions:
-            term = ("loop.yield",)
-            if op.name == "loop.while" and r is op.regions[0]:
-                term = ("loop.condition",)
+        for r, term in zip(op.regions, opdef.region_terminators):
             _verify_block(r.block, visible, tensor_only, loc, term)
         types = [o.type for o in op.operands]
         try:

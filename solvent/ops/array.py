@@ -21,10 +21,8 @@ def _alloc_infer(types, attrs):
 register(OpDef(
     name="array.alloc",
     doc="a new buffer holding a copy of the tensor",
-    infer=_alloc_infer,
-    interp=lambda op, args, ctx: [np.array(args[0], copy=True)],
-    level="array", pure=False,
-))
+    infer=_alloc_infer, level="array", pure=False,
+), interp=lambda op, args, ctx: [np.array(args[0], copy=True)])
 
 
 def _read_infer(types, attrs):
@@ -44,8 +42,8 @@ def _read_interp(op, args, ctx):
 register(OpDef(
     name="array.read",
     doc="the current value of ref[spec] (a copy)",
-    infer=_read_infer, interp=_read_interp, level="array", pure=False,
-))
+    infer=_read_infer, level="array", pure=False,
+), interp=_read_interp)
 
 
 def _write_infer(types, attrs):
@@ -69,5 +67,5 @@ def _write_interp(op, args, ctx):
 register(OpDef(
     name="array.write",
     doc="ref[spec] = value (value has exactly the slice's shape and dtype)",
-    infer=_write_infer, interp=_write_interp, level="array", pure=False,
-))
+    infer=_write_infer, level="array", pure=False,
+), interp=_write_interp)

@@ -59,5 +59,5 @@ def _check_xla(op, args, ctx):
 register(OpDef(
     name="error.check",
     doc="raise kind(message) at the op's source line unless ok holds",
-    infer=_check_infer, interp=_check_interp, xla=_check_xla, level="tensor", pure=False,
-))
+    infer=_check_infer, level="tensor", pure=False,
+), interp=_check_interp, xla=_check_xla)

@@ -6,7 +6,7 @@ values are explicit: the region's block arguments and its ``loop.yield``.
 from __future__ import annotations
 
 from ..ir.types import TensorType, np_dtype
-from ..ir.registry import IRError, OpDef, expect, register
+from ..ir.registry import OpDef, expect, register
 
 try:
     import jax
@@ -80,9 +80,9 @@ def _for_xla(op, args, ctx):
 register(OpDef(
     name="loop.for",
     doc="for iv in range(lb, ub, step) with carried values; region (iv, *carried) -> yield",
-    infer=_for_infer, interp=_for_interp, xla=_for_xla, level="control", num_regions=1,
-    pure=False,
-))
+    infer=_for_infer, level="control", num_regions=1, region_terminators=("loop.yield",),
+    pure=False, loop_like=True,
+), interp=_for_interp, xla=_for_xla)
 
 
 # --- loop.while -----------------------------------------------------------------------------
@@ -118,9 +118,9 @@ register(OpDef(
     name="loop.while",
     doc="while cond(*carried): carried = body(*carried); regions: cond -> loop.condition, "
         "body -> loop.yield",
-    infer=_while_infer, interp=_while_interp, xla=_while_xla, level="control", num_regions=2,
-    pure=False,
-))
+    infer=_while_infer, level="control", num_regions=2,
+    region_terminators=("loop.condition", "loop.yield"), pure=False, loop_like=True,
+), interp=_while_interp, xla=_while_xla)
 
 
 # --- loop.if --------------------------------------------------------------------------------
@@ -150,8 +150,9 @@ def _if_xla(op, args, ctx):
 register(OpDef(
     name="loop.if",
     doc="if cond: then-region else else-region; both yield the results",
-    infer=_if_infer, interp=_if_interp, xla=_if_xla, level="control", num_regions=2, pure=False,
-))
+    infer=_if_infer, level="control", num_regions=2,
+    region_terminators=("loop.yield", "loop.yield"), pure=False, region_branch=True,
+), interp=_if_interp, xla=_if_xla)
 
 
 # --- terminators ----------------------------------------------------------------------------
@@ -166,13 +167,8 @@ def _cond_infer(types, attrs):
     return []
 
 
-def _terminator_run(op, args, ctx):
-    raise IRError(f"{op.name} is executed by its parent op")
-
-
 for _name, _infer, _doc in (
         ("loop.yield", _no_results("loop.yield"), "ends a loop or if region with its values"),
         ("loop.condition", _cond_infer, "ends a while-cond region with the continue flag"),
         ("func.return", _no_results("func.return"), "returns the function's results")):
-    register(OpDef(name=_name, doc=_doc, infer=_infer, interp=_terminator_run,
-                   xla=_terminator_run, level="terminator", pure=False))
+    register(OpDef(name=_name, doc=_doc, infer=_infer, level="terminator", pure=False))

@@ -165,9 +165,8 @@ for _table, _arity in ((UNARY, 1), (BINARY, 2)):
             name=f"tensor.{_name}",
             doc=f"elementwise numpy.{_np_fn.__name__}",
             infer=_make_infer(f"tensor.{_name}", _arity, _kinds, _rule),
-            interp=_make_interp(_np_fn),
-            xla=_make_xla(_jax_fn),
-        ))
+            elementwise=True,
+        ), interp=_make_interp(_np_fn), xla=_make_xla(_jax_fn))
 
 
 def _select_infer(types, attrs):
@@ -182,9 +181,8 @@ register(OpDef(
     name="tensor.select",
     doc="numpy.where(cond, a, b) with broadcasting",
     infer=_select_infer,
-    interp=lambda op, args, ctx: [np.where(*args)],
-    xla=lambda op, args, ctx: [jnp.where(*args)],
-))
+    elementwise=True,
+), interp=lambda op, args, ctx: [np.where(*args)], xla=lambda op, args, ctx: [jnp.where(*args)])
 
 
 def _convert_infer(types, attrs):
@@ -216,6 +214,5 @@ register(OpDef(
     name="tensor.convert",
     doc="x.astype(dtype) (C casting: float to int truncates toward zero)",
     infer=_convert_infer,
-    interp=_convert_interp,
-    xla=_convert_xla,
-))
+    elementwise=True,
+), interp=_convert_interp, xla=_convert_xla)

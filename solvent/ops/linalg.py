@@ -57,8 +57,8 @@ register(OpDef(
     name="tensor.dot_general",
     doc="contraction over {lhs_contract}/{rhs_contract} with batch dims {lhs_batch}/{rhs_batch}; "
         "result dims are batch, lhs free, rhs free (XLA DotGeneral)",
-    infer=_dot_infer, interp=_dot_interp, xla=_dot_xla,
-))
+    infer=_dot_infer, cost="expensive",
+), interp=_dot_interp, xla=_dot_xla)
 
 
 def _total(fn, op, args):
@@ -92,23 +92,26 @@ def _solve_infer(types, attrs):
 
 register(OpDef(
     name="tensor.solve", doc="numpy.linalg.solve(a, b) for one square matrix",
-    infer=_solve_infer,
+    infer=_solve_infer, cost="expensive",
+),
     interp=lambda op, args, ctx: [_total(np.linalg.solve, op, args)],
     xla=lambda op, args, ctx: [jnp.linalg.solve(*args)],
-))
+)
 register(OpDef(
     name="tensor.inv", doc="numpy.linalg.inv(a)",
-    infer=_square_infer("tensor.inv"),
+    infer=_square_infer("tensor.inv"), cost="expensive",
+),
     interp=lambda op, args, ctx: [_total(np.linalg.inv, op, args)],
     xla=lambda op, args, ctx: [jnp.linalg.inv(args[0])],
-))
+)
 register(OpDef(
     name="tensor.cholesky", doc="numpy.linalg.cholesky(a) (lower factor)",
-    infer=_square_infer("tensor.cholesky"),
+    infer=_square_infer("tensor.cholesky"), cost="expensive",
+),
     interp=lambda op, args, ctx: [_total(np.linalg.cholesky, op, args)],
     # NumPy reads only the lower triangle (XLA's default symmetrizes (a + a^H) / 2 first)
     xla=lambda op, args, ctx: [jnp.linalg.cholesky(args[0], symmetrize_input=False)],
-))
+)
 
 
 def _det_infer(types, attrs):
@@ -118,7 +121,8 @@ def _det_infer(types, attrs):
 
 register(OpDef(
     name="tensor.det", doc="numpy.linalg.det(a)",
-    infer=_det_infer,
+    infer=_det_infer, cost="expensive",
+),
     interp=lambda op, args, ctx: [np.linalg.det(args[0])],
     xla=lambda op, args, ctx: [jnp.linalg.det(args[0])],
-))
+)

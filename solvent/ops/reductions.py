@@ -34,6 +34,9 @@ REDUCTIONS = {
 }
 
 
+# --- XLA-only lowering strategies (the fold and the NaN guard serve the xla rules below;
+# the interpreter and other backends do not use them) -------------------------------------
+#
 # Folding leading reduced axes: when a float reduction also reduces the contiguous last
 # axis, each other reduced axis is first folded to length 1 by combining its rows
 # elementwise (``x[0] op x[1] op ...`` as a balanced tree), which XLA:CPU emits as one loop
@@ -121,8 +124,8 @@ def _make_reduce(kind, np_fn, jnp_name, rule):
             r = _nan_guard(x, axes, r)
         return [r if keep else jnp.reshape(r, reduced_shape(x.shape, axes, False))]
 
-    register(OpDef(name=name, doc=f"numpy.{kind}(x, axis=axes, keepdims)", infer=infer,
-                   interp=interp, xla=xla))
+    register(OpDef(name=name, doc=f"numpy.{kind}(x, axis=axes, keepdims)", infer=infer),
+             interp=interp, xla=xla)
 
 
 for _k, (_f, _j, _r) in REDUCTIONS.items():
@@ -147,11 +150,12 @@ for _k in ("argmax", "argmin"):
         name=f"tensor.{_k}",
         doc=f"numpy.{_k}(x, axis, keepdims) (first occurrence; NaN wins as in NumPy)",
         infer=_arg_infer,
+    ),
         interp=(lambda k: lambda op, args, ctx: [np.asarray(getattr(np, k)(
             args[0], axis=op.attrs["axis"], keepdims=op.attrs["keepdims"])).astype(np.int64)])(_k),
         xla=(lambda k: lambda op, args, ctx: [getattr(jnp, k)(
             args[0], axis=op.attrs["axis"], keepdims=op.attrs["keepdims"]).astype(jnp.int64)])(_k),
-    ))
+    )
 
 
 def _scan_infer(types, attrs):
@@ -166,8 +170,9 @@ for _k in ("cumsum", "cumprod"):
         name=f"tensor.{_k}",
         doc=f"numpy.{_k}(x, axis) (operand already in the accumulation dtype)",
         infer=_scan_infer,
+    ),
         interp=(lambda k: lambda op, args, ctx: [getattr(np, k)(
             args[0], axis=op.attrs["axis"], dtype=args[0].dtype)])(_k),
         xla=(lambda k: lambda op, args, ctx: [getattr(jnp, k)(
             args[0], axis=op.attrs["axis"], dtype=args[0].dtype)])(_k),
-    ))
+    )

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..ir.types import TensorType, np_dtype
 from . import indexspec
-from ..ir.registry import OpDef, expect, register
+from ..ir.registry import OpDef, expect, get, register
 
 try:
     import jax.numpy as jnp
@@ -33,9 +33,10 @@ register(OpDef(
     name="tensor.constant",
     doc="a scalar constant {value, dtype}",
     infer=_const_infer,
+),
     interp=lambda op, args, ctx: [_const_value(op)],
     xla=lambda op, args, ctx: [jnp.asarray(_const_value(op))],
-))
+)
 
 
 # --- iota / linspace ---------------------------------------------------------------------
@@ -56,10 +57,11 @@ register(OpDef(
     name="tensor.iota",
     doc="0, 1, 2, ... along {dim} of a tensor of {shape, dtype}",
     infer=_iota_infer,
+),
     interp=lambda op, args, ctx: [_iota_np(op)],
     xla=lambda op, args, ctx: [lax.broadcasted_iota(np_dtype(op.attrs["dtype"]),
                                                       tuple(op.attrs["shape"]), op.attrs["dim"])],
-))
+)
 
 
 def _linspace_infer(types, attrs):
@@ -72,13 +74,14 @@ register(OpDef(
     name="tensor.linspace",
     doc="numpy.linspace(start, stop, num, endpoint)",
     infer=_linspace_infer,
+),
     interp=lambda op, args, ctx: [np.linspace(args[0], args[1], op.attrs["num"],
                                               endpoint=op.attrs["endpoint"],
                                               dtype=np_dtype(op.attrs["dtype"]))],
     xla=lambda op, args, ctx: [jnp.linspace(args[0], args[1], op.attrs["num"],
                                             endpoint=op.attrs["endpoint"],
                                             dtype=np_dtype(op.attrs["dtype"]))],
-))
+)
 
 
 # --- broadcast / reshape / transpose --------------------------------------------------------
@@ -96,10 +99,11 @@ def _bcast_infer(types, attrs):
 register(OpDef(
     name="tensor.broadcast_to",
     doc="numpy.broadcast_to(x, shape) (materialized)",
-    infer=_bcast_infer,
+    infer=_bcast_infer, fusible=True,
+),
     interp=lambda op, args, ctx: [np.broadcast_to(args[0], tuple(op.attrs["shape"])).copy()],
     xla=lambda op, args, ctx: [jnp.broadcast_to(args[0], tuple(op.attrs["shape"]))],
-))
+)
 
 
 def _reshape_infer(types, attrs):
@@ -113,9 +117,10 @@ register(OpDef(
     name="tensor.reshape",
     doc="numpy.reshape(x, shape) in C order",
     infer=_reshape_infer,
+),
     interp=lambda op, args, ctx: [np.reshape(args[0], tuple(op.attrs["shape"]))],
     xla=lambda op, args, ctx: [jnp.reshape(args[0], tuple(op.attrs["shape"]))],
-))
+)
 
 
 def _transpose_infer(types, attrs):
@@ -129,9 +134,10 @@ register(OpDef(
     name="tensor.transpose",
     doc="numpy.transpose(x, perm)",
     infer=_transpose_infer,
+),
     interp=lambda op, args, ctx: [np.transpose(args[0], tuple(op.attrs["perm"]))],
     xla=lambda op, args, ctx: [jnp.transpose(args[0], tuple(op.attrs["perm"]))],
-))
+)
 
 
 # --- slice / update_slice ----------------------------------------------------------------
@@ -151,10 +157,11 @@ def _slice_interp(op, args, ctx):
 register(OpDef(
     name="tensor.slice",
     doc="x[spec]: basic indexing (ints, slices, newaxis; static or dynamic)",
-    infer=_slice_infer,
+    infer=_slice_infer, fusible=True,
+),
     interp=_slice_interp,
     xla=lambda op, args, ctx: [indexspec.xla_slice(args[0], op.attrs["spec"], args[1:])],
-))
+)
 
 
 def _update_infer(types, attrs):
@@ -176,8 +183,9 @@ def _update_interp(op, args, ctx):
 
 
 def one_pass_update(op) -> bool:
-    """Whether an update_slice should be lowered as one elementwise pass over the whole
-    array (``where(in_box, pad(value), x)``) rather than XLA's in-place
+    """XLA-only lowering strategy (the xla rule of tensor.update_slice asks it; other
+    backends do not). Whether an update_slice should be lowered as one elementwise pass
+    over the whole array (``where(in_box, pad(value), x)``) rather than XLA's in-place
     dynamic_update_slice. It should when the value is a fused computation that
 
     * reads *other* parts of the array it updates (a stencil step ``u[1:-1] = f(u[:-2],
@@ -203,10 +211,7 @@ def one_pass_update(op) -> bool:
     block = op.parent
     if block is None or not isinstance(v.owner, type(op)) or v.owner.parent is not block:
         return False
-    from .elementwise import BINARY, UNARY
-    fusible = ({f"tensor.{n}" for n in list(UNARY) + list(BINARY)}
-               | {"tensor.select", "tensor.convert", "tensor.broadcast_to", "tensor.slice"})
-    if v.owner.name not in fusible:
+    if not get(v.owner.name).fusible:
         return False
     reads_region = False
     seen, stack = set(), [v]
@@ -216,7 +221,7 @@ def one_pass_update(op) -> bool:
             return True  # the whole array, which is more than the region
         d = val.owner
         if not isinstance(d, type(op)) or id(d) in seen or d.parent is not block or \
-                d.name not in fusible:
+                not get(d.name).fusible:
             continue
         seen.add(id(d))
         if d.name == "tensor.slice" and d.operands[0] is x:
@@ -232,11 +237,12 @@ register(OpDef(
     name="tensor.update_slice",
     doc="y = x.copy(); y[spec] = value; value has exactly the slice's shape and dtype",
     infer=_update_infer,
+),
     interp=_update_interp,
     xla=lambda op, args, ctx: [indexspec.xla_update_slice(
         args[0], args[1], op.attrs["spec"], args[2:],
         whole_pass=one_pass_update(op))],
-))
+)
 
 
 # --- gather / scatter (integer-array indexing) -----------------------------------------------
@@ -308,10 +314,11 @@ register(OpDef(
     name="tensor.gather",
     doc="x[..., i1, ..., ik, ...]: integer arrays on {axes} (NumPy advanced indexing); "
         "{front} puts the broadcast index dims first",
-    infer=_gather_infer,
+    infer=_gather_infer, cost="expensive",
+),
     interp=_gather_interp,
     xla=_gather_xla,
-))
+)
 
 
 def _scatter_infer(types, attrs):
@@ -348,13 +355,13 @@ def _scatter_xla(kind):
 register(OpDef(
     name="tensor.scatter",
     doc="y = x.copy(); y[..., i1, ..., ik, ...] = value (integer arrays on {axes})",
-    infer=_scatter_infer, interp=_scatter_interp("set"), xla=_scatter_xla("set"),
-))
+    infer=_scatter_infer, cost="expensive",
+), interp=_scatter_interp("set"), xla=_scatter_xla("set"))
 register(OpDef(
     name="tensor.scatter_add",
     doc="y = x.copy(); numpy.add.at(y, (..., i1, ..., ik, ...), value)",
-    infer=_scatter_infer, interp=_scatter_interp("add"), xla=_scatter_xla("add"),
-))
+    infer=_scatter_infer, cost="expensive",
+), interp=_scatter_interp("add"), xla=_scatter_xla("add"))
 
 
 # --- concatenate / reverse / repeat / triangle ---------------------------------------------
@@ -376,9 +383,10 @@ register(OpDef(
     name="tensor.concatenate",
     doc="numpy.concatenate(xs, axis)",
     infer=_concat_infer,
+),
     interp=lambda op, args, ctx: [np.concatenate(args, axis=op.attrs["axis"])],
     xla=lambda op, args, ctx: [jnp.concatenate(args, axis=op.attrs["axis"])],
-))
+)
 
 
 def _reverse_infer(types, attrs):
@@ -391,9 +399,10 @@ register(OpDef(
     name="tensor.reverse",
     doc="numpy.flip(x, axes)",
     infer=_reverse_infer,
+),
     interp=lambda op, args, ctx: [np.flip(args[0], tuple(op.attrs["axes"])).copy()],
     xla=lambda op, args, ctx: [jnp.flip(args[0], tuple(op.attrs["axes"]))],
-))
+)
 
 
 def _repeat_infer(types, attrs):
@@ -409,10 +418,11 @@ register(OpDef(
     name="tensor.repeat",
     doc="numpy.repeat(x, repeats, axis) with an integer repeat count",
     infer=_repeat_infer,
+),
     interp=lambda op, args, ctx: [np.repeat(args[0], op.attrs["repeats"], op.attrs["axis"])],
     xla=lambda op, args, ctx: [jnp.repeat(args[0], op.attrs["repeats"], op.attrs["axis"],
                                           total_repeat_length=ctx.shape_of(op)[op.attrs["axis"]])],
-))
+)
 
 
 def _tri_infer(types, attrs):
@@ -425,8 +435,9 @@ register(OpDef(
     name="tensor.triangle",
     doc="numpy.triu(x, k) ({part} = upper) or numpy.tril(x, k) ({part} = lower)",
     infer=_tri_infer,
+),
     interp=lambda op, args, ctx: [(np.triu if op.attrs["part"] == "upper" else np.tril)(
         args[0], op.attrs["k"])],
     xla=lambda op, args, ctx: [(jnp.triu if op.attrs["part"] == "upper" else jnp.tril)(
         args[0], op.attrs["k"])],
-))
+)

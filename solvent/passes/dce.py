@@ -9,7 +9,7 @@ from ..ir.registry import get
 
 def _removable(op) -> bool:
     opdef = get(op.name)
-    if opdef.level == "terminator" or opdef.level == "array":
+    if opdef.terminator or opdef.level == "array":
         return False
     if opdef.pure:
         return True

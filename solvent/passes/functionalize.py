@@ -10,6 +10,7 @@ arguments; the final values of written ones become extra results, marked in
 from __future__ import annotations
 
 from ..ir.core import Block, Function, Operation, Region
+from ..ir.registry import get
 from ..ir.types import RefType
 from ..ops.indexspec import is_full
 
@@ -63,7 +64,7 @@ class _Functionalizer:
                               dict(op.attrs), [ref.type.tensor()], op.loc)
                 cur[ref] = r.result
             return
-        if name in ("loop.for", "loop.while", "loop.if"):
+        if op.regions:
             self.run_region_op(op, new, cur)
             return
         r = self.emit(new, name, [self.v(o) for o in op.operands], dict(op.attrs),
@@ -82,7 +83,7 @@ class _Functionalizer:
             for a in old_blk.args:
                 self.vmap[a] = blk.add_arg(a.type)
             inner = dict(cur)
-            if op.name != "loop.if":
+            if get(op.name).loop_like:
                 for r, t in zip(carried, ctypes):
                     inner[r] = blk.add_arg(t)
             for inner_op in old_blk.ops[:-1]:
@@ -93,7 +94,7 @@ class _Functionalizer:
                       dict(term.attrs), [], term.loc)
             new_regions.append(Region(blk))
         operands = [self.v(o) for o in op.operands]
-        if op.name != "loop.if":
+        if get(op.name).loop_like:
             operands += [cur[r] for r in carried]
         types = [r.type for r in op.results] + ctypes
         nop = self.emit(new, op.name, operands, dict(op.attrs), types, op.loc, new_regions)

@@ -16,8 +16,6 @@ from ..ir.types import TensorType
 # (update_slice results that are sunk are exempt).
 MAX_OPS = 48
 SMALL = 64
-_EXPENSIVE = {"tensor.dot_general", "tensor.solve", "tensor.inv", "tensor.cholesky",
-              "tensor.det", "tensor.gather", "tensor.scatter", "tensor.scatter_add"}
 
 
 def _sinkable(op: Operation | None) -> bool:
@@ -32,7 +30,7 @@ def _convertible(op: Operation) -> bool:
             return False
         yielded = set(region.block.ops[-1].operands)
         for inner in ops:
-            if inner.regions or not get(inner.name).pure or inner.name in _EXPENSIVE:
+            if inner.regions or not get(inner.name).pure or get(inner.name).cost == "expensive":
                 return False
             for r in inner.results:
                 if r.type.size > SMALL and not (_sinkable(inner) and r in yielded):

@@ -11,8 +11,6 @@ from __future__ import annotations
 from ..ir.core import Block, Function, Operation
 from ..ir.registry import get
 
-_LOOPS = ("loop.for", "loop.while")
-
 
 def _defined_inside(op: Operation) -> set:
     inside = set()
@@ -44,7 +42,7 @@ def _run(block: Block) -> None:
     for op in list(block.ops):
         for region in op.regions:
             _run(region.block)  # innermost loops first: their hoisted ops may move again
-        if op.name in _LOOPS:
+        if get(op.name).loop_like:
             _hoist_from(op, block)
 
 

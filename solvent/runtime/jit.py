@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
+from ..backends import available_backends, get_backend
 from ..ir.registry import IRError
 from ..ops.checks import KINDS, error_text
 from ..frontend.captures import value_key
@@ -28,8 +29,6 @@ from ..frontend.translator import Translation, translate
 from ..ir.core import Function
 from ..passes.pipeline import run_pipeline
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
-
-BACKENDS = ("xla", "interp")
 
 
 @dataclass
@@ -60,20 +59,29 @@ def _type_key(value):
 
 
 def choose_backend(fn: Function, requested: str | None):
+    """(backend name, why) for ``fn``: the requested backend if it accepts ``fn``; otherwise
+    the first registered backend that may be chosen automatically and accepts it (XLA first).
+    Raises ``ValueError`` for an unknown name and ``UnsupportedError`` with the backends'
+    reasons when none accepts."""
     if requested is not None:
-        if requested not in BACKENDS:
-            raise ValueError(f"unknown backend {requested!r}; choose one of {BACKENDS}")
+        ok, why = get_backend(requested).accepts(fn)
+        if not ok:
+            raise UnsupportedError(f"the {requested} backend cannot run @{fn.name}: {why}")
         return requested, f"backend={requested!r} was requested"
-    return "xla", ("xla: the tensor program is compiled by XLA (loops become XLA While ops); "
-                   "the native-loop backend does not exist yet")
+    refusals = []
+    for name in available_backends():
+        backend = get_backend(name)
+        if not backend.automatic:
+            continue
+        ok, why = backend.accepts(fn)
+        if ok:
+            return name, "; ".join(refusals + [f"{name} accepts it: {why}"])
+        refusals.append(f"{name} refuses it: {why}")
+    raise UnsupportedError(f"no backend can run @{fn.name}: " + "; ".join(refusals))
 
 
 def make_executable(fn: Function, backend: str):
-    if backend == "xla":
-        from ..backends.xla import XlaExecutable
-        return XlaExecutable(fn)
-    from ..backends import interp
-    return lambda *args: interp.run(fn, list(args))
+    return get_backend(backend).compile(fn)
 
 
 class JitFunction:
@@ -167,7 +175,8 @@ class JitFunction:
         for name, fn in c.stages:
             out.append(f"\n## after {name}\n")
             out.append(print_function(fn))
-        out.append(f"## backend: {c.backend}\n# why: {c.reason}")
+        out.append(f"## backend: {c.backend}\n# {get_backend(c.backend).describe()}\n"
+                   f"# why: {c.reason}")
         note = getattr(c.executable, "options_note", None)
         if note:
             out.append(f"# XLA options: {note}")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import solvent
+from solvent.backends import get_backend
 
 
 def time_loop(T, A):
@@ -76,6 +77,7 @@ def test_explain_names_stages_and_backend(capsys):
     text = solvent.explain(time_loop, 3, np.ones(8))
     assert "## after frontend" in text and "## after functionalize" in text
     assert "## backend: xla" in text and "# why:" in text
+    assert f"# {get_backend('xla').describe()}\n" in text and "xla accepts it" in text
     assert text in capsys.readouterr().out
 
 
