@@ -99,15 +99,17 @@ class Dependence:
     def describe(self) -> str:
         w, x = self.write, self.other
         at = f" (line {x.line})" if x.line is not None else ""
+        wat = f" (line {w.line})" if w.line is not None else ""
         if self.unknown:
-            return f"non-affine subscript: {self.unknown}; {w.text} may conflict with " \
+            return f"non-affine subscript: {self.unknown}; {w.text}{wat} may conflict with " \
                    f"{x.text}{at} in another iteration"
         d = self.distance
         if x.write:
             if x.op is w.op:
                 tail = f"distance {abs(d)}" if d is not None else "in several iterations"
                 return f"{w.text} writes the same element in different iterations ({tail})"
-            return f"{w.text} and {x.text}{at} write the same element in different iterations"
+            return f"{w.text}{wat} and {x.text}{at} write the same element in different " \
+                   "iterations"
         if d is not None:
             if d > 0:
                 when = "the previous iteration" if d == 1 else f"the iteration {d} before"
@@ -123,8 +125,8 @@ class Dependence:
         if dirs == {">"}:
             return f"{x.text}{at} reads elements that {w.text} overwrites in later " \
                    f"iterations (anti-dependence, direction >)"
-        return f"{x.text}{at} and {w.text} touch the same elements in earlier and later " \
-               f"iterations (direction *)"
+        return f"{x.text}{at} and {w.text}{wat} touch the same elements in earlier and " \
+               f"later iterations (direction *)"
 
 
 @dataclass
@@ -461,8 +463,8 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
                                                      "trip count)")
     block = loop.regions[0].block
     for op in block.walk():
-        if op.name not in _STRUCTURAL and not REGISTRY.get(op.name, None) is None and \
-                not REGISTRY[op.name].pure:
+        opdef = REGISTRY.get(op.name)
+        if op.name not in _STRUCTURAL and (opdef is None or not opdef.pure):
             return LoopReport(loop, var, line, CARRIED, f"unknown: {op.name} has side effects")
     _, _, step = info.loop_bounds(loop)
     if step is None:
@@ -472,12 +474,17 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
         return LoopReport(loop, var, line, INDEPENDENT,
                           f"at most {trip} iteration{'s' if trip != 1 else ''}")
     term = block.terminator
-    carried_reasons, deps, reds = [], [], []
+    carried_reasons, deps, reds, lasts = [], [], [], []
     for k, init in enumerate(loop.operands[3:]):
         seed = block.args[1 + k]
         top = term.operands[k]
         if top is seed:
             continue  # read-only pass-through
+        if not info.uses.get(seed) and seed.type.rank == 0:
+            # never read: the loop's result is whatever the last iteration computed (the
+            # loop variable leaking out of a Python for loop looks like this)
+            lasts.append(_scalar_name(info, loop, k))
+            continue
         kind = loop_reduction(info, loop, k)
         if kind is not None:
             what = _scalar_name(info, loop, k) if seed.type.rank == 0 else \
@@ -514,8 +521,12 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
     if reds:
         text = "; ".join(f"{op} into {what} ({note})" for what, op, note in reds)
         return LoopReport(loop, var, line, REDUCTION, text, [], reds)
+    tail = ""
+    if lasts:
+        tail = f"; {', '.join(lasts)} keep{'s' if len(lasts) == 1 else ''} the last " \
+               "iteration's value"
     return LoopReport(loop, var, line, INDEPENDENT, "no element is written by one iteration "
-                      "and touched by another")
+                      "and touched by another" + tail)
 
 
 def _array_reduction(info, loop, conflicts):
@@ -543,7 +554,7 @@ def _pick(deps):
         return None
     def rank(d):
         return (d.unknown is not None, d.distance is None, d.other.write,
-                d.distance is not None and d.distance < 0)
+                d.distance is not None and d.distance < 0, "<" not in d.directions)
     return sorted(deps, key=rank)[0]
 
 

@@ -93,7 +93,7 @@ def chain(info: LoopInfo, v: Value, seed: Value):
     if op.name == "tensor.select":
         c, a, b = op.operands
         if depends(info, c, seed):
-            return None
+            return _compare_select(info, op, v, seed)
         ca, cb = chain(info, a, seed), chain(info, b, seed)
         if ca is None or cb is None:
             return None
@@ -116,6 +116,31 @@ def chain(info: LoopInfo, v: Value, seed: Value):
         kind = _combine(sub[0], inner_kind)
         return (kind, sub[1] + [v]) if kind else None
     return None
+
+
+_PICKS_LARGER = {"tensor.gt": True, "tensor.ge": True, "tensor.lt": False, "tensor.le": False}
+
+
+def _compare_select(info: LoopInfo, op: Operation, v: Value, seed: Value):
+    """``select(p > q, p, q)`` and its mirrors over the chain value and an independent value:
+    a max or a min (Python's ``max(m, x)`` after if-conversion)."""
+    c, u, w = op.operands
+    cmp = c.owner
+    if isinstance(cmp, Block) or cmp.name not in _PICKS_LARGER:
+        return None
+    p, q = cmp.operands
+    if not ((u is p and w is q) or (u is q and w is p)) or p is q:
+        return None
+    dep = [x for x in (p, q) if depends(info, x, seed)]
+    if len(dep) != 1:
+        return None
+    sub = chain(info, dep[0], seed)
+    if sub is None:
+        return None
+    larger = _PICKS_LARGER[cmp.name] == (u is p)
+    kind = _combine(sub[0], "max" if larger else "min")
+    # the compare is a use of the chain value: list it with the select
+    return (kind, sub[1] + [c, v]) if kind else None
 
 
 def reduction_kind(info: LoopInfo, top: Value, seed: Value, consumer: Operation):
@@ -154,4 +179,6 @@ def loop_reduction(info: LoopInfo, loop: Operation, k: int):
 def rounding_note(kind: str, t) -> str:
     if kind in ("sum", "product") and isinstance(t, TensorType) and t.dtype[0] in "fc":
         return "floating-point reassociation changes the rounding"
+    if kind in ("max", "min") and isinstance(t, TensorType) and t.dtype[0] in "fc":
+        return "exact in any order for non-NaN inputs"
     return "exact in any order"
