@@ -10,16 +10,13 @@
    ``carried`` loop of a genuine dependence must give a *different* result under at least one
    of them (so those tests show the dependence is real, not an artefact of the analysis).
 """
-import copy
-
 import numpy as np
 import pytest
 
 import dep_kernels as K
 from differential import check
 from solvent.analysis import analyze, explain_loops, tensor_ir
-from solvent.backends import interp
-from solvent.ir.registry import REGISTRY
+from loop_oracle import MODES, run, same
 
 ALL = [("carried", k) for k in K.CARRIED] + [("independent", k) for k in K.INDEPENDENT] + \
     [("reduction", k) for k in K.REDUCTIONS]
@@ -47,64 +44,23 @@ def test_kernel_matches_numpy(group, case):
     check(fn, *_args(make), backend="interp")
 
 
-def _run(fn_ir, args, target=None, mode=None):
-    """Interpret ``fn_ir`` with loop ``target`` run in ``mode`` order."""
-    base = REGISTRY["loop.for"].interp
-    rng = np.random.default_rng(3)
-
-    def reordered(op, a, ctx):
-        if op is not target:
-            return base(op, a, ctx)
-        lb, ub, step = (int(x) for x in a[:3])
-        ivs = list(range(lb, ub, step))
-        block = op.regions[0].block
-        dtype = op.operands[0].type.dtype
-        carried = list(a[3:])
-        if mode in ("reverse", "shuffle"):
-            order = ivs[::-1] if mode == "reverse" else [ivs[k] for k in rng.permutation(len(ivs))]
-            for i in order:
-                carried = ctx.run_block(block, [ctx.scalar(i, dtype)] + carried)
-            return carried
-        init = [np.array(c, copy=True) for c in carried]
-        result = [np.array(c, copy=True) for c in carried]
-        for i in ivs:  # "parallel": each iteration sees only the initial values
-            out = ctx.run_block(block, [ctx.scalar(i, dtype)] +
-                                [np.array(c, copy=True) for c in init])
-            for j, o in enumerate(out):
-                o = np.asarray(o)
-                result[j] = o.copy() if o.ndim == 0 else np.where(o != init[j], o, result[j])
-        return result
-
-    REGISTRY["loop.for"].interp = reordered
-    try:
-        return interp.run(fn_ir, [copy.deepcopy(x) for x in args])
-    finally:
-        REGISTRY["loop.for"].interp = base
-
-
-def _same(a, b, exact=True):
-    return len(a) == len(b) and all(
-        np.array_equal(x, y) if exact else np.allclose(x, y, rtol=1e-12, atol=0)
-        for x, y in zip(a, b))
-
-
 @pytest.mark.parametrize("group,case", ALL, ids=IDS)
 def test_execution_oracle(group, case):
     fn, make, _ = case
     args = _args(make)
     fn_ir = tensor_ir(fn, *args)
     reports = analyze(fn_ir)
-    baseline = _run(fn_ir, args)
+    baseline = run(fn_ir, args)
     for r in reports:
-        runs = {m: _run(fn_ir, args, r.loop, m) for m in ("reverse", "shuffle", "parallel")}
+        runs = {m: run(fn_ir, args, r.loop, m) for m in MODES}
         if r.kind == "independent":
             for m, out in runs.items():
-                assert _same(out, baseline), f"{r.line_text()}: differs when run {m}"
+                assert same(out, baseline), f"{r.line_text()}: differs when run {m}"
         elif r.kind == "reduction":
             for m in ("reverse", "shuffle"):
-                assert _same(runs[m], baseline, exact=False), f"{r.line_text()}: {m}"
+                assert same(runs[m], baseline, exact=False), f"{r.line_text()}: {m}"
         elif fn.__name__ not in K.CONSERVATIVE:
-            assert not all(_same(out, baseline) for out in runs.values()), \
+            assert not all(same(out, baseline) for out in runs.values()), \
                 f"{r.line_text()}: no reordering shows the dependence"
 
 
