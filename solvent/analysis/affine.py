@@ -362,7 +362,8 @@ class LoopInfo:
                 items.append(self.render(self.affine(dyn[it[1]])))
             elif k == "s":
                 start, stop, step = it[1:]
-                items.append(f"{start}:{stop}" + (f":{step}" if step != 1 else ""))
+                stop_text = "" if stop < 0 else str(stop)  # normalized: -1 means "to the start"
+                items.append(f"{start}:{stop_text}" + (f":{step}" if step != 1 else ""))
             elif k == "d":
                 s = self.affine(dyn[it[1]])
                 items.append(f"{self.render(s)}:{self.render(s + Affine(it[2]))}")

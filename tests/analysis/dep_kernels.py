@@ -148,10 +148,10 @@ CARRIED = [
 
 
 # Loops classified carried although reordering their iterations happens to give the same
-# result (the analysis is conservative there): a scatter-add through an index array, and a
-# time loop whose steps are all the same computation (reversal cannot show the dependence,
-# but running the steps from one snapshot can).
-CONSERVATIVE = {"histogram"}
+# result (the analysis is conservative there): a scatter-add through an index array.
+# ``reversed_slice_copy`` reads the whole reversed array x[::-1] each iteration, which overlaps
+# every write; only its element i is used, so the loop is in fact independent.
+CONSERVATIVE = {"histogram", "reversed_slice_copy"}
 
 
 # --- independent loops -------------------------------------------------------------------------
@@ -343,3 +343,67 @@ def probes(x, A, idx, B):
             B[6] = x[i % 3]
             B[7] = x[-i - 1]
             B[8] = x[3 * (i + j) - 2 * j]
+
+
+# --- harder cases --------------------------------------------------------------------------------
+def doubling_index(x):
+    for i in range(x.shape[0] // 2):
+        x[2 * i] = x[i] + 1.0
+
+
+def symbolic_trip(x, m):
+    for i in range(m):
+        x[i + 1] = x[i] * 0.5
+
+
+def symbolic_offset(x, y, m):
+    for i in range(x.shape[0] - 4):
+        y[i] = x[i + m]
+        x[i] = 0.0
+
+
+def reversed_even_odd(x):
+    for i in range(x.shape[0] - 1, 0, -2):
+        x[i - 1] = x[i]
+
+
+def scratch_row(A, B, tmp):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            tmp[j] = A[i, j]
+        for j in range(A.shape[1]):
+            B[i, j] = 2.0 * tmp[j]
+
+
+def swap_buffers(A, B):
+    for t in range(4):
+        for i in range(1, A.shape[0] - 1):
+            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        A, B = B, A
+    return A
+
+
+def conditional_write(x, y):
+    for i in range(x.shape[0] - 1):
+        if y[i] > 1.0:
+            x[i + 1] = x[i] + y[i]
+
+
+def reversed_slice_copy(x):
+    n = x.shape[0]
+    for i in range(n // 2):
+        x[i] = x[::-1][i]
+
+
+HARDER = [
+    (doubling_index, lambda r: (_rand(N + 1, r),), [("i", "carried", "x[")]),
+    (symbolic_trip, lambda r: (_rand(N, r), 5), [("i", "carried", "x[i]")]),
+    (symbolic_offset, lambda r: (_rand(N, r), np.zeros(N), 3), [("i", "carried", "")]),
+    (reversed_even_odd, lambda r: (_rand(N, r),), [("i", "independent", "")]),
+    (scratch_row, lambda r: (_rand((N, 4), r), np.zeros((N, 4)), np.zeros(4)),
+     [("i", "carried", "tmp["), ("j", "independent", ""), ("j", "independent", "")]),
+    # the frontend may unroll a loop whose arrays trade places: only the time loop is fixed
+    (swap_buffers, lambda r: (_rand(N, r), _rand(N, r)), [("t", "carried", "")]),
+    (conditional_write, lambda r: (_rand(N, r), _rand(N, r) + 0.3), [("i", "carried", "x[")]),
+    (reversed_slice_copy, lambda r: (_rand(N, r),), [("i", "carried", "")]),
+]

@@ -19,7 +19,7 @@ from solvent.analysis import analyze, explain_loops, tensor_ir
 from loop_oracle import MODES, run, same
 
 ALL = [("carried", k) for k in K.CARRIED] + [("independent", k) for k in K.INDEPENDENT] + \
-    [("reduction", k) for k in K.REDUCTIONS]
+    [("reduction", k) for k in K.REDUCTIONS] + [("harder", k) for k in K.HARDER]
 IDS = [k[0].__name__ for _, k in ALL]
 
 
@@ -32,10 +32,14 @@ def test_classification(group, case):
     fn, make, expected = case
     reports = analyze(tensor_ir(fn, *_args(make)))
     got = [(r.var, r.kind) for r in reports]
+    if fn is K.swap_buffers:
+        assert all(r.kind == "independent" for r in reports[1:])
+        reports = reports[:1]
+        got = got[:1]
     assert got == [(v, k) for v, k, _ in expected], explain_loops(fn, *_args(make))
     for r, (_, _, word) in zip(reports, expected):
         assert word in r.reason, r.line_text()
-    assert any(r.kind == group for r in reports)
+    assert group == "harder" or any(r.kind == group for r in reports)
 
 
 @pytest.mark.parametrize("group,case", ALL, ids=IDS)
