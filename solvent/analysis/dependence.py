@@ -50,7 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from math import gcd
 
-from ..ir.core import Function, Operation, Value
+from ..ir.core import Function, Operation
 from ..ir.registry import REGISTRY
 from ..ir.types import TensorType
 from .affine import Affine, LoopInfo

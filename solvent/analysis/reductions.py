@@ -31,36 +31,43 @@ ASSOC = {
 }
 
 
-def depends(info: LoopInfo, v: Value, seed: Value, _memo=None) -> bool:
-    """Does ``v`` (transitively) depend on ``seed``? Results of region ops depend on every
-    value their regions use from outside (conservative)."""
-    memo = {} if _memo is None else _memo
-    if v is seed:
-        return True
-    if v in memo:
-        return memo[v]
-    memo[v] = False
-    if isinstance(v.owner, Block):
-        op = info.owner.get(id(v.owner))
-        out = op is not None and _region_op_depends(info, op, seed, memo)
-    else:
-        op = v.owner
-        out = any(depends(info, o, seed, memo) for o in op.operands) or (
-            bool(op.regions) and _region_op_depends(info, op, seed, memo))
-    memo[v] = out
-    return out
+def depends(info: LoopInfo, v: Value, seed: Value) -> bool:
+    """Does ``v`` (transitively) depend on ``seed``?"""
+    return v in dependents(info, seed)
 
 
-def _region_op_depends(info, op, seed, memo) -> bool:
-    if any(depends(info, o, seed, memo) for o in op.operands):
-        return True
-    for inner in op.walk():
-        if inner is op:
-            continue
-        for o in inner.operands:
-            if not info.inside(o, op) and depends(info, o, seed, memo):
-                return True
-    return False
+def dependents(info: LoopInfo, seed: Value) -> set:
+    """Every value that depends on ``seed``, found by one forward scan of the block that
+    defines it. A region op whose operands or nested ops use a dependent value has all its
+    block arguments and results counted dependent (conservative). Cached on ``info``."""
+    cache = info.__dict__.setdefault("_dependents", {})
+    if seed in cache:
+        return cache[seed]
+    block = seed.owner if isinstance(seed.owner, Block) else seed.owner.parent
+    dep = {seed}
+
+    def touches(op) -> bool:
+        return any(o in dep for inner in op.walk() for o in inner.operands)
+
+    def scan(blk) -> None:
+        for op in blk.ops:
+            if not op.regions:
+                if any(o in dep for o in op.operands):
+                    dep.update(op.results)
+                continue
+            for r in op.regions:
+                scan(r.block)
+            if touches(op):
+                for r in op.regions:
+                    dep.update(r.block.args)
+                for r in op.regions:
+                    scan(r.block)
+                dep.update(op.results)
+
+    if block is not None:
+        scan(block)
+    cache[seed] = dep
+    return dep
 
 
 def _combine(a, b):
