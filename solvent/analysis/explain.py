@@ -8,8 +8,7 @@ from .dependence import analyze
 def tensor_ir(pyfn, *args) -> Function:
     """The IR the compiler really produces for ``pyfn(*args)`` (after the whole pipeline)."""
     from ..runtime.jit import JitFunction
-    jf = JitFunction(pyfn)
-    return jf.compile(jf._bind(args, {})).fn
+    return JitFunction(pyfn).compile(tuple(args)).fn
 
 
 def explain_loops(fn, *args) -> str:
