@@ -95,8 +95,19 @@ class Dependence:
     directions: set
     distance: int | None = None
     unknown: str | None = None
+    # (loop variables, entries) over ``loop`` and the loops nested in it around both
+    # accesses, in iterations (k2 - k1 of each loop's own counter): an exact distance, or
+    # the feasible directions among "<", "=", ">" ("*": not computed)
+    vector: tuple | None = None
 
     def describe(self) -> str:
+        text = self._describe()
+        if self.vector is not None:
+            names, entries = self.vector
+            text += f"; vector ({', '.join(entries)}) over loops ({', '.join(names)})"
+        return text
+
+    def _describe(self) -> str:
         w, x = self.write, self.other
         at = f" (line {x.line})" if x.line is not None else ""
         wat = f" (line {w.line})" if w.line is not None else ""
@@ -384,49 +395,93 @@ def _feasible(coefs: dict, rhs: int, iv: dict) -> bool:
     return (lo is None or lo <= rhs) and (hi is None or rhs <= hi)
 
 
+def _solve(info: LoopInfo, loop: Operation, w: Access, x: Access, deltas: dict):
+    """Can ``w`` (instance 1) and ``x`` (instance 2) touch one element when, for each loop
+    ``M`` in ``deltas``, ``k_M#2 = k_M#1 + delta_M`` with ``delta_M`` in ``deltas[M]``?
+    Returns (feasible, {M: exact distance} for the deltas some dimension pins down)."""
+    sysm = _System(info, loop)
+    for m, rng in deltas.items():
+        sysm.intervals[("delta", id(m))] = rng
+    pinned = {}
+    for j, (a, b) in enumerate(zip(w.dims, x.dims)):
+        if a.kind == "unknown" or b.kind == "unknown":
+            continue
+        ca, ka = sysm.dim_side(a, 1, (id(w.op), j))
+        cb, kb = sysm.dim_side(b, 2, (id(x.op), j))
+        coefs = dict(ca)
+        for v, c in cb.items():
+            coefs[v] = coefs.get(v, 0) - c
+        for m in deltas:
+            c2 = coefs.pop(("k", id(m), 2), 0)
+            if c2:
+                k1 = sysm._k(m, 1)
+                coefs[k1] = coefs.get(k1, 0) + c2
+                coefs[("delta", id(m))] = coefs.get(("delta", id(m)), 0) + c2
+        rhs = kb - ka
+        if not _feasible(coefs, rhs, sysm.intervals):
+            return False, {}
+        live = {v: c for v, c in coefs.items() if c}
+        if len(live) == 1:
+            (v, c), = live.items()
+            if v[0] == "delta" and rhs % c == 0:
+                pinned[v[1]] = rhs // c
+    return True, pinned
+
+
+def _span(info: LoopInfo, m: Operation, direction: str):
+    t = info.trip_max(m)
+    span = None if t is None else t - 1
+    if direction == "=":
+        return (0, 0)
+    return (1, span) if direction == "<" else (None if span is None else -span, -1)
+
+
 def _test_pair(info: LoopInfo, loop: Operation, name: str, w: Access, x: Access,
                trip: int | None) -> Dependence | None:
     unknown = list(dict.fromkeys(d.reason for d in w.dims + x.dims if d.kind == "unknown"))
-    kL1 = ("k", id(loop), 1)
-    kL2 = ("k", id(loop), 2)
-    delta = ("delta",)
-    dirs, distance = set(), None
+    dirs, distance, vectors = set(), None, {}
+    # loops nested in ``loop`` around both accesses: their direction completes the vector
+    inner = [m for m in info.enclosing_loops(w.op)
+             if m.name == "loop.for" and m is not loop and info.inside(LoopInfo.iv(m), loop)
+             and m in info.enclosing_loops(x.op)]
     for direction in ("<", ">"):
-        sysm = _System(info, loop)
-        span = None if trip is None else trip - 1
-        sysm.intervals[delta] = (1, span) if direction == "<" else \
-            (None if span is None else -span, -1)
-        ok, dist = True, None
-        for j, (a, b) in enumerate(zip(w.dims, x.dims)):
-            if a.kind == "unknown" or b.kind == "unknown":
+        base = {loop: _span(info, loop, direction)}
+        ok, pinned = _solve(info, loop, w, x, base)
+        if not ok:
+            continue
+        dirs.add(direction)
+        if id(loop) in pinned:
+            distance = pinned[id(loop)]
+        entries = [str(pinned[id(loop)]) if id(loop) in pinned else direction]
+        for m in inner:
+            lb, _, step = info.loop_bounds(m)
+            if step is None or any(info.iv_loop(v) is not None and info.inside(v, loop)
+                                   for v in lb.terms):
+                # a start that moves with an enclosing iteration makes iteration numbers
+                # of different executions of ``m`` incomparable
+                entries.append("*")
                 continue
-            ca, ka = sysm.dim_side(a, 1, (id(w.op), j))
-            cb, kb = sysm.dim_side(b, 2, (id(x.op), j))
-            coefs = dict(ca)
-            for v, c in cb.items():
-                coefs[v] = coefs.get(v, 0) - c
-            # k2 = k1 + delta
-            c2 = coefs.pop(kL2, 0)
-            if c2:
-                coefs[kL1] = coefs.get(kL1, 0) + c2
-                coefs[delta] = coefs.get(delta, 0) + c2
-                sysm._k(loop, 1)
-            rhs = kb - ka
-            if not _feasible(coefs, rhs, sysm.intervals):
-                ok = False
-                break
-            live = {v: c for v, c in coefs.items() if c}
-            if set(live) == {delta} and rhs % live[delta] == 0:
-                dist = rhs // live[delta]
-        if ok:
-            dirs.add(direction)
-            if dist is not None:
-                distance = dist
+            feas = {}
+            for d in ("<", "=", ">"):
+                ok_m, pin_m = _solve(info, loop, w, x, {**base, m: _span(info, m, d)})
+                if ok_m:
+                    feas[d] = pin_m.get(id(m))
+            if set(feas) == {"="}:
+                entries.append("0")
+            elif len(feas) == 1:
+                (d, dist), = feas.items()
+                entries.append(str(dist) if dist is not None else d)
+            else:
+                entries.append("".join(d for d in ("<", "=", ">") if d in feas) or "*")
+        vectors[direction] = ([info.loop_var(loop)] + [info.loop_var(m) for m in inner],
+                              entries)
     if not dirs:
         return None
     if len(dirs) == 2:
         distance = None
-    return Dependence(name, w, x, dirs, distance, "; ".join(unknown) if unknown else None)
+    vec = vectors.get("<") or vectors.get(">")
+    return Dependence(name, w, x, dirs, distance, "; ".join(unknown) if unknown else None,
+                      vec if vec and len(vec[0]) > 1 and not unknown else None)
 
 
 # --- per loop --------------------------------------------------------------------------------

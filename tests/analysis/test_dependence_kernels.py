@@ -88,3 +88,11 @@ def test_float_sum_records_reassociation_and_int_count_is_exact():
     assert r.reductions[0][1] == "sum" and "rounding" in r.reductions[0][2]
     (r,) = analyze(tensor_ir(K.count_positive, np.ones(5)))
     assert r.reductions[0][1] == "sum" and r.reductions[0][2] == "exact in any order"
+
+
+def test_distance_vector_over_the_nest():
+    """Gauss-Seidel: A[i-1,j] reads what iteration (i-1, j) wrote: vector (1, 0)."""
+    outer, inner = analyze(tensor_ir(K.gauss_seidel, np.ones((6, 6))))
+    flows = [d for d in outer.dependences if d.distance == 1 and d.other.text == "A[i-1,j]"]
+    assert flows and flows[0].vector == (["i", "j"], ["1", "0"])
+    assert "vector (1, 0) over loops (i, j)" in outer.reason
