@@ -44,6 +44,9 @@ def _one_d(rng, name):
         f"x[{w}] += y[i]",
         f"y[i] = x[{r1}]\n        x[{w}] = 2.0",
         f"s = x[{r1}]\n        x[{w}] = s * s",
+        f"x[{w}:{w} + 3] = 0.5 * x[{r1}:{r1} + 3]",
+        f"x[{w}] = np.sum(x[{r1}:{r1} + 2])",
+        f"x[{w}] = x[::-1][{r1}] + x[1::2][{r2}]",
     ])
     return (f"def {name}(x, y, idx):\n    for i in {_range(rng, N1)}:\n        {body}\n", "1d")
 
@@ -51,8 +54,11 @@ def _one_d(rng, name):
 def _two_d(rng, name):
     w = ", ".join(_sub(rng, ["i", "j"]) for _ in range(2))
     r = ", ".join(_sub(rng, ["i", "j"]) for _ in range(2))
+    row = _sub(rng, ["i", "j"])
     body = rng.choice([f"A[{w}] = A[{r}] + 1.0", f"A[{w}] += B[i, j]",
-                       f"B[i, j] = A[{r}]\n            A[{w}] = 3.0"])
+                       f"B[i, j] = A[{r}]\n            A[{w}] = 3.0",
+                       f"A[{row}, :] = A[{r.split(',')[0]}, :] * 0.5",
+                       f"A[:, {row}] += A[{r}]"])
     return (f"def {name}(A, B, idx):\n    for i in {_range(rng, N2)}:\n"
             f"        for j in {_range(rng, N2, outer='i')}:\n            {body}\n", "2d")
 
@@ -67,7 +73,7 @@ def generate(seed: int, count: int, directory: str):
         kinds[name] = kind
     path = os.path.join(directory, f"random_kernels_{seed}.py")
     with open(path, "w") as f:
-        f.write("\n\n".join(src))
+        f.write("import numpy as np\n\n\n" + "\n\n".join(src))
     spec = importlib.util.spec_from_file_location(f"random_kernels_{seed}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
