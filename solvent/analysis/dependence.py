@@ -95,16 +95,18 @@ class Dependence:
     directions: set
     distance: int | None = None
     unknown: str | None = None
-    # (loop variables, entries) over ``loop`` and the loops nested in it around both
-    # accesses, in iterations (k2 - k1 of each loop's own counter): an exact distance, or
+    # (loop variables, entries, [entries]) over ``loop`` and the loops nested in it around
+    # both accesses, one entry list per feasible direction of ``loop``, in iterations (k2 - k1 of each loop's own counter): an exact distance, or
     # the feasible directions among "<", "=", ">" ("*": not computed)
     vector: tuple | None = None
 
     def describe(self) -> str:
         text = self._describe()
         if self.vector is not None:
-            names, entries = self.vector
-            text += f"; vector ({', '.join(entries)}) over loops ({', '.join(names)})"
+            names, *vecs = self.vector
+            shown = " and ".join(f"({', '.join(v)})" for v in vecs)
+            text += f"; vector{'s' if len(vecs) > 1 else ''} {shown} over loops " \
+                    f"({', '.join(names)})"
         return text
 
     def _describe(self) -> str:
@@ -479,9 +481,12 @@ def _test_pair(info: LoopInfo, loop: Operation, name: str, w: Access, x: Access,
         return None
     if len(dirs) == 2:
         distance = None
-    vec = vectors.get("<") or vectors.get(">")
+    vec = None
+    if inner and not unknown:
+        names = vectors[min(vectors)][0]
+        vec = (names, *[vectors[d][1] for d in ("<", ">") if d in vectors])
     return Dependence(name, w, x, dirs, distance, "; ".join(unknown) if unknown else None,
-                      vec if vec and len(vec[0]) > 1 and not unknown else None)
+                      vec)
 
 
 # --- per loop --------------------------------------------------------------------------------

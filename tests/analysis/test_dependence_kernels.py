@@ -95,4 +95,10 @@ def test_distance_vector_over_the_nest():
     outer, inner = analyze(tensor_ir(K.gauss_seidel, np.ones((6, 6))))
     flows = [d for d in outer.dependences if d.distance == 1 and d.other.text == "A[i-1,j]"]
     assert flows and flows[0].vector == (["i", "j"], ["1", "0"])
+    # every t rewrites B[i, j]: the same (i, j) in an earlier and in a later t
+    t, i, j = analyze(tensor_ir(K.repeated_fill, np.ones((3, 4)), np.ones((3, 4))))
+    (dep,) = t.dependences
+    assert dep.array == "B" and dep.other.op is dep.write.op
+    assert dep.vector == (["t", "i", "j"], ["<", "0", "0"], [">", "0", "0"])
+    assert (i.kind, j.kind) == ("independent", "independent")
     assert "vector (1, 0) over loops (i, j)" in outer.reason
