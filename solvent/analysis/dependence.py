@@ -9,7 +9,7 @@ and versions flow through nested loops' inits/block arguments/yields, ``loop.if`
 the loop, with no aliasing question left (functionalization already resolved views and
 aliases, which at the array level would need a points-to analysis), and a carried scalar is
 just a block argument whose chain of uses can be checked exactly. Arrays that the loop only
-reads are plain SSA values: they carry nothing.
+reads are plain SSA values: they carry nothing. (accesses.py collects the accesses.)
 
 **The question.** Iterations ``k1 != k2`` of loop ``L`` conflict when one writes an element
 the other reads or writes. For each carried tensor, each write ``W`` is paired with each
@@ -53,35 +53,12 @@ from math import gcd
 from ..ir.core import Function, Operation
 from ..ir.registry import REGISTRY
 from ..ir.types import TensorType
+from .accesses import Access, Dim, collect
 from .affine import Affine, LoopInfo
 from .reductions import loop_reduction, reduction_kind, rounding_note
 
 INDEPENDENT, REDUCTION, CARRIED = "independent", "reduction", "carried"
 _STRUCTURAL = {"loop.for", "loop.while", "loop.if", "loop.yield", "loop.condition"}
-
-
-@dataclass
-class Dim:
-    """One dimension of an access: ``point`` (element ``form``), ``range`` (elements
-    ``form + step*t`` for ``t`` in ``[0, count)``) or ``unknown`` (with ``reason``)."""
-
-    kind: str
-    form: Affine | None = None
-    count: int = 1
-    step: int = 1
-    reason: str = ""
-
-
-@dataclass
-class Access:
-    op: Operation
-    write: bool
-    dims: list[Dim]
-    text: str
-
-    @property
-    def line(self):
-        return self.op.loc.line if self.op.loc is not None else None
 
 
 @dataclass
@@ -96,8 +73,9 @@ class Dependence:
     distance: int | None = None
     unknown: str | None = None
     # (loop variables, entries, [entries]) over ``loop`` and the loops nested in it around
-    # both accesses, one entry list per feasible direction of ``loop``, in iterations (k2 - k1 of each loop's own counter): an exact distance, or
-    # the feasible directions among "<", "=", ">" ("*": not computed)
+    # both accesses, one entry list per feasible direction of ``loop``, in iterations
+    # (k2 - k1 of each loop's own counter): an exact distance, or the feasible directions
+    # among "<", "=", ">" ("*": not computed)
     vector: tuple | None = None
 
     def describe(self) -> str:
@@ -155,173 +133,6 @@ class LoopReport:
     def line_text(self) -> str:
         where = f"line {self.line}" if self.line is not None else "line ?"
         return f"{where}: loop {self.var}: {self.kind} — {self.reason}"
-
-
-# --- accesses --------------------------------------------------------------------------------
-def _dims_of(info: LoopInfo, loop: Operation, spec: list, dyn: list, shape) -> list[Dim]:
-    dims = []
-    d = 0
-    for it in spec:
-        k = it[0]
-        if k == "n":
-            continue
-        n = shape[d]
-        d += 1
-        if k == "c":
-            dims.append(Dim("point", Affine(it[1])))
-        elif k == "s":
-            start, stop, step = it[1:]
-            dims.append(Dim("range", Affine(start), len(range(start, stop, step)), step))
-        elif k == "i":
-            dims.append(_point(info, loop, info.affine(dyn[it[1]]), n))
-        elif k == "d":
-            form = info.affine(dyn[it[1]])
-            bad = info.nonaffine_reasons(form, loop)
-            size = it[2]
-            if bad:
-                dims.append(Dim("unknown", reason=_why(info, form, bad)))
-                continue
-            lo, hi = info.bounds(form)
-            if lo is None or hi is None or lo < 0 or hi > n - size:
-                dims.append(Dim("unknown", reason=f"slice start {info.render(form)} may be "
-                                                  "clamped into the dimension"))
-            else:
-                dims.append(Dim("range", form, size, 1))
-        else:
-            dims.append(Dim("unknown", reason=f"index item {it}"))
-    return dims
-
-
-def _why(info, form, bad) -> str:
-    v, reason = bad[0]
-    whole = form.const == 0 and form.terms == {v: 1}
-    where = "" if whole else f" in {info.render(form)}"
-    return f"{info.name(v)}{where} is a {reason}"
-
-
-def _point(info: LoopInfo, loop: Operation, form: Affine, n: int) -> Dim:
-    """The element an integer index selects, with NumPy's single wrap of negative values."""
-    bad = info.nonaffine_reasons(form, loop)
-    if bad:
-        return Dim("unknown", reason=_why(info, form, bad))
-    lo, hi = info.bounds(form)
-    text = info.render(form)
-    if lo is not None and lo >= 0:
-        if hi is not None and hi >= n:
-            return Dim("unknown", reason=f"index {text} reaches {hi}, outside a dimension of "
-                                         f"{n} (NumPy raises, solvent clamps)")
-        return Dim("point", form)
-    if hi is not None and hi < 0 and lo is not None and lo >= -n:
-        return Dim("point", form + Affine(n))  # always negative: wraps once, uniformly
-    return Dim("unknown", reason=f"index {text} may be negative (NumPy wraps it)")
-
-
-def _full(shape) -> list[Dim]:
-    return [Dim("range", Affine(0), n, 1) for n in shape]
-
-
-@dataclass
-class _ArrayUse:
-    name: str
-    accesses: list[Access]
-    problem: str | None = None  # a flow the analysis cannot follow
-
-
-def _collect(info: LoopInfo, loop: Operation, k: int) -> _ArrayUse:
-    """Every access to carried tensor ``k`` of ``loop`` inside its body."""
-    block = loop.regions[0].block
-    seed = block.args[1 + k]
-    shape = seed.type.shape
-    name = info.array_name(seed)
-    ops = [op for op in block.walk()]
-    cls = {seed}
-    changed = True
-    while changed:
-        changed = False
-        for op in ops:
-            new = []
-            if op.name == "tensor.update_slice" and op.operands[0] in cls:
-                new.append(op.result)
-            elif op.name == "tensor.select" and (op.operands[1] in cls or op.operands[2] in cls):
-                new.append(op.result)
-            elif op.name == "loop.for":
-                for j, init in enumerate(op.operands[3:]):
-                    if init in cls:
-                        new += [op.regions[0].block.args[1 + j], op.results[j]]
-            elif op.name == "loop.while":
-                for j, init in enumerate(op.operands):
-                    if init in cls:
-                        new += [op.regions[0].block.args[j], op.regions[1].block.args[j],
-                                op.results[j]]
-            elif op.name == "loop.yield" and op is not block.terminator:
-                parent = info.parent_op(op)
-                if parent is not None and parent.name == "loop.if":
-                    new += [parent.results[j] for j, o in enumerate(op.operands) if o in cls]
-            for v in new:
-                if v not in cls:
-                    cls.add(v)
-                    changed = True
-    use = _ArrayUse(name, [])
-    for op in ops:
-        touched = [j for j, o in enumerate(op.operands) if o in cls]
-        if not touched:
-            continue
-        spec = op.attrs.get("spec")
-        if op.name == "tensor.slice":
-            use.accesses.append(Access(op, False, _dims_of(info, loop, spec, op.operands[1:],
-                                                           shape),
-                                       info.render_access(seed, spec, op.operands[1:])))
-        elif op.name == "tensor.update_slice":
-            if 0 in touched:
-                use.accesses.append(Access(op, True, _dims_of(info, loop, spec,
-                                                              op.operands[2:], shape),
-                                           info.render_access(seed, spec, op.operands[2:])))
-            if 1 in touched:
-                use.accesses.append(Access(op, False, _full(shape), f"{name} (whole array)"))
-        elif op.name == "tensor.select":
-            if not (op.operands[1] in cls and op.operands[2] in cls):
-                use.accesses.append(Access(op, True, _full(shape), f"{name} (replaced whole)"))
-        elif op.name == "loop.yield":
-            parent = info.parent_op(op)
-            if op is block.terminator:
-                for j in touched:
-                    if j != k:
-                        use.problem = (f"{name} flows into another carried value: the "
-                                       "arrays trade places between iterations")
-            elif parent is not None and parent.name == "loop.for":
-                for j in touched:
-                    if parent.operands[3 + j] not in cls:
-                        use.problem = f"{name} flows into another carried value of a " \
-                                      "nested loop"
-            elif parent is not None and parent.name == "loop.if":
-                other = parent.regions[1 if op.parent is parent.regions[0].block else 0]
-                for j in touched:
-                    if other.block.terminator.operands[j] not in cls:
-                        use.accesses.append(Access(op, True, _full(shape),
-                                                   f"{name} (replaced whole)"))
-            else:
-                use.problem = f"{name} flows through {parent.name if parent else '?'}"
-        elif op.name in ("loop.for", "loop.while"):
-            # the chain continues in the nested loop; its yield must keep it (checked above)
-            if op.name == "loop.for":
-                term = op.regions[0].block.terminator
-                for j in touched:
-                    if j >= 3 and term.operands[j - 3] not in cls:
-                        use.accesses.append(Access(op, True, _full(shape),
-                                                   f"{name} (replaced whole)"))
-                if any(j < 3 for j in touched):
-                    use.accesses.append(Access(op, False, _full(shape), f"{name} (whole)"))
-            else:
-                use.problem = f"{name} is carried by a while loop inside"
-        elif op.name == "loop.condition":
-            use.accesses.append(Access(op, False, _full(shape), f"{name} (whole array)"))
-        else:
-            use.accesses.append(Access(op, False, _full(shape),
-                                       f"{name} (whole array, by {op.name})"))
-    term = block.terminator
-    if term.operands[k] not in cls:
-        use.accesses.append(Access(term, True, _full(shape), f"{name} (replaced whole)"))
-    return use
 
 
 # --- the pair test ---------------------------------------------------------------------------
@@ -555,7 +366,7 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
             carried_reasons.append(f"{_scalar_name(info, loop, k)} carries a value from one "
                                    "iteration into the next (a recurrence, not s = s op v)")
             continue
-        use = _collect(info, loop, k)
+        use = collect(info, loop, k)
         if use.problem:
             carried_reasons.append(use.problem)
             continue
