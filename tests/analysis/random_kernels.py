@@ -47,6 +47,9 @@ def _one_d(rng, name):
         f"x[{w}:{w} + 3] = 0.5 * x[{r1}:{r1} + 3]",
         f"x[{w}] = np.sum(x[{r1}:{r1} + 2])",
         f"x[{w}] = x[::-1][{r1}] + x[1::2][{r2}]",
+        f"x[{w}] += x[{r1}] * y[i]",
+        f"x[{w}] = max(x[{w}], y[i])",
+        f"x[{w}] = x[{w}] * y[i] + 0.0 * x[{r1}]",
     ])
     return (f"def {name}(x, y, idx):\n    for i in {_range(rng, N1)}:\n        {body}\n", "1d")
 
@@ -58,7 +61,9 @@ def _two_d(rng, name):
     body = rng.choice([f"A[{w}] = A[{r}] + 1.0", f"A[{w}] += B[i, j]",
                        f"B[i, j] = A[{r}]\n            A[{w}] = 3.0",
                        f"A[{row}, :] = A[{r.split(',')[0]}, :] * 0.5",
-                       f"A[:, {row}] += A[{r}]"])
+                       f"A[:, {row}] += A[{r}]",
+                       f"A[{w}] += B[i, j] * A[{r}]",
+                       f"A[{row}, 0] = A[{row}, 0] + B[j, i]"])
     return (f"def {name}(A, B, idx):\n    for i in {_range(rng, N2)}:\n"
             f"        for j in {_range(rng, N2, outer='i')}:\n            {body}\n", "2d")
 

@@ -18,7 +18,7 @@ def _args(kind, rng):
     return rng.random((N2, N2)) + 0.5, rng.random((N2, N2)) + 0.5, rng.integers(0, N2, N2)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
 def test_random_kernels_against_oracle(seed, tmp_path):
     mod, kinds = generate(seed, 80, str(tmp_path))
     verdicts = {INDEPENDENT: 0, "reduction": 0, CARRIED: 0}
@@ -44,6 +44,6 @@ def test_random_kernels_against_oracle(seed, tmp_path):
                 assert same(run(fn_ir, args, r.loop, m), base, exact=r.kind == INDEPENDENT), \
                     f"{name} ({mod.__file__}): {r.line_text()} differs when run {m}"
                 checked += 1
-    # the generator must exercise both verdicts, or the test proves nothing
+    # the generator must exercise the verdicts, or the test proves nothing
     assert verdicts[INDEPENDENT] >= 5 and verdicts[CARRIED] >= 5, verdicts
-    assert checked > 0
+    assert verdicts["reduction"] >= 1 and checked > 0, verdicts
