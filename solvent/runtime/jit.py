@@ -97,6 +97,10 @@ class JitFunction:
             raise UnsupportedError(self._refusal, hint="decorate a plain `def` function, or "
                                    "pass fallback='python' to run this one as it is")
         self.signature = None if self._refusal else inspect.signature(pyfn)
+        # calls that pass every parameter positionally skip inspect's binding (per-call cost)
+        self._plain_arity = None if self.signature is None or any(
+            p.kind != p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values()) \
+            else len(self.signature.parameters)
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
@@ -104,6 +108,8 @@ class JitFunction:
     # --- compilation ------------------------------------------------------------------------
     def _bind(self, args, kwargs):
         """The call's arguments as one positional tuple, defaults filled in."""
+        if not kwargs and len(args) == self._plain_arity:
+            return args
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
