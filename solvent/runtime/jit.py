@@ -28,6 +28,7 @@ from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
 from ..passes.pipeline import run_pipeline
+from ..backends.choice import choose
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
 
@@ -60,7 +61,8 @@ def _type_key(value):
 
 def choose_backend(fn: Function, requested: str | None):
     """(backend name, why) for ``fn``: the requested backend if it accepts ``fn``; otherwise
-    the first registered backend that may be chosen automatically and accepts it (XLA first).
+    the cost model's pick among the backends that may be chosen automatically and accept it
+    (backends/choice.py).
     Raises ``ValueError`` for an unknown name and ``UnsupportedError`` with the backends'
     reasons when none accepts."""
     if requested is not None:
@@ -68,16 +70,17 @@ def choose_backend(fn: Function, requested: str | None):
         if not ok:
             raise UnsupportedError(f"the {requested} backend cannot run @{fn.name}: {why}")
         return requested, f"backend={requested!r} was requested"
-    refusals = []
+    accepted, refused = {}, {}
     for name in available_backends():
         backend = get_backend(name)
         if not backend.automatic:
             continue
         ok, why = backend.accepts(fn)
-        if ok:
-            return name, "; ".join(refusals + [f"{name} accepts it: {why}"])
-        refusals.append(f"{name} refuses it: {why}")
-    raise UnsupportedError(f"no backend can run @{fn.name}: " + "; ".join(refusals))
+        (accepted if ok else refused)[name] = why
+    if not accepted:
+        raise UnsupportedError(f"no backend can run @{fn.name}: " + "; ".join(
+            f"{n} refuses it: {r}" for n, r in refused.items()))
+    return choose(fn, accepted, refused)
 
 
 def make_executable(fn: Function, backend: str):

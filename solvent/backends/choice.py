@@ -1,0 +1,84 @@
+"""Automatic backend choice: a cost model over the optimized IR.
+
+XLA compiles tensor programs well (fused elementwise passes, vectorized, all cores) but runs
+each iteration of a loop it cannot vectorize as an XLA ``While`` step, about 1 µs each, and
+it needs every shape at compile time. The native backend compiles loops to machine code
+(nanoseconds per scalar iteration) and takes run-time shapes. So:
+
+- a function whose loops do mostly scalar work (element reads/writes and rank-0
+  arithmetic, the code of Gauss-Seidel sweeps, dynamic programming, scans) goes native;
+- a function of whole-array work (no loops, or loops whose bodies are array operations,
+  like time steps of vectorized stencils) goes to XLA;
+- whichever backend accepts, when only one does (XLA refuses run-time shapes; the native
+  backend refuses ops it has no rule for).
+
+``choose`` returns the name and a one-line reason that ``solvent.explain`` prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.core import Function, Operation
+from ..ir.registry import get
+
+
+@dataclass
+class LoopWork:
+    loops: int = 0
+    scalar_ops: int = 0      # rank-0 results inside loops (element accesses included)
+    element_accesses: int = 0
+    array_ops: int = 0       # ops inside loops producing arrays (rank >= 1)
+
+    @property
+    def scalar_loops(self) -> bool:
+        """Loops dominated by scalar work that touches arrays element by element."""
+        return self.loops > 0 and self.element_accesses > 0 and \
+            self.scalar_ops >= 2 * max(self.array_ops, 1)
+
+
+def loop_work(fn: Function) -> LoopWork:
+    w = LoopWork()
+
+    def visit(op: Operation, depth: int) -> None:
+        record = get(op.name)
+        if record.loop_like:
+            w.loops += 1
+        if depth and not op.regions and not record.terminator:
+            if all(r.type.rank == 0 for r in op.results) and op.results:
+                w.scalar_ops += 1
+                if op.name == "tensor.slice":
+                    w.element_accesses += 1
+            elif op.name == "tensor.update_slice" and op.operands[1].type.rank == 0:
+                w.scalar_ops += 1
+                w.element_accesses += 1
+            elif op.results:
+                w.array_ops += 1
+        for region in op.regions:
+            for inner in region.block.ops:
+                visit(inner, depth + (1 if record.loop_like else 0))
+
+    for op in fn.body.ops:
+        visit(op, 0)
+    return w
+
+
+def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> tuple[str, str]:
+    """Pick among the backends that accepted ``fn`` (name -> their reason), in the order
+    given; ``refused`` (name -> reason) is quoted in the explanation."""
+    if not accepted:
+        raise ValueError("no backend accepted the function")
+    names = list(accepted)
+    if len(names) == 1:
+        (only,) = names
+        why = "; ".join(f"{n} refuses it: {r}" for n, r in refused.items())
+        return only, f"{only}: the only backend that accepts it" + (f" ({why})" if why else "")
+    w = loop_work(fn)
+    if "native" in accepted and w.scalar_loops:
+        return "native", (f"native: its loops do scalar work ({w.scalar_ops} scalar ops, "
+                          f"{w.element_accesses} element accesses, {w.array_ops} array ops in "
+                          f"{w.loops} loop(s)); XLA would pay ~1 us per iteration")
+    if "xla" in accepted:
+        what = ("no loops" if not w.loops else
+                f"{w.array_ops} array ops and {w.scalar_ops} scalar ops in {w.loops} loop(s)")
+        return "xla", f"xla: a tensor program ({what}) that XLA fuses and vectorizes"
+    return names[0], f"{names[0]}: {accepted[names[0]]}"
