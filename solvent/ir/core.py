@@ -14,18 +14,121 @@ from .types import Type
 
 
 class Value:
-    """An SSA value: the result of an operation or an argument of a block."""
+    """An SSA value: the result of an operation or an argument of a block.
 
-    __slots__ = ("type", "owner", "index", "hint")
+    ``uses`` lists the ``(op, operand index)`` pairs that read it; operand lists keep it
+    up to date (``OperandList``), so a rewrite can ask who uses a value and replace all of
+    them (``replace_all_uses_with``). Uses by ops that were dropped from the IR without
+    ``Operation.erase`` may linger; ``live_uses`` skips ops that are no longer in a block."""
+
+    __slots__ = ("type", "owner", "index", "hint", "uses")
 
     def __init__(self, type: Type, owner: Any = None, index: int = 0, hint: str | None = None):
         self.type = type
         self.owner = owner  # Operation (result) or Block (argument)
         self.index = index
         self.hint = hint
+        self.uses: list[tuple[Operation, int]] = []
+
+    def live_uses(self) -> list[tuple["Operation", int]]:
+        return [(op, i) for op, i in self.uses if op.parent is not None]
+
+    @property
+    def has_uses(self) -> bool:
+        return bool(self.live_uses())
+
+    def replace_all_uses_with(self, new: "Value") -> None:
+        if new is self:
+            return
+        for op, i in list(self.uses):
+            op.operands[i] = new
 
     def __repr__(self) -> str:
         return f"<Value {self.hint or ''}: {self.type}>"
+
+
+class OperandList(list):
+    """An op's operands: every change updates the values' use lists."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op: "Operation", values=()):
+        super().__init__()
+        self.op = op
+        self.extend(values)
+
+    def _drop(self, i: int) -> None:
+        v = list.__getitem__(self, i)
+        try:
+            v.uses.remove((self.op, i))
+        except ValueError:
+            pass
+
+    def _renumber(self, start: int) -> None:
+        """Uses of operands at positions >= start after an insertion or deletion."""
+        for k in range(start, len(self)):
+            v = list.__getitem__(self, k)
+            v.uses[:] = [(o, j) for o, j in v.uses if o is not self.op or j < start]
+        for k in range(start, len(self)):
+            list.__getitem__(self, k).uses.append((self.op, k))
+
+    def __setitem__(self, i, v):
+        if isinstance(i, slice):
+            new = list(self)
+            new[i] = v
+            self.clear()
+            self.extend(new)
+            return
+        i = i % len(self) if i < 0 else i
+        self._drop(i)
+        list.__setitem__(self, i, v)
+        v.uses.append((self.op, i))
+
+    def append(self, v):
+        list.append(self, v)
+        v.uses.append((self.op, len(self) - 1))
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+
+    def insert(self, i, v):
+        for k in range(len(self)):
+            self._drop(k)
+        list.insert(self, i, v)
+        for k in range(len(self)):
+            list.__getitem__(self, k).uses.append((self.op, k))
+
+    def clear(self):
+        for k in range(len(self)):
+            self._drop(k)
+        list.clear(self)
+
+    def pop(self, i=-1):
+        values = list(self)
+        v = values.pop(i)
+        self.clear()
+        self.extend(values)
+        return v
+
+    def remove(self, v):
+        values = list(self)
+        values.remove(v)
+        self.clear()
+        self.extend(values)
+
+    def __delitem__(self, i):
+        values = list(self)
+        del values[i]
+        self.clear()
+        self.extend(values)
+
+    def __iadd__(self, values):
+        self.extend(values)
+        return self
+
+    def __reduce__(self):  # copy/pickle as a plain list
+        return (list, (list(self),))
 
 
 @dataclass(eq=False)
@@ -39,18 +142,74 @@ class SourceLoc:
 
 
 class Operation:
-    __slots__ = ("name", "operands", "attrs", "results", "regions", "loc", "parent")
+    __slots__ = ("name", "_operands", "attrs", "results", "regions", "loc", "parent")
 
     def __init__(self, name: str, operands: list[Value], result_types: list[Type],
                  attrs: dict | None = None, regions: list["Region"] | None = None,
                  loc: SourceLoc | None = None):
         self.name = name
-        self.operands = list(operands)
+        self._operands = OperandList(self, operands)
         self.attrs = dict(attrs or {})
         self.results = [Value(t, self, i) for i, t in enumerate(result_types)]
         self.regions = list(regions or [])
         self.loc = loc
         self.parent: Block | None = None
+
+    @property
+    def operands(self) -> OperandList:
+        return self._operands
+
+    @operands.setter
+    def operands(self, values) -> None:
+        values = list(values)
+        self._operands.clear()
+        self._operands.extend(values)
+
+    # --- rewriting ---------------------------------------------------------------------------
+    def erase(self, drop_uses: bool = False) -> None:
+        """Remove this op (and its regions) from the IR. Refuses while a result is still
+        used, unless ``drop_uses``."""
+        if not drop_uses:
+            inside = set(self.walk())
+            for r in self.results:
+                users = [u for u, _ in r.live_uses() if u not in inside]
+                if users:
+                    from .registry import IRError
+                    raise IRError(f"cannot erase {self.name}: its result is used by "
+                                  f"{users[0].name}")
+        for inner in list(self.walk()):
+            inner._operands.clear()
+        if self.parent is not None:
+            self.parent.ops.remove(self)
+        for inner in self.walk():
+            inner.parent = None
+
+    def replace_with(self, values: list[Value]) -> None:
+        """Replace every use of this op's results by ``values`` and erase it."""
+        if len(values) != len(self.results):
+            from .registry import IRError
+            raise IRError(f"{self.name} has {len(self.results)} results, "
+                          f"replaced by {len(values)} values")
+        for r, v in zip(self.results, values):
+            r.replace_all_uses_with(v)
+        self.erase()
+
+    def move_before(self, other: "Operation") -> None:
+        self._detach()
+        block = other.parent
+        block.ops.insert(block.ops.index(other), self)
+        self.parent = block
+
+    def move_after(self, other: "Operation") -> None:
+        self._detach()
+        block = other.parent
+        block.ops.insert(block.ops.index(other) + 1, self)
+        self.parent = block
+
+    def _detach(self) -> None:
+        if self.parent is not None:
+            self.parent.ops.remove(self)
+            self.parent = None
 
     @property
     def result(self) -> Value:
@@ -82,6 +241,17 @@ class Block:
         op.parent = self
         self.ops.append(op)
         return op
+
+    def insert(self, index: int, op: Operation) -> Operation:
+        op.parent = self
+        self.ops.insert(index, op)
+        return op
+
+    def insert_before(self, anchor: Operation, op: Operation) -> Operation:
+        return self.insert(self.ops.index(anchor), op)
+
+    def insert_after(self, anchor: Operation, op: Operation) -> Operation:
+        return self.insert(self.ops.index(anchor) + 1, op)
 
     def walk(self) -> Iterator[Operation]:
         for op in self.ops:

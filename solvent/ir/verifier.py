@@ -22,6 +22,7 @@ def verify(fn: Function, tensor_only: bool = False) -> None:
     if tensor_only and any(isinstance(a.type, RefType) for a in fn.args):
         raise VerifyError("function still takes refs after functionalization")
     _verify_block(fn.body, visible, tensor_only, where=f"@{fn.name}", terminator="func.return")
+    _verify_uses(fn)
     if fn.writeback and len(fn.writeback) != len(fn.result_types):
         raise VerifyError("writeback list does not match the function results")
 
@@ -60,3 +61,24 @@ def _verify_block(block: Block, visible: set, tensor_only: bool, where: str,
         if tensor_only and any(isinstance(t, RefType) for t in actual):
             raise VerifyError(f"{loc}: produces a ref after functionalization")
         visible.update(op.results)
+
+
+def _verify_uses(fn: Function) -> None:
+    """Use lists agree with operands: every operand lists its op as a user at that position,
+    and every user in this function that a value lists really reads it there."""
+    ops = list(fn.walk())
+    in_fn = set(map(id, ops))
+    values = list(fn.args)
+    for op in ops:
+        for i, v in enumerate(op.operands):
+            if (op, i) not in v.uses:
+                raise VerifyError(f"@{fn.name}: {op.name} operand {i} is missing from its "
+                                  "value's use list")
+        values.extend(op.results)
+        for r in op.regions:
+            values.extend(r.block.args)
+    for v in values:
+        for user, i in v.uses:
+            if id(user) in in_fn and (i >= len(user.operands) or user.operands[i] is not v):
+                raise VerifyError(f"@{fn.name}: stale use of a value by {user.name} "
+                                  f"operand {i}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 from ..ir.core import Block, Function, Operation, Region, Value
 from ..ir.registry import get
 from ..ir.types import TensorType
+from .base import Pass
 
 CODE = TensorType((), "i32")
 PAYLOAD = TensorType((), "i64")
@@ -172,3 +173,10 @@ def checks_to_values(fn: Function) -> Function:
         fn.writeback = list(fn.writeback) + [None, None]
     fn.errors = t.errors
     return fn
+
+
+class ChecksToValues(Pass):
+    name = "checks_to_values"
+
+    def run(self, fn: Function) -> Function:
+        return checks_to_values(fn)

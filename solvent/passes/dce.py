@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..ir.core import Block, Function
 from ..ir.registry import get
+from .base import Pass
 
 
 def _removable(op) -> bool:
@@ -37,3 +38,10 @@ def dce(fn: Function) -> Function:
     while _dce_block(fn.body, set()):
         pass
     return fn
+
+
+class DCE(Pass):
+    name = "dce"
+
+    def run(self, fn: Function) -> Function:
+        return dce(fn)

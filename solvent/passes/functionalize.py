@@ -13,6 +13,7 @@ from ..ir.core import Block, Function, Operation, Region
 from ..ir.registry import get
 from ..ir.types import RefType
 from ..ops.indexspec import is_full
+from .base import Pass
 
 
 def _written_refs(block: Block) -> list:
@@ -128,3 +129,10 @@ def functionalize(fn: Function) -> Function:
             writeback.append(i)
     body.append(Operation("func.return", outs, [], {}, None, ret.loc))
     return Function(fn.name, body, list(fn.arg_names), writeback)
+
+
+class Functionalize(Pass):
+    name = "functionalize"
+
+    def run(self, fn: Function) -> Function:
+        return functionalize(fn)

@@ -9,8 +9,12 @@ with ``if v > t: y[i] = ...`` at O(1) work per iteration instead of copying ``y`
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ..ir.builder import Builder
 from ..ir.core import Block, Function, Operation
-from ..ir.types import TensorType
+from ..ir.registry import get
+from .base import Pass
 
 # A branch may hold at most this many ops, each producing at most SMALL elements
 # (update_slice results that are sunk are exempt).
@@ -22,98 +26,90 @@ def _sinkable(op: Operation | None) -> bool:
     return op is not None and op.name == "tensor.update_slice"
 
 
-def _convertible(op: Operation) -> bool:
-    from ..ir.registry import get
+def _convertible(op: Operation, max_ops: int = MAX_OPS, small: int = SMALL) -> bool:
     for region in op.regions:
         ops = region.block.ops[:-1]
-        if len(ops) > MAX_OPS:
+        if len(ops) > max_ops:
             return False
         yielded = set(region.block.ops[-1].operands)
         for inner in ops:
             if inner.regions or not get(inner.name).pure or get(inner.name).cost == "expensive":
                 return False
             for r in inner.results:
-                if r.type.size > SMALL and not (_sinkable(inner) and r in yielded):
+                if r.type.size > small and not (_sinkable(inner) and r in yielded):
                     return False
     return True
 
 
-def _clone_into(block: Block, ops, vmap: dict, pos: int) -> int:
-    for op in ops:
-        new = Operation(op.name, [vmap.get(o, o) for o in op.operands],
-                        [r.type for r in op.results], dict(op.attrs), None, op.loc)
-        new.parent = block
-        block.ops.insert(pos, new)
-        pos += 1
-        for a, b in zip(op.results, new.results):
-            vmap[a] = b
-    return pos
+def _convert(op: Operation) -> None:
+    """Replace ``op`` (a convertible loop.if) by its branches' ops, cloned before it, and
+    selects of their results."""
+    b = Builder(op.parent)
+    cond = op.operands[0]
+    with b.before(op):
+        b.loc = op.loc
+        outs = []
+        for region in op.regions:
+            vmap: dict = {}
+            for inner in region.block.ops[:-1]:
+                new = b.create(inner.name, [vmap.get(o, o) for o in inner.operands],
+                               dict(inner.attrs), result_types=[r.type for r in inner.results])
+                new.loc = inner.loc
+                vmap.update(zip(inner.results, new.results))
+            outs.append([vmap.get(v, v) for v in region.block.ops[-1].operands])
+        results = [_merge(b, cond, a, c) for a, c in zip(*outs)]
+    op.replace_with(results)
 
 
-def _insert(block: Block, pos: int, name, operands, attrs, result_type, loc):
-    op = Operation(name, operands, [result_type], attrs, None, loc)
-    op.parent = block
-    block.ops.insert(pos, op)
-    return op.result, pos + 1
+def _merge(b: Builder, cond, a, c):
+    """select(cond, a, c), sunk into an update_slice when both sides update one array."""
+    if a is c:
+        return a
+    ua, uc = _owner(a), _owner(c)
+    ua = ua if _sinkable(ua) else None
+    uc = uc if _sinkable(uc) else None
+    if ua and uc and ua.operands[0] is uc.operands[0] and ua.attrs == uc.attrs and \
+            list(ua.operands[2:]) == list(uc.operands[2:]):
+        base, spec, dyn, va, vc = ua.operands[0], ua.attrs["spec"], list(ua.operands[2:]), \
+            ua.operands[1], uc.operands[1]
+    elif ua and ua.operands[0] is c:
+        base, spec, dyn, va = c, ua.attrs["spec"], list(ua.operands[2:]), ua.operands[1]
+        vc = b.one("tensor.slice", c, *dyn, spec=spec)
+    elif uc and uc.operands[0] is a:
+        base, spec, dyn, vc = a, uc.attrs["spec"], list(uc.operands[2:]), uc.operands[1]
+        va = b.one("tensor.slice", a, *dyn, spec=spec)
+    else:
+        return b.one("tensor.select", cond, a, c)
+    sel = b.one("tensor.select", cond, va, vc)
+    return b.one("tensor.update_slice", base, sel, *dyn, spec=spec)
 
 
 def _owner(v):
     return v.owner if isinstance(v.owner, Operation) else None
 
 
-def _convert(block: Block, op: Operation, replace: dict) -> None:
-    pos = block.ops.index(op)
-    cond = op.operands[0]
-    outs = []
-    vmaps = []
-    for region in op.regions:
-        vmap: dict = {}
-        pos = _clone_into(block, region.block.ops[:-1], vmap, pos)
-        outs.append([vmap.get(v, v) for v in region.block.ops[-1].operands])
-        vmaps.append(vmap)
-    results = []
-    for a, b in zip(*outs):
-        if a is b:
-            results.append(a)
-            continue
-        ua, ub = _owner(a), _owner(b)
-        ua = ua if _sinkable(ua) else None
-        ub = ub if _sinkable(ub) else None
-        base = None
-        if ua and ub and ua.operands[0] is ub.operands[0] and ua.attrs == ub.attrs and \
-                ua.operands[2:] == ub.operands[2:]:
-            base, spec, dyn, va, vb = ua.operands[0], ua.attrs["spec"], ua.operands[2:], \
-                ua.operands[1], ub.operands[1]
-        elif ua and ua.operands[0] is b:
-            base, spec, dyn, va = b, ua.attrs["spec"], ua.operands[2:], ua.operands[1]
-            vb, pos = _insert(block, pos, "tensor.slice", [b] + list(dyn), {"spec": spec},
-                              va.type, op.loc)
-        elif ub and ub.operands[0] is a:
-            base, spec, dyn, vb = a, ub.attrs["spec"], ub.operands[2:], ub.operands[1]
-            va, pos = _insert(block, pos, "tensor.slice", [a] + list(dyn), {"spec": spec},
-                              vb.type, op.loc)
-        if base is not None:
-            sel, pos = _insert(block, pos, "tensor.select", [cond, va, vb], {}, va.type, op.loc)
-            r, pos = _insert(block, pos, "tensor.update_slice", [base, sel] + list(dyn),
-                             {"spec": spec}, base.type, op.loc)
-        else:
-            r, pos = _insert(block, pos, "tensor.select", [cond, a, b], {},
-                             TensorType(a.type.shape, a.type.dtype), op.loc)
-        results.append(r)
-    for old, new in zip(op.results, results):
-        replace[old] = new
-    block.ops.remove(op)
-
-
-def _run(block: Block, replace: dict) -> None:
+def _run(block: Block, max_ops: int, small: int) -> None:
     for op in list(block.ops):
-        op.operands = [replace.get(o, o) for o in op.operands]
         for region in op.regions:
-            _run(region.block, replace)
-        if op.name == "loop.if" and _convertible(op):
-            _convert(block, op, replace)
+            _run(region.block, max_ops, small)
+        if get(op.name).region_branch and _convertible(op, max_ops, small):
+            _convert(op)
 
 
-def if_to_select(fn: Function) -> Function:
-    _run(fn.body, {})
+def if_to_select(fn: Function, max_ops: int = MAX_OPS, small: int = SMALL) -> Function:
+    _run(fn.body, max_ops, small)
     return fn
+
+
+@dataclass(frozen=True)
+class IfToSelectOptions:
+    max_ops: int = MAX_OPS   # ops per branch at most
+    small: int = SMALL       # elements per value at most (sunk array updates exempt)
+
+
+class IfToSelect(Pass):
+    name = "if_to_select"
+    Options = IfToSelectOptions
+
+    def run(self, fn: Function) -> Function:
+        return if_to_select(fn, self.options.max_ops, self.options.small)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..ir.core import Block, Function, Operation
 from ..ir.registry import get
+from .base import Pass
 
 
 def _defined_inside(op: Operation) -> set:
@@ -23,7 +24,6 @@ def _defined_inside(op: Operation) -> set:
 
 def _hoist_from(loop: Operation, parent: Block) -> None:
     inside = _defined_inside(loop)
-    pos = parent.ops.index(loop)
     for region in loop.regions:
         block = region.block
         for op in list(block.ops):
@@ -31,10 +31,7 @@ def _hoist_from(loop: Operation, parent: Block) -> None:
                 continue
             if any(o in inside for o in op.operands):
                 continue
-            block.ops.remove(op)
-            op.parent = parent
-            parent.ops.insert(pos, op)
-            pos += 1
+            op.move_before(loop)
             inside.difference_update(op.results)
 
 
@@ -49,3 +46,10 @@ def _run(block: Block) -> None:
 def licm(fn: Function) -> Function:
     _run(fn.body)
     return fn
+
+
+class LICM(Pass):
+    name = "licm"
+
+    def run(self, fn: Function) -> Function:
+        return licm(fn)

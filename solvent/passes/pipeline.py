@@ -1,39 +1,50 @@
-"""The pass pipeline, in order, in one place."""
+"""The pass pipeline, in order, in one place.
+
+``build_pipeline(options)`` makes the pass objects; ``options`` maps a pass name to its
+options (``{"if_to_select": {"max_ops": 16}}``), so a benchmark A/Bs a choice by passing an
+option. ``run_pipeline`` runs them with the verifier after each.
+"""
 from __future__ import annotations
 
 from ..ir.core import Function
 from ..ir.verifier import verify
-from .checks_to_values import checks_to_values
-from .cse import cse
-from .dce import dce
-from .functionalize import functionalize
-from .if_to_select import if_to_select
-from .licm import licm
-from .prove_checks import prove_checks
+from .base import Pass
+from .canonicalize import Canonicalize
+from .checks_to_values import ChecksToValues
+from .cse import CSE
+from .dce import DCE
+from .functionalize import Functionalize
+from .if_to_select import IfToSelect
+from .licm import LICM
+from .prove_checks import ProveChecks
 
-# (name, pass, the IR is tensor-only after it)
-PIPELINE = [
-    ("functionalize", functionalize, True),
-    ("prove_checks", prove_checks, True),
-    ("checks_to_values", checks_to_values, True),
-    ("cse", cse, True),
-    ("if_to_select", if_to_select, True),
-    ("licm", licm, True),
-    ("cse", cse, True),
-    ("dce", dce, True),
-]
+# the order: functionalize first (refs -> tensors), checks become values before any pass
+# may move or drop ops, then cleanup around the passes that restructure control flow
+ORDER = [Functionalize, ProveChecks, ChecksToValues, Canonicalize, CSE, IfToSelect, LICM,
+         CSE, Canonicalize, DCE]
 
 
-def run_pipeline(fn: Function, verify_each: bool = True, trace=None) -> Function:
+def build_pipeline(options: dict | None = None) -> list[Pass]:
+    options = dict(options or {})
+    known = {cls.name for cls in ORDER}
+    unknown = set(options) - known
+    if unknown:
+        raise ValueError(f"no pass named {', '.join(sorted(unknown))}; passes: "
+                         f"{', '.join(cls.name for cls in ORDER)}")
+    return [cls(**options.get(cls.name, {})) for cls in ORDER]
+
+
+def run_pipeline(fn: Function, verify_each: bool = True, trace=None,
+                 passes: list[Pass] | None = None) -> Function:
     """Run every pass; ``trace(name, fn)`` sees the IR after each stage."""
     if verify_each:
         verify(fn)
     if trace:
         trace("frontend", fn)
-    for name, p, tensor_only in PIPELINE:
-        fn = p(fn)
+    for p in passes if passes is not None else build_pipeline():
+        fn = p.run(fn)
         if verify_each:
-            verify(fn, tensor_only=tensor_only)
+            verify(fn, tensor_only=p.tensor_only)
         if trace:
-            trace(name, fn)
+            trace(p.name, fn)
     return fn

@@ -13,6 +13,7 @@ removed. Checks are never removed on a guess: an unknown interval keeps the chec
 from __future__ import annotations
 
 from ..ir.core import Block, Function
+from .base import Pass
 
 _INT_BIN = {
     "tensor.add": lambda a, b: (a[0] + b[0], a[1] + b[1]),
@@ -117,3 +118,10 @@ def _fits(dtype: str, lo: int, hi: int) -> bool:
 def prove_checks(fn: Function) -> Function:
     _Intervals().block(fn.body)
     return fn
+
+
+class ProveChecks(Pass):
+    name = "prove_checks"
+
+    def run(self, fn: Function) -> Function:
+        return prove_checks(fn)

@@ -1,0 +1,142 @@
+"""Rewriting as a core service: pattern records, one ``Rewriter``, one greedy driver.
+
+A ``Pattern`` is a row of data: the op name it matches at, a function that rewrites a
+matching op through the ``Rewriter`` (returning True when it did, False when the op does
+not match), the identity it relies on, and a sample builder for translation validation
+(``tests/passes/test_patterns.py`` runs the interpreter before and after every pattern on
+random inputs). Pattern sets are lists: they compose by ``+``.
+
+``apply_patterns(fn, patterns)`` is the greedy worklist driver: every op is visited, a
+pattern that fires queues the ops it created and the users of the values it replaced, and
+the driver runs until nothing fires or the budget of rewrites is spent (then it raises
+``IRError`` naming the patterns still firing: a set that never stops is a bug). Pure ops left
+without uses are erased as it goes.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .builder import Builder
+from .core import Block, Function, Operation, Value
+from .registry import IRError, get
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    op: str
+    rewrite: Callable[[Operation, "Rewriter"], bool]
+    doc: str  # the identity: "x * 1 -> x (any dtype: exact)"
+    # () -> (Function, [input generators by seed]) where the pattern fires; see the tests
+    sample: Callable | None = field(default=None, compare=False)
+
+
+class Rewriter:
+    """The one way patterns change IR: creates ops before the matched op (result types from
+    the op registry), replaces and erases ops keeping use lists right, and tells the driver
+    what changed."""
+
+    def __init__(self):
+        self.changed: list[Operation] = []
+        self.builder = Builder(Block())
+
+    def at(self, op: Operation):
+        """Position the builder before ``op`` (the driver does this before each pattern)."""
+        self.builder.block = op.parent
+        self.builder.index = op.parent.ops.index(op)
+        self.builder.loc = op.loc
+
+    def create(self, name: str, operands: list[Value], **attrs) -> Operation:
+        op = self.builder.create(name, list(operands), attrs)
+        self.changed.append(op)
+        return op
+
+    def one(self, name: str, *operands: Value, **attrs) -> Value:
+        return self.create(name, list(operands), **attrs).result
+
+    def constant_like(self, v: Value, value) -> Value:
+        """A constant of ``v``'s type (broadcast to its shape)."""
+        c = self.builder.constant(value, v.type.dtype)
+        self.changed.append(c.owner)
+        if v.type.rank:
+            return self.one("tensor.broadcast_to", c, shape=list(v.type.shape))
+        return c
+
+    def replace_op(self, op: Operation, values: list[Value]) -> None:
+        # the replaced op's operands may lose their last use: let the driver look again
+        self.changed.extend(d for o in op.operands if (d := defining(o)) is not None)
+        for r, v in zip(op.results, values):
+            if r.type != v.type:
+                raise IRError(f"a rewrite replaced {op.name}'s {r.type} by a {v.type}")
+            self.changed.extend(u for u, _ in r.live_uses())
+        op.replace_with(values)
+
+    def erase_op(self, op: Operation) -> None:
+        op.erase()
+
+    def replace_all_uses(self, old: Value, new: Value) -> None:
+        self.changed.extend(u for u, _ in old.live_uses())
+        old.replace_all_uses_with(new)
+
+
+def defining(v: Value, name: str | None = None) -> Operation | None:
+    """The op producing ``v`` (if it is ``name`` when given)."""
+    op = v.owner if isinstance(v.owner, Operation) else None
+    if op is not None and name is not None and op.name != name:
+        return None
+    return op
+
+
+def constant_value(v: Value):
+    """The Python value of a ``tensor.constant`` (possibly broadcast), else None."""
+    op = defining(v)
+    while op is not None and op.name == "tensor.broadcast_to":
+        op = defining(op.operands[0])
+    if op is not None and op.name == "tensor.constant":
+        return op.attrs["value"]
+    return None
+
+
+def _dead(op: Operation) -> bool:
+    record = get(op.name)
+    return (record.pure and not op.regions and not record.terminator and op.results
+            and not any(r.has_uses for r in op.results))
+
+
+def apply_patterns(fn: Function, patterns: list[Pattern], max_rewrites: int = 10000) -> int:
+    """Rewrite ``fn`` in place with ``patterns`` to a fixpoint; returns the rewrite count."""
+    by_op: dict[str, list[Pattern]] = {}
+    for p in patterns:
+        by_op.setdefault(p.op, []).append(p)
+    rw = Rewriter()
+    worklist = list(reversed(list(fn.walk())))
+    queued = set(map(id, worklist))
+    fired: Counter = Counter()
+    while worklist:
+        op = worklist.pop()
+        queued.discard(id(op))
+        if op.parent is None:
+            continue  # erased meanwhile
+        if _dead(op):
+            operands = [o for o in op.operands]
+            op.erase()
+            worklist.extend(d for o in operands if (d := defining(o)) is not None
+                            and id(d) not in queued)
+            continue
+        for p in by_op.get(op.name, ()):
+            rw.at(op)
+            rw.changed = []
+            if p.rewrite(op, rw):
+                fired[p.name] += 1
+                if sum(fired.values()) > max_rewrites:
+                    top = ", ".join(f"{n} ({k}x)" for n, k in fired.most_common(3))
+                    raise IRError(f"rewriting @{fn.name} did not settle within {max_rewrites} "
+                                  f"rewrites; still firing: {top}")
+                for c in rw.changed:
+                    if c.parent is not None and id(c) not in queued:
+                        worklist.append(c)
+                        queued.add(id(c))
+                break
+    return sum(fired.values())

@@ -1,0 +1,6 @@
+"""Rewrite patterns, one file per family; each family is a list of ``ir.rewrite.Pattern``
+rows and families compose by ``+`` (``ALL`` is what the canonicalize pass runs)."""
+from .algebra import ALGEBRA
+from .shapes import SHAPES
+
+ALL = ALGEBRA + SHAPES

@@ -1,0 +1,122 @@
+"""Algebraic identities that are exact under NumPy semantics.
+
+Each row states its identity and the dtypes where it holds bit for bit: ``x + 0 -> x`` is
+not exact for floats (``-0.0 + 0.0`` is ``0.0``) and ``x * 0 -> 0`` is not (NaN, inf, and the
+sign of zero), so those rows are for integers only. A rewrite never changes a value's type or
+shape (the ``Rewriter`` refuses), so broadcasting operands are left alone.
+"""
+from __future__ import annotations
+
+from ...ir.rewrite import Pattern, constant_value, defining
+from ._samples import binary_with_constant, unary_chain
+
+
+def _same_type_operand(op, k):
+    return op.operands[k].type == op.result.type
+
+
+def _int(op):
+    return op.result.type.dtype[0] in "iu" and op.result.type.dtype != "i1"
+
+
+def _identity_operand(value, positions=(0, 1), int_only=False, real_only=False):
+    """A rewrite: `op(x, c) -> x` where c == value (either side in ``positions``)."""
+    def rewrite(op, rw):
+        if int_only and not _int(op):
+            return False
+        if real_only and op.result.type.dtype[0] == "c":
+            return False
+        for k in positions:
+            c = constant_value(op.operands[k])
+            if c is not None and c == value and not isinstance(c, bool) and \
+                    _same_type_operand(op, 1 - k):
+                rw.replace_op(op, [op.operands[1 - k]])
+                return True
+        return False
+    return rewrite
+
+
+def _int_times_zero(op, rw):
+    if not _int(op):
+        return False
+    for k in (0, 1):
+        c = constant_value(op.operands[k])
+        if c is not None and c == 0 and not isinstance(c, bool):
+            rw.replace_op(op, [rw.constant_like(op.result, 0)])
+            return True
+    return False
+
+
+def _int_sub_self(op, rw):
+    if not _int(op) or op.operands[0] is not op.operands[1]:
+        return False
+    rw.replace_op(op, [rw.constant_like(op.result, 0)])
+    return True
+
+
+def _neg_neg(op, rw):
+    inner = defining(op.operands[0], "tensor.neg")
+    if inner is None:
+        return False
+    rw.replace_op(op, [inner.operands[0]])
+    return True
+
+
+def _convert_same(op, rw):
+    if op.operands[0].type != op.result.type:
+        return False
+    rw.replace_op(op, [op.operands[0]])
+    return True
+
+
+def _select_constant(op, rw):
+    c = constant_value(op.operands[0])
+    if c is None:
+        return False
+    pick = op.operands[1] if c else op.operands[2]
+    if pick.type != op.result.type:
+        return False
+    rw.replace_op(op, [pick])
+    return True
+
+
+def _select_same(op, rw):
+    if op.operands[1] is not op.operands[2] or op.operands[1].type != op.result.type:
+        return False
+    rw.replace_op(op, [op.operands[1]])
+    return True
+
+
+ALGEBRA = [
+    Pattern("add-zero", "tensor.add", _identity_operand(0, int_only=True),
+            "x + 0 -> x, integers (floats: -0.0 + 0 is 0.0)",
+            sample=binary_with_constant("tensor.add", 0, "i32")),
+    Pattern("sub-zero", "tensor.sub", _identity_operand(0, positions=(1,)),
+            "x - 0 -> x, any dtype (x - 0.0 is x bit for bit, -0.0 included)",
+            sample=binary_with_constant("tensor.sub", 0, "f64", const_second=True)),
+    Pattern("mul-one", "tensor.mul", _identity_operand(1, real_only=True),
+            "x * 1 -> x for real dtypes (exact for NaN, inf and -0.0; complex: inf * (1+0j) "
+            "has a NaN part)",
+            sample=binary_with_constant("tensor.mul", 1, "f32")),
+    Pattern("div-one", "tensor.div", _identity_operand(1, positions=(1,), real_only=True),
+            "x / 1 -> x for real floats (true division by 1 is exact)",
+            sample=binary_with_constant("tensor.div", 1, "f64", const_second=True)),
+    Pattern("mul-zero-int", "tensor.mul", _int_times_zero,
+            "x * 0 -> 0, integers only (floats: NaN * 0 is NaN)",
+            sample=binary_with_constant("tensor.mul", 0, "i64")),
+    Pattern("sub-self-int", "tensor.sub", _int_sub_self,
+            "x - x -> 0, integers only (floats: inf - inf is NaN)",
+            sample=unary_chain(lambda b, x: b.one("tensor.sub", x, x), "i16")),
+    Pattern("neg-neg", "tensor.neg", _neg_neg, "-(-x) -> x (exact, wraparound included)",
+            sample=unary_chain(lambda b, x: b.one("tensor.neg", b.one("tensor.neg", x)), "i8")),
+    Pattern("convert-same", "tensor.convert", _convert_same,
+            "convert(x, dtype(x)) -> x",
+            sample=unary_chain(lambda b, x: b.one("tensor.convert", x, dtype="f64"), "f64")),
+    Pattern("select-constant", "tensor.select", _select_constant,
+            "select(True, a, b) -> a; select(False, a, b) -> b (same shape)",
+            sample=unary_chain(lambda b, x: b.one("tensor.select", b.constant(True, "i1"), x,
+                                                  b.one("tensor.neg", x)), "f64")),
+    Pattern("select-same", "tensor.select", _select_same, "select(c, a, a) -> a",
+            sample=unary_chain(lambda b, x: b.one(
+                "tensor.select", b.one("tensor.gt", x, b.constant(0.0, "f64")), x, x), "f64")),
+]

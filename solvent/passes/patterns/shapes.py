@@ -1,0 +1,85 @@
+"""Shape identities: views and copies that compose or do nothing. All are exact (they move
+elements, never compute with them)."""
+from __future__ import annotations
+
+from ...ir.rewrite import Pattern, defining
+from ._samples import unary_chain
+
+
+def _transpose_transpose(op, rw):
+    inner = defining(op.operands[0], "tensor.transpose")
+    if inner is None:
+        return False
+    p, q = inner.attrs["perm"], op.attrs["perm"]
+    composed = [p[k] for k in q]
+    x = inner.operands[0]
+    if composed == list(range(len(composed))):
+        rw.replace_op(op, [x])
+    else:
+        rw.replace_op(op, [rw.one("tensor.transpose", x, perm=composed)])
+    return True
+
+
+def _identity_transpose(op, rw):
+    if list(op.attrs["perm"]) != list(range(len(op.attrs["perm"]))):
+        return False
+    rw.replace_op(op, [op.operands[0]])
+    return True
+
+
+def _reshape_reshape(op, rw):
+    inner = defining(op.operands[0], "tensor.reshape")
+    if inner is None:
+        return False
+    x = inner.operands[0]
+    if x.type.shape == op.result.type.shape:
+        rw.replace_op(op, [x])
+    else:
+        rw.replace_op(op, [rw.one("tensor.reshape", x, shape=list(op.result.type.shape))])
+    return True
+
+
+def _same_shape(op, rw):
+    if op.operands[0].type != op.result.type:
+        return False
+    rw.replace_op(op, [op.operands[0]])
+    return True
+
+
+def _full_slice(op, rw):
+    from ...ops.indexspec import is_full
+    if len(op.operands) != 1 or not is_full(op.operands[0].type.shape, op.attrs["spec"]) or \
+            op.operands[0].type != op.result.type:
+        return False
+    rw.replace_op(op, [op.operands[0]])
+    return True
+
+
+def _t(b, x, perm):
+    return b.one("tensor.transpose", x, perm=perm)
+
+
+SHAPES = [
+    Pattern("transpose-transpose", "tensor.transpose", _transpose_transpose,
+            "transpose(transpose(x, p), q) -> transpose(x, p[q]); -> x when p[q] is the identity",
+            sample=unary_chain(lambda b, x: _t(b, _t(b, x, [1, 0]), [1, 0]), "f32", rank=2)),
+    Pattern("transpose-identity", "tensor.transpose", _identity_transpose,
+            "transpose(x, (0, 1, ...)) -> x",
+            sample=unary_chain(lambda b, x: _t(b, x, [0, 1]), "i32", rank=2)),
+    Pattern("reshape-reshape", "tensor.reshape", _reshape_reshape,
+            "reshape(reshape(x, s1), s2) -> reshape(x, s2) (C order both times); -> x when "
+            "s2 is x's shape",
+            sample=unary_chain(lambda b, x: b.one("tensor.reshape", b.one(
+                "tensor.reshape", x, shape=[x.type.size]), shape=list(x.type.shape)),
+                "f64", rank=2)),
+    Pattern("reshape-same", "tensor.reshape", _same_shape, "reshape(x, shape(x)) -> x",
+            sample=unary_chain(lambda b, x: b.one("tensor.reshape", x,
+                                                  shape=list(x.type.shape)), "c128", rank=2)),
+    Pattern("broadcast-same", "tensor.broadcast_to", _same_shape,
+            "broadcast_to(x, shape(x)) -> x",
+            sample=unary_chain(lambda b, x: b.one("tensor.broadcast_to", x,
+                                                  shape=list(x.type.shape)), "i1", rank=2)),
+    Pattern("slice-full", "tensor.slice", _full_slice, "x[:, :, ...] -> x",
+            sample=unary_chain(lambda b, x: b.one("tensor.slice", x, spec=[
+                ["s", 0, n, 1] for n in x.type.shape]), "u8", rank=2)),
+]
