@@ -40,10 +40,23 @@ def _convertible(op: Operation) -> bool:
     return True
 
 
+def _speculated(name, attrs: dict) -> dict:
+    """Attributes of an op that now runs whether or not its branch was taken: an element
+    access with a run-time index is marked ``unchecked`` (the IR's total semantics: the index
+    is clamped), so a backend that raises IndexError for a bad index does not raise for an
+    access the program would not have made."""
+    attrs = dict(attrs)
+    if name in ("tensor.slice", "tensor.update_slice") and \
+            any(it[0] == "i" for it in attrs.get("spec", ())):
+        attrs["unchecked"] = True
+    return attrs
+
+
 def _clone_into(block: Block, ops, vmap: dict, pos: int) -> int:
     for op in ops:
         new = Operation(op.name, [vmap.get(o, o) for o in op.operands],
-                        [r.type for r in op.results], dict(op.attrs), None, op.loc)
+                        [r.type for r in op.results], _speculated(op.name, op.attrs), None,
+                        op.loc)
         new.parent = block
         block.ops.insert(pos, new)
         pos += 1
@@ -53,7 +66,7 @@ def _clone_into(block: Block, ops, vmap: dict, pos: int) -> int:
 
 
 def _insert(block: Block, pos: int, name, operands, attrs, result_type, loc):
-    op = Operation(name, operands, [result_type], attrs, None, loc)
+    op = Operation(name, operands, [result_type], _speculated(name, attrs), None, loc)
     op.parent = block
     block.ops.insert(pos, op)
     return op.result, pos + 1

@@ -25,7 +25,7 @@ from ..frontend.translator import Translation, translate
 from ..ir.core import Function
 from ..passes.pipeline import run_pipeline
 
-BACKENDS = ("xla", "interp")
+BACKENDS = ("xla", "interp", "native")
 
 
 @dataclass
@@ -65,6 +65,9 @@ def make_executable(fn: Function, backend: str):
     if backend == "xla":
         from ..backends.xla import XlaExecutable
         return XlaExecutable(fn)
+    if backend == "native":
+        from ..backends.native import NativeBackend
+        return NativeBackend().compile(fn)
     from ..backends import interp
     return lambda *args: interp.run(fn, list(args))
 

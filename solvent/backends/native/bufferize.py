@@ -1,0 +1,150 @@
+"""Bufferization: every non-scalar tensor value gets a buffer; updates write in place when safe.
+
+Identity relied on: an SSA tensor value is never changed, so ``r = update_slice(x, v, idx)``
+may reuse ``x``'s buffer exactly when nothing reads ``x`` after the update. "Nothing reads
+``x`` afterwards" is decided on the structured IR: ``x`` is owned by the block of the update
+(defined there, or one of its block arguments, or a function argument), appears once among
+the operands, and no later op of that block (nor any op nested in one) uses it. A value
+defined outside a loop body is never updated in place inside it: the next iteration reads it.
+
+Loop-carried arrays live in one buffer per carried slot: the init's buffer when the init is
+dead after the loop (checked as above, also for uses inside the loop's own regions), else a
+fresh buffer that the init is copied into once at loop entry. A yielded value in another
+buffer is copied back into the slot at the end of the iteration; yields that would overwrite
+a slot another copy still reads (a swap) go through temporary buffers. ``loop.if`` results get
+fresh buffers that each branch copies its values into.
+
+Function arguments are read in place from the caller's arrays; an argument whose buffer is
+written (in place or as a loop slot) is marked ``written`` and the executable copies it into
+a fresh array once at entry, so the caller's arrays are never touched.
+"""
+from __future__ import annotations
+
+from ...ir.core import Block, Function, Operation, Value
+
+
+class Buf:
+    __slots__ = ("id", "shape", "dtype", "arg", "written")
+
+    def __init__(self, id, shape, dtype, arg=None):
+        self.id = id
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.arg = arg          # IR argument index for an argument's buffer, else None
+        self.written = False
+
+    def __repr__(self):
+        return f"<Buf {self.id} {self.shape}{self.dtype} arg={self.arg} w={self.written}>"
+
+
+def is_array(v: Value) -> bool:
+    return len(v.type.shape) > 0
+
+
+def _uses(op: Operation, v: Value) -> bool:
+    return any(v in o.operands for o in op.walk())
+
+
+class Plan:
+    def __init__(self, fn: Function):
+        self.bufs: list[Buf] = []
+        self.of: dict[Value, Buf] = {}
+        self.inplace: set[Operation] = set()          # update_slice ops done in place
+        self.init_copy: dict[Operation, list[bool]] = {}  # loop op -> per slot: copy init in
+        self.swap_tmp: dict[Operation, list] = {}     # yield op -> temp Buf per slot or None
+        self.ret_scalar: dict[int, Buf] = {}          # result index -> Buf for a scalar result
+        for i, a in enumerate(fn.args):
+            b = self.new(a.type.shape, a.type.dtype, arg=i)
+            self.of[a] = b
+        self._block(fn.body, owner_args=True)
+        for k, v in enumerate(fn.body.terminator.operands):
+            if not is_array(v):
+                self.ret_scalar[k] = self.new((), v.type.dtype)
+
+    def new(self, shape, dtype, arg=None) -> Buf:
+        b = Buf(len(self.bufs), shape, dtype, arg)
+        self.bufs.append(b)
+        return b
+
+    def _can_reuse(self, block: Block, pos: int, x: Value, owner_args: bool) -> bool:
+        op = block.ops[pos]
+        if x.owner is block:
+            if not owner_args:
+                return False
+        elif not (isinstance(x.owner, Operation) and x.owner.parent is block):
+            return False
+        if sum(o is x for o in op.operands) != 1:
+            return False
+        if any(_uses(inner, x) for r in op.regions for inner in r.block.ops):
+            return False
+        return not any(_uses(later, x) for later in block.ops[pos + 1:])
+
+    def _block(self, block: Block, owner_args: bool):
+        for pos, op in enumerate(block.ops):
+            name = op.name
+            if name == "tensor.update_slice":
+                x = op.operands[0]
+                if self._can_reuse(block, pos, x, owner_args):
+                    b = self.of[x]
+                    self.inplace.add(op)
+                else:
+                    b = self.new(x.type.shape, x.type.dtype)
+                b.written = True
+                self.of[op.results[0]] = b
+            elif name in ("loop.for", "loop.while"):
+                inits = op.operands[3:] if name == "loop.for" else op.operands
+                slots, copies = [], []
+                for init in inits:
+                    if not is_array(init):
+                        slots.append(None)
+                        copies.append(False)
+                        continue
+                    if self._can_reuse(block, pos, init, owner_args):
+                        b, c = self.of[init], False
+                    else:
+                        b, c = self.new(init.type.shape, init.type.dtype), True
+                    b.written = True
+                    slots.append(b)
+                    copies.append(c)
+                self.init_copy[op] = copies
+                for r, b in zip(op.results, slots):
+                    if b is not None:
+                        self.of[r] = b
+                if name == "loop.for":
+                    body = op.regions[0].block
+                    for a, b in zip(body.args[1:], slots):
+                        if b is not None:
+                            self.of[a] = b
+                    self._block(body, owner_args=True)
+                    self._yield(body.terminator, slots)
+                else:
+                    cond, body = (r.block for r in op.regions)
+                    for blk in (cond, body):
+                        for a, b in zip(blk.args, slots):
+                            if b is not None:
+                                self.of[a] = b
+                    self._block(cond, owner_args=False)
+                    self._block(body, owner_args=True)
+                    self._yield(body.terminator, slots)
+            elif name == "loop.if":
+                for r in op.results:
+                    if is_array(r):
+                        b = self.new(r.type.shape, r.type.dtype)
+                        b.written = True
+                        self.of[r] = b
+                for region in op.regions:
+                    self._block(region.block, owner_args=False)
+            else:
+                for region in op.regions:  # pragma: no cover - no other op has regions today
+                    self._block(region.block, owner_args=False)
+                for r in op.results:
+                    if is_array(r):
+                        self.of[r] = self.new(r.type.shape, r.type.dtype)
+
+    def _yield(self, term: Operation, slots: list):
+        srcs = [self.of.get(v) if b is not None else None for v, b in zip(term.operands, slots)]
+        moving = {id(s) for s, d in zip(srcs, slots) if d is not None and s is not d}
+        dsts = {id(d) for s, d in zip(srcs, slots) if d is not None and s is not d}
+        if moving & dsts:
+            self.swap_tmp[term] = [self.new(d.shape, d.dtype) if d is not None and s is not d
+                                   and id(s) in dsts else None for s, d in zip(srcs, slots)]
