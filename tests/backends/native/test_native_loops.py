@@ -1,0 +1,150 @@
+"""C-style scalar loops through the native backend, each compared with plain NumPy on the
+same source (``differential.check``): sweeps, scans, while loops, integer wraparound,
+float32, non-contiguous inputs and tiny sizes."""
+import numpy as np
+import pytest
+
+from differential import check
+
+
+def gauss_seidel(A, b, sweeps):
+    n = A.shape[0]
+    x = np.zeros(n)
+    for s in range(sweeps):
+        for i in range(n):
+            acc = b[i]
+            for j in range(n):
+                if j != i:
+                    acc -= A[i, j] * x[j]
+            x[i] = acc / A[i, i]
+    return x
+
+
+def prefix_sum(x):
+    out = np.empty_like(x)
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += x[i]
+        out[i] = acc
+    return out
+
+
+def gcd_all(a, b):
+    out = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        x = a[i]
+        y = b[i]
+        while y != 0:
+            x, y = y, x % y
+        out[i] = x
+    return out
+
+
+def floyd(d):
+    n = d.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if d[i, k] + d[k, j] < d[i, j]:
+                    d[i, j] = d[i, k] + d[k, j]
+
+
+def wrap_sum(x):
+    acc = x[0]
+    for i in range(1, x.shape[0]):
+        acc = acc * x[i] + x[i]
+    return acc
+
+
+def int_ops(a, b):
+    out = np.zeros(a.shape[0], dtype=a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = a[i] // b[i] + a[i] % b[i] - (a[i] << 1)
+    return out
+
+
+def float_divmod(a, b):
+    q = np.zeros_like(a)
+    r = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+    return q, r
+
+
+def scale_inplace(A, s):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] = A[i, j] * s + i - j
+
+
+def swap_rows(A):
+    for i in range(A.shape[0] // 2):
+        t = A[i, :].copy()
+        A[i, :] = A[A.shape[0] - 1 - i, :]
+        A[A.shape[0] - 1 - i, :] = t
+    return A.sum()
+
+
+def countdown(n):
+    total = 0
+    for i in range(n, 0, -2):
+        total += i
+    return total
+
+
+def negative_index(x):
+    s = 0.0
+    for i in range(1, x.shape[0] + 1):
+        s += x[-i] * i
+    return s
+
+
+def math_mix(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        v = x[i]
+        out[i] = np.sqrt(abs(v)) + np.exp(-v * v) + np.tanh(v) + np.floor(v) + max(v, 0.5)
+    return out
+
+
+def whole_array_ops(A, B):
+    for t in range(3):
+        A[1:-1, :] = 0.5 * (A[:-2, :] + B[2:, :]) - np.maximum(A[1:-1, :], 0.25)
+        B[:, 0] = A.sum(axis=1)
+    return A.max(), B.min(axis=0)
+
+
+rng = np.random.default_rng(7)
+M = rng.random((12, 12)) + 12 * np.eye(12)
+
+CASES = [
+    pytest.param(gauss_seidel, (M, rng.random(12), 5), id="gauss_seidel"),
+    pytest.param(prefix_sum, (rng.random(50),), id="prefix_sum"),
+    pytest.param(prefix_sum, (rng.random(50).astype(np.float32),), id="prefix_sum_f32"),
+    pytest.param(prefix_sum, (np.zeros(0),), id="prefix_sum_size0"),
+    pytest.param(prefix_sum, (np.ones(1),), id="prefix_sum_size1"),
+    pytest.param(gcd_all, (rng.integers(1, 10**6, 40), rng.integers(1, 10**6, 40)), id="gcd_while"),
+    pytest.param(floyd, (rng.random((9, 9)) * 10,), id="floyd_warshall"),
+    pytest.param(wrap_sum, (rng.integers(-128, 127, 30, dtype=np.int8),), id="int8_wraparound"),
+    pytest.param(wrap_sum, (rng.integers(0, 255, 30, dtype=np.uint8),), id="uint8_wraparound"),
+    pytest.param(int_ops, (np.array([7, -7, 7, -7, 0, 5, -9223372036854775808]),
+                           np.array([2, 2, -2, -2, 3, 0, -1])), id="int_floordiv_mod_signs"),
+    pytest.param(int_ops, (np.array([7, 250, 3], dtype=np.uint8),
+                           np.array([2, 0, 7], dtype=np.uint8)), id="uint8_floordiv_mod"),
+    pytest.param(float_divmod, (np.array([7.5, -7.5, 7.5, -7.5, 1.0, 0.0, -3.0]),
+                                np.array([2.0, 2.0, -2.0, -2.0, 0.0, 3.0, 3.0])),
+                 id="float_floordiv_mod"),
+    pytest.param(scale_inplace, (np.asfortranarray(rng.random((5, 7))), 2.5), id="fortran_order"),
+    pytest.param(scale_inplace, (rng.random((10, 14))[::2, ::3], 2.5), id="strided"),
+    pytest.param(swap_rows, (rng.random((7, 4)),), id="row_swap_copies"),
+    pytest.param(countdown, (11,), id="negative_step"),
+    pytest.param(negative_index, (rng.random(6),), id="negative_index_wraps"),
+    pytest.param(math_mix, (rng.standard_normal(20),), id="math_functions"),
+    pytest.param(whole_array_ops, (rng.random((6, 5)), rng.random((6, 5))), id="array_ops_in_loop"),
+]
+
+
+@pytest.mark.parametrize("fn, args", CASES)
+def test_matches_numpy(fn, args):
+    check(fn, *args, backend="native")
