@@ -16,14 +16,16 @@ from llvmlite import ir
 
 from ...ir.core import Function
 from ...ir.types import TensorType, np_dtype
-from . import rules_control, rules_elementwise, rules_index, rules_reduce, rules_structural
+from . import (rules_control, rules_elementwise, rules_index, rules_linalg, rules_reduce,
+               rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, BufRef, Ctx
 from .engine import Compiled
 from .types import I64, SUPPORTED, mem_type
 
 RULES: dict = {}
-for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_control):
+for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_linalg,
+                rules_control):
     RULES.update(_family.RULES)
 
 _TERMINATORS = ("loop.yield", "loop.condition", "func.return")
@@ -80,9 +82,7 @@ def lower(fn: Function, plan: Plan):
     ctx = Ctx(module, f, plan, RULES)
     b = ctx.b
     for buf in plan.bufs:
-        raw = b.load(b.gep(f.args[0], [ir.Constant(I64, buf.id)]))
-        ptr = b.bitcast(raw, ir.PointerType(mem_type(buf.dtype)))
-        ctx.bufs[buf.id] = BufRef(ptr, buf.shape, buf.dtype)
+        ctx.bufs[buf.id] = BufRef(ctx._buffer_pointer(buf), buf.shape, buf.dtype)
     args = []
     for a in fn.args:
         ref = ctx.buf(a)

@@ -14,6 +14,11 @@ buffer is copied back into the slot at the end of the iteration; yields that wou
 a slot another copy still reads (a swap) go through temporary buffers. ``loop.if`` results get
 fresh buffers that each branch copies its values into.
 
+An elementwise op writes its result into the buffer of an operand of the result's own shape
+and dtype when that operand is dead after it (element k of the result reads only element k
+of that operand, so the overwrite never precedes a read): a time step ``A = f(A, ...)``
+then needs no temporary and no copy back into the loop slot.
+
 Function arguments are read in place from the caller's arrays; an argument whose buffer is
 written (in place or as a loop slot) is marked ``written`` and the executable copies it into
 a fresh array once at entry, so the caller's arrays are never touched.
@@ -134,12 +139,25 @@ class Plan:
                         self.of[r] = b
                 for region in op.regions:
                     self._block(region.block, owner_args=False)
+            elif op.results and is_array(op.results[0]) and self._elementwise(op):
+                r = op.results[0]
+                reuse = next((x for x in op.operands if x.type == r.type
+                              and self._can_reuse(block, pos, x, owner_args)), None)
+                b = self.of[reuse] if reuse is not None else self.new(r.type.shape, r.type.dtype)
+                if reuse is not None:
+                    b.written = True
+                self.of[r] = b
             else:
                 for region in op.regions:  # pragma: no cover - no other op has regions today
                     self._block(region.block, owner_args=False)
                 for r in op.results:
                     if is_array(r):
                         self.of[r] = self.new(r.type.shape, r.type.dtype)
+
+    @staticmethod
+    def _elementwise(op) -> bool:
+        from .rules_elementwise import ELEMENTWISE
+        return op.name in ELEMENTWISE
 
     def _yield(self, term: Operation, slots: list):
         srcs = [self.of.get(v) if b is not None else None for v, b in zip(term.operands, slots)]

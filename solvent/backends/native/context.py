@@ -52,6 +52,13 @@ class Ctx:
         self._start = body
         self.locs: list = []   # location id -> SourceLoc (or None)
         self._err = fn.args[1]
+        self.scratch_bufs: list = []
+
+    def _buffer_pointer(self, buf):
+        """The pointer to ``buf``, loaded from the buffer table in the entry block."""
+        ab = self.alloca_builder
+        raw = ab.load(ab.gep(self.fn.args[0], [ir.Constant(I64, buf.id)]))
+        return ab.bitcast(raw, ir.PointerType(mem_type(buf.dtype)))
 
     def finish_entry(self):
         self.alloca_builder.branch(self._start)
@@ -63,6 +70,15 @@ class Ctx:
     def out(self, op: Operation, k: int = 0) -> BufRef:
         """The buffer the bufferization plan gave result ``k`` of ``op``."""
         return self.buf(op.results[k])
+
+    def scratch(self, op: Operation, shape, dtype) -> BufRef:
+        """A temporary buffer private to ``op`` (allocated by the executable per call)."""
+        buf = self.plan.new(shape, dtype)
+        self.scratch_bufs.append(buf)
+        ptr = self._buffer_pointer(buf)
+        ref = BufRef(ptr, tuple(shape), dtype)
+        self.bufs[buf.id] = ref
+        return ref
 
     def get(self, v: Value):
         return self.env[v]

@@ -56,3 +56,6 @@ RULES.update({f"tensor.{name}": _unary(fn) for name, fn in scalar_math.BINARY.it
 RULES["tensor.select"] = elementwise(_select)
 RULES["tensor.convert"] = elementwise(_convert)
 RULES["tensor.broadcast_to"] = elementwise(lambda ctx, op, vals: vals[0])
+
+# ops whose result element k reads only element k of each same-shaped operand
+ELEMENTWISE = frozenset(RULES)

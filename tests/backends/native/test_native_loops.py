@@ -148,3 +148,35 @@ CASES = [
 @pytest.mark.parametrize("fn, args", CASES)
 def test_matches_numpy(fn, args):
     check(fn, *args, backend="native")
+
+
+def matmuls(a, b, v):
+    return a @ b, a.T @ b, a @ b.T, v @ a, a @ v, v @ v
+
+
+def batched(x, y):
+    return x @ y
+
+
+def tiny_loop_dots(A, x):
+    y = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        y[i] = A[i, :] @ x
+    return y
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32])
+@pytest.mark.parametrize("n", [3, 40])
+def test_matrix_products(dtype, n):
+    r = np.random.default_rng(n)
+    # positive floats (no cancellation: float32 results stay within the comparison's rtol)
+    make = (lambda *s: r.random(s).astype(dtype)) if np.dtype(dtype).kind == "f" else \
+        (lambda *s: r.integers(-9, 9, s).astype(dtype))
+    a, b, v = make(n, n), make(n, n), make(n)
+    check(matmuls, a, b, v, backend="native")
+
+
+def test_batched_and_in_loop_products():
+    r = np.random.default_rng(3)
+    check(batched, r.random((3, 20, 30)), r.random((3, 30, 10)), backend="native")
+    check(tiny_loop_dots, r.random((6, 5)), r.random(5), backend="native")
