@@ -48,6 +48,10 @@ class NativeBackend:
         for op in fn.walk():
             if op.name not in RULES and op.name not in _TERMINATORS:
                 return False, f"native: {op.name}{_where(op)} has no native lowering yet"
+            check = getattr(RULES.get(op.name), "check", None)
+            why = check(op) if check else None
+            if why:
+                return False, f"native: {op.name}{_where(op)}: {why} is not supported yet"
             for v in list(op.operands) + list(op.results):
                 if not isinstance(v.type, TensorType) or v.type.dtype not in SUPPORTED:
                     return False, (f"native: {op.name}{_where(op)} works on {v.type}; the "

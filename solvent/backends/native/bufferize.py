@@ -58,10 +58,13 @@ class Plan:
         self.init_copy: dict[Operation, list[bool]] = {}  # loop op -> per slot: copy init in
         self.swap_tmp: dict[Operation, list] = {}     # yield op -> temp Buf per slot or None
         self.ret_scalar: dict[int, Buf] = {}          # result index -> Buf for a scalar result
+        self.reused: set[Operation] = set()           # elementwise ops writing an operand's buffer
+        self.fused: set[Operation] = set()            # computed inside their consumer's loop
         for i, a in enumerate(fn.args):
             b = self.new(a.type.shape, a.type.dtype, arg=i)
             self.of[a] = b
         self._block(fn.body, owner_args=True)
+        self._fuse(fn.body)
         for k, v in enumerate(fn.body.terminator.operands):
             if not is_array(v):
                 self.ret_scalar[k] = self.new((), v.type.dtype)
@@ -146,6 +149,7 @@ class Plan:
                 b = self.of[reuse] if reuse is not None else self.new(r.type.shape, r.type.dtype)
                 if reuse is not None:
                     b.written = True
+                    self.reused.add(op)
                 self.of[r] = b
             else:
                 for region in op.regions:  # pragma: no cover - no other op has regions today
@@ -153,6 +157,60 @@ class Plan:
                 for r in op.results:
                     if is_array(r):
                         self.of[r] = self.new(r.type.shape, r.type.dtype)
+
+    # --- fusion -------------------------------------------------------------------------------
+    def _fuse(self, block: Block):
+        """Mark array-valued elementwise ops and slices that are computed element by element
+        inside their only consumer's loop instead of into a buffer.
+
+        Identity: ``y = g(f(x))`` elementwise equals computing ``f`` at each index inside
+        ``g``'s loop, provided ``x``'s buffers hold the same contents there: no op between
+        the two writes into an existing buffer, and the consumer itself does not write in
+        place into a buffer the fused computation reads (its write at one index could
+        precede a read at another). The consumer must iterate over exactly the fused value's
+        shape (a broadcast would recompute it)."""
+        from .rules_elementwise import ELEMENTWISE
+        leaves: dict[Operation, set] = {}
+        for pos, op in enumerate(block.ops):
+            for region in op.regions:
+                self._fuse(region.block)
+            if not (op.results and len(op.results) == 1 and is_array(op.results[0])):
+                continue
+            if op.name not in ELEMENTWISE and op.name != "tensor.slice":
+                continue
+            r = op.results[0]
+            mine = set()
+            for o in op.operands:
+                if isinstance(o.owner, Operation) and o.owner in self.fused:
+                    mine |= leaves[o.owner]
+                elif is_array(o):
+                    mine.add(id(self.of[o]))
+            leaves[op] = mine
+            users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
+            if len(users) != 1:
+                continue
+            k, user = users[0]
+            if sum(o is r for o in user.operands) != 1:
+                continue
+            if user.name in ELEMENTWISE:
+                ok = user.results[0].type.shape == r.type.shape
+            elif user.name == "tensor.update_slice":
+                ok = user.operands[1] is r
+            elif user.name.startswith("tensor.reduce_"):
+                ok = True
+            else:
+                ok = False
+            if not ok:
+                continue
+            if any(self._writes(w) for w in block.ops[pos + 1:k]):
+                continue
+            if self._writes(user) and id(self.of[user.results[0]]) in mine:
+                continue
+            self.fused.add(op)
+
+    def _writes(self, op) -> bool:
+        """Whether ``op`` may write into a buffer that existed before it."""
+        return op in self.inplace or op in self.reused or op.name in ("loop.for", "loop.while")
 
     @staticmethod
     def _elementwise(op) -> bool:

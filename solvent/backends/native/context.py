@@ -36,6 +36,14 @@ class BufRef:
         return tuple(reversed(out))
 
 
+@dataclass
+class Lazy:
+    """An array value computed element by element where it is read (fusion)."""
+    at: object         # idx -> register
+    shape: tuple
+    dtype: str
+
+
 class Ctx:
     def __init__(self, module: ir.Module, fn: ir.Function, plan: Plan, rules: dict):
         self.module = module
@@ -104,6 +112,10 @@ class Ctx:
         if ref.dtype == "i1":
             v = self.b.trunc(v, I1)
         return v
+
+    def element(self, x, idx):
+        """Element ``idx`` of a lowered array value (a buffer or a fused computation)."""
+        return x.at(idx) if isinstance(x, Lazy) else self.load(x, idx)
 
     def store(self, ref: BufRef, idx, value):
         ptr = self.b.gep(ref.ptr, [self.offset(ref, idx)], inbounds=True)

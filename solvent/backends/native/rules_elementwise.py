@@ -7,6 +7,7 @@ and applies the same scalar computation (``scalar_math``).
 from __future__ import annotations
 
 from . import scalar_math
+from .context import Lazy
 
 
 def operand_at(ctx, v, idx, shape):
@@ -18,7 +19,7 @@ def operand_at(ctx, v, idx, shape):
     lead = len(shape) - rank
     sub = [0 if n == 1 and shape[lead + d] != 1 else idx[lead + d]
            for d, n in enumerate(v.type.shape)]
-    return ctx.load(x, sub)
+    return ctx.element(x, sub)
 
 
 def elementwise(scalar):
@@ -27,8 +28,12 @@ def elementwise(scalar):
         res = op.results[0]
         if res.type.rank == 0:
             return [scalar(ctx, op, [ctx.get(o) for o in op.operands])]
-        out = ctx.out(op)
         shape = res.type.shape
+        if op in ctx.plan.fused:
+            return [Lazy(lambda idx: scalar(ctx, op, [operand_at(ctx, o, idx, shape)
+                                                      for o in op.operands]),
+                         shape, res.type.dtype)]
+        out = ctx.out(op)
 
         def body(idx):
             vals = [operand_at(ctx, o, idx, shape) for o in op.operands]

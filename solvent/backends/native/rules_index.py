@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .context import Lazy
 from .types import I64
 
 
@@ -71,6 +72,9 @@ def _slice(op, ctx):
     res = op.results[0]
     if res.type.rank == 0:
         return [ctx.load(x, _source_index(ctx, items, []))]
+    if op in ctx.plan.fused:
+        return [Lazy(lambda idx: ctx.load(x, _source_index(ctx, items, idx)), res.type.shape,
+                     res.type.dtype)]
     out = ctx.out(op)
     ctx.loop_nest(res.type.shape,
                   lambda idx: ctx.store(out, idx, ctx.load(x, _source_index(ctx, items, idx))))
@@ -90,7 +94,7 @@ def _update_slice(op, ctx):
         ctx.store(out, _source_index(ctx, items, []), v)
     else:
         ctx.loop_nest(vv.type.shape,
-                      lambda idx: ctx.store(out, _source_index(ctx, items, idx), ctx.load(v, idx)))
+                      lambda idx: ctx.store(out, _source_index(ctx, items, idx), ctx.element(v, idx)))
     return [out]
 
 

@@ -52,7 +52,7 @@ def _reduce(kind):
             acc = ctx.slot(dt)
             ctx.b.store(_identity(kind, dt), acc)
             ctx.loop_nest(xv.type.shape, lambda idx: ctx.b.store(
-                combine(ctx, dt, ctx.b.load(acc), ctx.load(x, idx)), acc))
+                combine(ctx, dt, ctx.b.load(acc), ctx.element(x, idx)), acc))
             return [ctx.b.load(acc)]
         out = ctx.out(op)
         ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, _identity(kind, dt)))
@@ -60,7 +60,7 @@ def _reduce(kind):
         def body(idx):
             o = [0 if a in axes else i for a, i in enumerate(idx)] if keep else \
                 [i for a, i in enumerate(idx) if a not in axes]
-            ctx.store(out, o, combine(ctx, dt, ctx.load(out, o), ctx.load(x, idx)))
+            ctx.store(out, o, combine(ctx, dt, ctx.load(out, o), ctx.element(x, idx)))
         ctx.loop_nest(xv.type.shape, body)
         return [out]
     return rule
@@ -99,3 +99,65 @@ def _scan(kind):
 
 RULES = {f"tensor.reduce_{k}": _reduce(k) for k in _COMBINE}
 RULES.update({"tensor.cumsum": _scan("sum"), "tensor.cumprod": _scan("prod")})
+
+
+def _arg(kind):
+    """numpy.argmax/argmin: the first extreme element; the first NaN wins."""
+    better = ">" if kind == "argmax" else "<"
+
+    def rule(op, ctx):
+        b = ctx.b
+        xv = op.operands[0]
+        x = ctx.get(xv)
+        dt = xv.type.dtype
+        shape = xv.type.shape
+        axis = op.attrs["axis"]
+        res = op.results[0]
+        flat = axis is None
+        if flat:
+            n = 1
+            for d in shape:
+                n *= d
+            x = type(x)(x.ptr, (n,), dt) if len(shape) != 1 else x
+            outer, axis, along = (), 0, n
+        else:
+            outer = tuple(d for a, d in enumerate(shape) if a != axis)
+            along = shape[axis]
+        best = ctx.slot(dt)
+        where = ctx.slot("i64")
+        results = []
+
+        def per_outer(oidx):
+            src0 = list(oidx[:axis]) + [const("i64", 0)] + list(oidx[axis:])
+            b.store(ctx.load(x, src0), best)
+            b.store(const("i64", 0), where)
+
+            def step(i):
+                src = list(oidx[:axis]) + [i] + list(oidx[axis:])
+                v = ctx.load(x, src)
+                cur = b.load(best)
+                if dt[0] == "f":
+                    take = b.and_(b.fcmp_ordered("ord", cur, cur),
+                                  b.or_(b.fcmp_ordered(better, v, cur), b.fcmp_unordered("uno", v, v)))
+                elif dt[0] == "i" and dt != "i1":
+                    take = b.icmp_signed(better, v, cur)
+                else:
+                    take = b.icmp_unsigned(better, v, cur)
+                b.store(b.select(take, v, cur), best)
+                b.store(b.select(take, i, b.load(where)), where)
+            ctx.counted_loop(along, step)
+            if res.type.rank == 0:
+                results.append(b.load(where))
+            else:
+                out = ctx.out(op)
+                o = list(oidx)
+                if op.attrs["keepdims"]:
+                    o = [const("i64", 0)] * len(res.type.shape) if flat else \
+                        list(oidx[:axis]) + [const("i64", 0)] + list(oidx[axis:])
+                ctx.store(out, o, b.load(where))
+        ctx.loop_nest(outer, per_outer) if outer else per_outer([])
+        return [results[0]] if res.type.rank == 0 else [ctx.out(op)]
+    return rule
+
+
+RULES.update({"tensor.argmax": _arg("argmax"), "tensor.argmin": _arg("argmin")})

@@ -180,3 +180,39 @@ def test_batched_and_in_loop_products():
     r = np.random.default_rng(3)
     check(batched, r.random((3, 20, 30)), r.random((3, 30, 10)), backend="native")
     check(tiny_loop_dots, r.random((6, 5)), r.random(5), backend="native")
+
+
+def shift_in_place(x):
+    for t in range(3):
+        x[1:] = x[:-1] + 1.0
+    return x[::-1] + x
+
+
+def reversed_sum(x):
+    y = x * 2.0
+    return y[::-1] + y
+
+
+def arg_extremes(x):
+    return np.argmax(x), np.argmin(x, axis=0), np.argmax(x, axis=1)
+
+
+def structural(a, b):
+    c = np.concatenate((a, b), axis=1)
+    return np.triu(c, 1), np.tril(c), np.flip(c, 0), np.repeat(a, 2, axis=0), np.linspace(0.0, 1.0, 7)
+
+
+def test_fused_reads_never_see_their_own_in_place_writes():
+    check(shift_in_place, np.arange(9.0), backend="native")
+    check(reversed_sum, np.arange(9.0), backend="native")
+
+
+def test_argmax_argmin_first_occurrence_and_nan():
+    x = np.array([[1.0, 5.0, 5.0], [np.nan, 2.0, 0.0], [3.0, np.nan, -1.0], [3.0, 1.0, -1.0]])
+    check(arg_extremes, x, backend="native")
+    check(arg_extremes, np.array([[2, 7, 7], [7, 1, 1]]), backend="native")
+
+
+def test_structural_ops():
+    r = np.random.default_rng(5)
+    check(structural, r.random((4, 3)), r.random((4, 2)), backend="native")
