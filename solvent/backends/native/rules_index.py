@@ -9,6 +9,7 @@ Dynamic slice starts (``["d", j, size]``) are clamped so the slice fits, as the 
 """
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from .context import Lazy
@@ -102,3 +103,47 @@ RULES = {
     "tensor.slice": _slice,
     "tensor.update_slice": _update_slice,
 }
+
+
+def _gather(op, ctx):
+    """NumPy advanced indexing by integer arrays on ``axes`` (indices broadcast together);
+    each index is checked (negative wraps once, outside the dim raises IndexError)."""
+    from ...ops.structural import gather_shape
+    xv, idx_vals = op.operands[0], op.operands[1:]
+    x = ctx.get(xv)
+    axes = list(op.attrs["axes"])
+    xs = xv.type.shape
+    bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+    out_shape = gather_shape(xs, axes, [v.type.shape for v in idx_vals], op.attrs["front"])
+    adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
+    front = op.attrs["front"] or not adjacent
+    nb = len(bshape)
+    rest_dims = [a for a in range(len(xs)) if a not in axes]
+
+    def element(idx):
+        if front:
+            bidx, ridx = idx[:nb], idx[nb:]
+        else:
+            p = axes[0]
+            bidx, ridx = idx[p:p + nb], idx[:p] + idx[p + nb:]
+        src = [None] * len(xs)
+        for a, r in zip(rest_dims, ridx):
+            src[a] = r
+        for a, v in zip(axes, idx_vals):
+            k = v.type.rank
+            lead = nb - k
+            sub = [0 if n == 1 and bshape[lead + d] != 1 else bidx[lead + d]
+                   for d, n in enumerate(v.type.shape)]
+            iv = ctx.get(v)
+            raw = iv if k == 0 else ctx.load(iv, sub)
+            src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a])
+        return ctx.load(x, src)
+
+    if len(out_shape) == 0:
+        return [element([])]
+    out = ctx.out(op)
+    ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx))))
+    return [out]
+
+
+RULES["tensor.gather"] = _gather

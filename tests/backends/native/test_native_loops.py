@@ -216,3 +216,16 @@ def test_argmax_argmin_first_occurrence_and_nan():
 def test_structural_ops():
     r = np.random.default_rng(5)
     check(structural, r.random((4, 3)), r.random((4, 2)), backend="native")
+
+
+def fancy(x, i, j):
+    return x[i, :], x[:, j], x[i, j], x[i[:, None], j[None, :]]
+
+
+def test_gather_and_its_index_errors():
+    r = np.random.default_rng(9)
+    x = r.random((5, 6))
+    check(fancy, x, np.array([0, 4, -1, 2]), np.array([5, 0, -6, 1]), backend="native")
+    with pytest.raises(IndexError):
+        import solvent
+        solvent.jit(fancy, backend="native")(x, np.array([0, 5, 1, 1]), np.array([0, 1, 2, 3]))
