@@ -60,6 +60,7 @@ class Plan:
         self.ret_scalar: dict[int, Buf] = {}          # result index -> Buf for a scalar result
         self.reused: set[Operation] = set()           # elementwise ops writing an operand's buffer
         self.fused: set[Operation] = set()            # computed inside their consumer's loop
+        self._donated: frozenset = frozenset()        # outer values a loop.if branch may reuse
         for i, a in enumerate(fn.args):
             b = self.new(a.type.shape, a.type.dtype, arg=i)
             self.of[a] = b
@@ -76,7 +77,9 @@ class Plan:
 
     def _can_reuse(self, block: Block, pos: int, x: Value, owner_args: bool) -> bool:
         op = block.ops[pos]
-        if x.owner is block:
+        if x in self._donated:
+            pass
+        elif x.owner is block:
             if not owner_args:
                 return False
         elif not (isinstance(x.owner, Operation) and x.owner.parent is block):
@@ -135,13 +138,7 @@ class Plan:
                     self._block(body, owner_args=True)
                     self._yield(body.terminator, slots)
             elif name == "loop.if":
-                for r in op.results:
-                    if is_array(r):
-                        b = self.new(r.type.shape, r.type.dtype)
-                        b.written = True
-                        self.of[r] = b
-                for region in op.regions:
-                    self._block(region.block, owner_args=False)
+                self._if(block, pos, op, owner_args)
             elif op.results and is_array(op.results[0]) and self._elementwise(op):
                 r = op.results[0]
                 reuse = next((x for x in op.operands if x.type == r.type
@@ -157,6 +154,52 @@ class Plan:
                 for r in op.results:
                     if is_array(r):
                         self.of[r] = self.new(r.type.shape, r.type.dtype)
+
+    def _if(self, block: Block, pos: int, op: Operation, owner_args: bool):
+        """``loop.if``: an outer array dead after the if is donated to the branches, which
+        may update it in place; a result both branches yield in the donated buffer (or that
+        one branch yields there and the other copies into) lives in it, so an ``if`` that
+        writes one element of an array costs one element, not a copy of the array."""
+        inner = {r for o in op.walk() if o is not op for r in o.results}
+        inner |= {a for o in op.walk() for rg in o.regions for a in rg.block.args}
+        outer = {v for o in op.walk() if o is not op for v in o.operands
+                 if v not in inner and is_array(v)}
+        donated = {x for x in outer if self._dead_after(block, pos, x, owner_args)}
+        saved = self._donated
+        self._donated = saved | donated
+        for region in op.regions:
+            self._block(region.block, owner_args=False)
+        self._donated = saved
+        terms = [r.block.terminator for r in op.regions]
+        donated_bufs = {id(self.of[x]) for x in donated}
+        taken = set()
+        for k, r in enumerate(op.results):
+            if not is_array(r):
+                continue
+            chosen = None
+            for t in terms:
+                bk = self.of.get(t.operands[k])
+                if bk is None or id(bk) not in donated_bufs or id(bk) in taken:
+                    continue
+                if all(self.of.get(v) is not bk for t2 in terms
+                       for j, v in enumerate(t2.operands) if j != k and is_array(v)):
+                    chosen = bk
+                    break
+            if chosen is None:
+                chosen = self.new(r.type.shape, r.type.dtype)
+            chosen.written = True
+            taken.add(id(chosen))
+            self.of[r] = chosen
+
+    def _dead_after(self, block: Block, pos: int, x: Value, owner_args: bool) -> bool:
+        if x in self._donated:
+            pass
+        elif x.owner is block:
+            if not owner_args:
+                return False
+        elif not (isinstance(x.owner, Operation) and x.owner.parent is block):
+            return False
+        return not any(_uses(later, x) for later in block.ops[pos + 1:])
 
     # --- fusion -------------------------------------------------------------------------------
     def _fuse(self, block: Block):

@@ -229,3 +229,36 @@ def test_gather_and_its_index_errors():
     with pytest.raises(IndexError):
         import solvent
         solvent.jit(fancy, backend="native")(x, np.array([0, 5, 1, 1]), np.array([0, 1, 2, 3]))
+
+
+def branchy(x, y, t):
+    n = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            y[i] = x[i] - t
+            n += 1
+        elif x[i] < -t:
+            y[i] = y[i - 1] + x[i]
+        else:
+            y[:] = y * 0.5   # a whole-array write in one branch
+    return n, y.sum()
+
+
+def branch_keeps_old(x):
+    z = x + 0.0
+    total = 0.0
+    for i in range(z.shape[0]):
+        s = z.sum()
+        if z[i] > 0.0:
+            z = z * 2.0
+        else:
+            z[i] = -1.0
+        total += s + z[i]
+    return total, z
+
+
+def test_branches_over_large_arrays_update_in_place_correctly():
+    # arrays above if-conversion's size limit keep their loop.if
+    r = np.random.default_rng(11)
+    check(branchy, r.standard_normal(300), np.zeros(300), 0.8, backend="native")
+    check(branch_keeps_old, r.standard_normal(100), backend="native")
