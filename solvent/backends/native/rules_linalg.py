@@ -25,7 +25,7 @@ _BLAS: dict | None = None
 
 
 def blas_symbols() -> dict:
-    """{'f64': 'solvent_dgemm', 'f32': 'solvent_sgemm'} for the gemms that could be bound."""
+    """{'f64': 'solvent_d', 'f32': 'solvent_s'}: prefixes of the bound gemm/gemv symbols."""
     global _BLAS
     if _BLAS is None:
         _BLAS = {}
@@ -38,11 +38,12 @@ def blas_symbols() -> dict:
         api.PyCapsule_GetName.argtypes = [ctypes.py_object]
         api.PyCapsule_GetPointer.restype = ctypes.c_void_p
         api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-        for dt, name in (("f64", "dgemm"), ("f32", "sgemm")):
-            cap = cython_blas.__pyx_capi__[name]
-            addr = api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
-            llvm.add_symbol(f"solvent_{name}", addr)
-            _BLAS[dt] = f"solvent_{name}"
+        for dt, prefix in (("f64", "d"), ("f32", "s")):
+            for kind in ("gemm", "gemv"):
+                cap = cython_blas.__pyx_capi__[prefix + kind]
+                addr = api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
+                llvm.add_symbol(f"solvent_{prefix}{kind}", addr)
+            _BLAS[dt] = f"solvent_{prefix}"
     return _BLAS
 
 
@@ -94,8 +95,10 @@ def _dot(op, ctx):
     A, ta = _arranged(ctx, op, a, lb + lf + lc, lb + lc + lf)
     Bm, tb = _arranged(ctx, op, b, rb + rc + rf, rb + rf + rc)
     sym = blas_symbols().get(dt)
-    if sym is not None and M * N * K > 0 and M * N * K >= 512:
-        _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out)
+    if sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
+        _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
+    elif sym is not None and M * N * K >= 512:
+        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
     else:
         _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out)
     if scalar_out:
@@ -130,6 +133,43 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
         pb = b.gep(Bm.ptr, [ir.Constant(I64, batch * K * N)])
         pc = b.gep(out.ptr, [ir.Constant(I64, batch * M * N)])
         b.call(fn, [opb, opa, m, n, k, alpha, pb, ldb, pa, lda, beta, pc, ldc])
+
+
+def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+    """A product with one free dim of size 1 is a matrix-vector product: gemv (gemm would
+    pack the whole matrix first)."""
+    b = ctx.b
+    t = reg_type(dt)
+    ptr = ir.PointerType(t)
+    i32p = ir.PointerType(I32)
+    fty = ir.FunctionType(ir.VoidType(), [ir.PointerType(I8), i32p, i32p, ptr, ptr, i32p, ptr,
+                                          i32p, ptr, ptr, i32p])
+    fn = ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
+
+    def cell(ty, value):
+        s = ctx.alloca_builder.alloca(ty)
+        b.store(value, s)
+        return s
+    if N == 1:   # c[M] = A[M, K] @ v[K]
+        mat, vec, stored_t, rows, cols, mat_size = A, Bm, ta, M, K, M * K
+        vec_size = K
+    else:        # c[N] = v[K] @ B[K, N] = B^T v
+        mat, vec, stored_t, rows, cols, mat_size = Bm, A, not tb, N, K, N * K
+        vec_size = K
+    # column-major view: a row-major (rows x cols) matrix is (cols x rows) with ld = cols
+    if stored_t:   # matrix stored as (cols x rows) row-major: column-major (rows x cols)
+        trans, m, n, ld = "N", rows, cols, rows
+    else:
+        trans, m, n, ld = "T", cols, rows, cols
+    args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
+            cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
+            cell(I32, ir.Constant(I32, max(1, ld))), None, cell(I32, ir.Constant(I32, 1)),
+            cell(t, const(dt, 0.0)), None, cell(I32, ir.Constant(I32, 1))]
+    for batch in range(B):
+        args[4] = b.gep(mat.ptr, [ir.Constant(I64, batch * mat_size)])
+        args[6] = b.gep(vec.ptr, [ir.Constant(I64, batch * vec_size)])
+        args[9] = b.gep(out.ptr, [ir.Constant(I64, batch * rows)])
+        b.call(fn, list(args))
 
 
 def _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out):

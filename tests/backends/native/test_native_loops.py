@@ -151,7 +151,7 @@ def test_matches_numpy(fn, args):
 
 
 def matmuls(a, b, v):
-    return a @ b, a.T @ b, a @ b.T, v @ a, a @ v, v @ v
+    return a @ b, a.T @ b, a @ b.T, v @ a, a @ v, v @ v, a.T @ v, v @ a.T
 
 
 def batched(x, y):
