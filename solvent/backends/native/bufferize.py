@@ -219,6 +219,9 @@ class Plan:
                 self._fuse(region.block)
             if not (op.results and len(op.results) == 1 and is_array(op.results[0])):
                 continue
+            if op.name == "tensor.transpose":
+                self._fuse_transpose(block, pos, op)
+                continue
             if op.name not in ELEMENTWISE and op.name != "tensor.slice":
                 continue
             r = op.results[0]
@@ -250,6 +253,18 @@ class Plan:
             if self._writes(user) and id(self.of[user.results[0]]) in mine:
                 continue
             self.fused.add(op)
+
+    def _fuse_transpose(self, block: Block, pos: int, op: Operation):
+        """A transpose whose only use is a matrix product is not materialized: the product
+        reads the source with the permutation composed into its own layout choice."""
+        r = op.results[0]
+        users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
+        if len(users) != 1 or users[0][1].name != "tensor.dot_general":
+            return
+        k, user = users[0]
+        if any(self._writes(w) for w in block.ops[pos + 1:k]):
+            return
+        self.fused.add(op)
 
     def _writes(self, op) -> bool:
         """Whether ``op`` may write into a buffer that existed before it."""

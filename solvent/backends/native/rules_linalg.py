@@ -61,13 +61,18 @@ def _free(rank, *used):
 
 def _arranged(ctx, op, v, order, alt):
     """(buffer, transposed) with ``v``'s dims in ``order`` (or in ``alt``, transposed)."""
+    from .rules_structural import Transposed
     ref = ctx.get(v)
     rank = len(v.type.shape)
+    if isinstance(ref, Transposed):    # read the source: value dim d is source dim perm[d]
+        order = [ref.perm[d] for d in order]
+        alt = [ref.perm[d] for d in alt]
+        ref = ref.src
     if order == list(range(rank)):
         return ref, False
     if alt == list(range(rank)):
         return ref, True
-    shape = tuple(v.type.shape[d] for d in order)
+    shape = tuple(ref.shape[d] for d in order)
     tmp = ctx.scratch(op, shape, v.type.dtype)
 
     def body(idx):
@@ -95,7 +100,9 @@ def _dot(op, ctx):
     A, ta = _arranged(ctx, op, a, lb + lf + lc, lb + lc + lf)
     Bm, tb = _arranged(ctx, op, b, rb + rc + rf, rb + rf + rc)
     sym = blas_symbols().get(dt)
-    if sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
+    if M == 1 and N == 1:
+        _dots(ctx, dt, B, K, A, Bm, out)
+    elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
         _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
     elif sym is not None and M * N * K >= 512:
         _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
@@ -133,6 +140,30 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
         pb = b.gep(Bm.ptr, [ir.Constant(I64, batch * K * N)])
         pc = b.gep(out.ptr, [ir.Constant(I64, batch * M * N)])
         b.call(fn, [opb, opa, m, n, k, alpha, pb, ldb, pa, lda, beta, pc, ldc])
+
+
+def _dots(ctx, dt, B, K, A, Bm, out):
+    """Vector dot products inline. Float sums may be reassociated (as BLAS ddot does), which
+    lets LLVM vectorize the loop."""
+    b = ctx.b
+    a2 = BufRef(A.ptr, (B, K), dt)
+    b2 = BufRef(Bm.ptr, (B, K), dt)
+    c1 = BufRef(out.ptr, (B,), dt)
+    acc = ctx.slot(dt)
+
+    def per_batch(q):
+        b.store(const(dt, 0), acc)
+
+        def step(k):
+            prod = scalar_math.mul(ctx, dt, ctx.load(a2, [q, k]), ctx.load(b2, [q, k]))
+            s = scalar_math.add(ctx, dt, b.load(acc), prod)
+            if dt[0] == "f":
+                prod.flags.extend(["reassoc", "contract"])
+                s.flags.extend(["reassoc", "contract"])
+            b.store(s, acc)
+        ctx.counted_loop(K, step)
+        ctx.store(c1, [q], b.load(acc))
+    ctx.counted_loop(B, per_batch)
 
 
 def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):

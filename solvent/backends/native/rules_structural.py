@@ -25,10 +25,19 @@ def _reshape(op, ctx):
     return [out]
 
 
+class Transposed:
+    """A transpose left unmaterialized for a matrix product (see bufferize._fuse_transpose)."""
+
+    def __init__(self, src, perm):
+        self.src, self.perm = src, list(perm)
+
+
 def _transpose(op, ctx):
     x = ctx.get(op.operands[0])
-    out = ctx.out(op)
     perm = op.attrs["perm"]
+    if op in ctx.plan.fused:
+        return [Transposed(x, perm)]
+    out = ctx.out(op)
 
     def body(idx):
         src = [None] * len(perm)

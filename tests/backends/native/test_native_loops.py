@@ -262,3 +262,14 @@ def test_branches_over_large_arrays_update_in_place_correctly():
     r = np.random.default_rng(11)
     check(branchy, r.standard_normal(300), np.zeros(300), 0.8, backend="native")
     check(branch_keeps_old, r.standard_normal(100), backend="native")
+
+
+def transposed_products(a, b, v):
+    return a.T @ v, np.transpose(a) @ b, b @ a.T, a.T @ b.T, (a.T + 1.0) @ v
+
+
+def test_products_of_transposes():
+    r = np.random.default_rng(12)
+    check(transposed_products, r.random((30, 30)), r.random((30, 30)), r.random(30),
+          backend="native")
+    check(transposed_products, r.random((3, 3)), r.random((3, 3)), r.random(3), backend="native")
