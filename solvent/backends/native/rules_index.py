@@ -69,6 +69,8 @@ def _source_index(ctx, items, idx):
 
 def _slice(op, ctx):
     x = ctx.get(op.operands[0])
+    if op.operands[0].type.rank == 0:          # x[()] of a scalar
+        return [x]
     items = _resolve(op, ctx, op.attrs["spec"], op.operands[0].type.shape, op.operands[1:])
     res = op.results[0]
     if res.type.rank == 0:

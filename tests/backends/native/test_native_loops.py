@@ -273,3 +273,24 @@ def test_products_of_transposes():
     check(transposed_products, r.random((30, 30)), r.random((30, 30)), r.random(30),
           backend="native")
     check(transposed_products, r.random((3, 3)), r.random((3, 3)), r.random(3), backend="native")
+
+
+def special_floats(x):
+    y = np.empty_like(x)
+    for i in range(x.shape[0]):
+        y[i] = max(x[i], -np.inf) if x[i] == x[i] else np.nan
+    return y, np.isnan(y).sum()
+
+
+def bool_arrays(m, x):
+    c = 0
+    for i in range(m.shape[0]):
+        if m[i] and x[i] > 0.0:
+            c += 1
+    return c, m & (x > 0.5)
+
+
+def test_nan_inf_constants_and_bool_arrays():
+    check(special_floats, np.array([1.0, np.nan, -2.0]), backend="native")
+    check(bool_arrays, np.array([True, False, True, True]), np.array([1.0, 2.0, -1.0, 0.7]),
+          backend="native")
