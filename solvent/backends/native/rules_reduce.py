@@ -36,8 +36,21 @@ def _identity(kind, dt):
     return const(dt, (1 << w) - 1 if big else 0)
 
 
+def _reassociable(combine):
+    """Float sums/products whose additions LLVM may reorder (and so vectorize): NumPy sums
+    pairwise, not left to right, so no order is the reference one."""
+    def f(ctx, dt, a, b):
+        r = combine(ctx, dt, a, b)
+        if dt[0] == "f":
+            r.flags.extend(["reassoc", "contract"])
+        return r
+    return f
+
+
 def _reduce(kind):
     combine = _COMBINE[kind]
+    if kind in ("sum", "prod"):
+        combine = _reassociable(combine)
 
     def rule(op, ctx):
         xv = op.operands[0]
