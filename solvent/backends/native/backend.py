@@ -21,7 +21,7 @@ from . import (rules_control, rules_elementwise, rules_index, rules_linalg, rule
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, BufRef, Ctx
 from .engine import Compiled
-from .types import I64, SUPPORTED, mem_type
+from .types import I64, SUPPORTED
 
 RULES: dict = {}
 for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_linalg,

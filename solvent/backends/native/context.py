@@ -14,8 +14,8 @@ from llvmlite import ir
 
 from ...ir.core import Block, Operation, Value
 from ...ir.registry import IRError
-from .bufferize import Plan, is_array
-from .types import I1, I64, const, mem_type, reg_type, is_signed
+from .bufferize import Plan
+from .types import I1, I32, I64, mem_type, reg_type, is_signed
 
 ERR_INDEX = 0
 ERR_ZERO_STEP = 1
@@ -89,6 +89,7 @@ class Ctx:
         return ref
 
     def get(self, v: Value):
+        """Lowered value of ``v``: a register (scalar), BufRef or Lazy (array)."""
         return self.env[v]
 
     def slot(self, dtype: str, name=""):
@@ -181,10 +182,9 @@ class Ctx:
         rec = [ir.Constant(I64, self.loc_id(op)), index if index is not None else ir.Constant(I64, 0),
                ir.Constant(I64, axis), ir.Constant(I64, size), ir.Constant(I64, kind)]
         for k, v in enumerate(rec):
-            b.store(v, b.gep(self._err, [ir.Constant(I32_, k)]))
+            b.store(v, b.gep(self._err, [ir.Constant(I32, k)]))
         b.ret(ir.Constant(I64, 1))
         b.position_at_end(ok)
-        # a branch weight would be nicer; LLVM sees the ret and treats it as cold enough
 
     def to_i64(self, v, dtype: str):
         if v.type == I64:
@@ -225,9 +225,3 @@ class Ctx:
                 self.env[r] = v
         return block.ops[-1]
 
-    def value_for(self, v: Value):
-        """Lowered value of ``v``: a register for scalars, a BufRef for arrays."""
-        return self.env[v]
-
-
-I32_ = ir.IntType(32)

@@ -10,7 +10,6 @@ from llvmlite import ir
 
 from .bufferize import is_array
 from .context import ERR_ZERO_STEP
-from .types import reg_type
 
 
 def _enter(op, ctx, inits):

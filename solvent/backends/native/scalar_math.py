@@ -11,7 +11,7 @@ import math
 
 from llvmlite import ir
 
-from .types import I1, F32, F64, bits, const, is_float, is_signed, reg_type
+from .types import I1, F32, bits, const, is_float, is_signed, reg_type
 
 
 def _intrinsic(ctx, name, dtype, nargs=1):

@@ -96,3 +96,17 @@ def test_accepts_refuses_complex_values():
 def test_describe_names_the_backend():
     assert NativeBackend().describe().startswith("native:")
     assert NativeBackend.name == "native"
+
+
+def stepped(x, s):
+    t = 0.0
+    for i in range(0, x.shape[0], s):
+        t += x[i]
+    return t
+
+
+def test_zero_step_raises_value_error_as_python_does():
+    f = solvent.jit(stepped, backend="native")
+    with pytest.raises(ValueError, match="must not be zero"):
+        f(np.ones(4), 0)
+    check(stepped, np.arange(7.0), 3, backend="native")
