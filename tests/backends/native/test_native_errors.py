@@ -110,3 +110,15 @@ def test_zero_step_raises_value_error_as_python_does():
     with pytest.raises(ValueError, match="must not be zero"):
         f(np.ones(4), 0)
     check(stepped, np.arange(7.0), 3, backend="native")
+
+
+def invariant_read(x, i, m):
+    s = x[0] * 0.0
+    for j in range(m):
+        s += x[i]      # loop-invariant: hoisted out of a loop that may make no trips
+    return s
+
+
+def test_hoisted_access_of_a_loop_without_trips_does_not_raise():
+    check(invariant_read, np.ones(3), 7, 0, backend="native")
+    check(invariant_read, np.arange(3.0), 2, 4, backend="native")
