@@ -47,10 +47,24 @@ def _reassociable(combine):
     return f
 
 
+def _ieee_extreme(kind, fallback):
+    """Float max/min as ``llvm.maximum``/``llvm.minimum``: NaN propagates as in NumPy, and
+    LLVM recognizes (and vectorizes) the reduction, which it cannot do for the select chain.
+    It orders -0.0 below +0.0, where NumPy keeps whichever comes first: equal values."""
+    def f(ctx, dt, a, b):
+        if dt[0] != "f":
+            return fallback(ctx, dt, a, b)
+        fn = scalar_math._intrinsic(ctx, "maximum" if kind == "max" else "minimum", dt, 2)
+        return ctx.b.call(fn, [a, b])
+    return f
+
+
 def _reduce(kind):
     combine = _COMBINE[kind]
     if kind in ("sum", "prod"):
         combine = _reassociable(combine)
+    elif kind in ("max", "min"):
+        combine = _ieee_extreme(kind, combine)
 
     def rule(op, ctx):
         xv = op.operands[0]

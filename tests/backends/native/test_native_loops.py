@@ -294,3 +294,17 @@ def test_nan_inf_constants_and_bool_arrays():
     check(special_floats, np.array([1.0, np.nan, -2.0]), backend="native")
     check(bool_arrays, np.array([True, False, True, True]), np.array([1.0, 2.0, -1.0, 0.7]),
           backend="native")
+
+
+def extremes(x):
+    return x.max(), x.min(), x.max(axis=0), x.min(axis=1, keepdims=True), x.sum(), x.prod(axis=1)
+
+
+def test_reductions_propagate_nan():
+    r = np.random.default_rng(13)
+    x = r.random((7, 9))
+    check(extremes, x, backend="native")
+    x[3, 4] = np.nan
+    check(extremes, x, backend="native")
+    check(extremes, np.array([[-0.0, 0.0], [np.inf, -np.inf]]), backend="native")
+    check(extremes, r.integers(-50, 50, (5, 6)), backend="native")
