@@ -1,5 +1,5 @@
-"""Backends, registered by name: ``xla`` (jax.lax under jax.jit) and ``interp`` (the NumPy
-reference interpreter). Each implements ``base.Backend`` (accepts with a reason, compile,
+"""Backends, registered by name: ``xla`` (jax.lax under jax.jit), ``native`` (LLVM through
+llvmlite) and ``interp`` (the NumPy reference interpreter). Each implements ``base.Backend`` (accepts with a reason, compile,
 describe) and runs ops through its own rule table in the op registry.
 
 A new backend ``name`` adds its rules with ``ir.registry.register_lowering(op, name, rule)``
@@ -36,7 +36,9 @@ def available_backends() -> tuple[str, ...]:
 
 
 from .interp import InterpBackend  # noqa: E402
+from .native import NativeBackend  # noqa: E402
 from .xla import XlaBackend  # noqa: E402
 
 register_backend(XlaBackend())
+register_backend(NativeBackend())
 register_backend(InterpBackend())

@@ -4,7 +4,10 @@ defined outside the loop move in front of the loop.
 Identity: an op that depends on nothing the loop changes computes the same value in every
 iteration, so computing it once before the loop is equivalent. Ops are total (dynamic
 indices clamp, division by zero gives inf/0 as in NumPy), so running one for a loop that
-makes zero trips changes no result.
+makes zero trips changes no result. An element access with a run-time index hoisted out
+of a loop that might make zero trips is marked ``unchecked`` (as if-conversion marks the
+accesses it speculates): a backend that raises IndexError must not raise for an access the
+program might not have made.
 """
 from __future__ import annotations
 
@@ -22,15 +25,39 @@ def _defined_inside(op: Operation) -> set:
     return inside
 
 
+def _runs_at_least_once(loop: Operation, region_index: int) -> bool:
+    """A while loop's condition always runs; a for loop's body runs when its constant
+    bounds give a trip."""
+    if loop.name == "loop.while":
+        return region_index == 0
+    consts = []
+    for v in loop.operands[:3]:
+        o = v.owner
+        if not (isinstance(o, Operation) and o.name == "tensor.constant"):
+            return False
+        consts.append(int(o.attrs["value"]))
+    lb, ub, step = consts
+    return step != 0 and len(range(lb, ub, step)) > 0
+
+
+def _mark_unchecked(op: Operation) -> None:
+    if op.name in ("tensor.slice", "tensor.update_slice") and \
+            any(it[0] == "i" for it in op.attrs.get("spec", ())):
+        op.attrs["unchecked"] = True
+
+
 def _hoist_from(loop: Operation, parent: Block) -> None:
     inside = _defined_inside(loop)
-    for region in loop.regions:
+    for k, region in enumerate(loop.regions):
         block = region.block
+        certain = _runs_at_least_once(loop, k)
         for op in list(block.ops):
             if op.regions or not get(op.name).pure or not op.results:
                 continue
             if any(o in inside for o in op.operands):
                 continue
+            if not certain:
+                _mark_unchecked(op)
             op.move_before(loop)
             inside.difference_update(op.results)
 

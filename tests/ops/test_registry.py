@@ -309,7 +309,8 @@ def test_a_refusing_backend_raises_unsupported_error_with_its_reason(monkeypatch
 
 
 def test_automatic_choice_asks_accepts_and_never_falls_back_to_the_interpreter(monkeypatch):
-    monkeypatch.setattr(get_backend("xla"), "accepts", lambda fn: (False, "not today"))
+    for name in ("xla", "native"):
+        monkeypatch.setattr(get_backend(name), "accepts", lambda fn: (False, "not today"))
     with pytest.raises(solvent.UnsupportedError, match="xla refuses it: not today"):
         solvent.jit(_doubler)(np.ones(3))
     assert np.array_equal(solvent.jit(_doubler, backend="interp")(np.ones(3)), np.full(3, 2.0))

@@ -99,9 +99,9 @@ func @f(%x: tensor<5xf64>, %i: i64, %t: f64) {
   %0 = tensor.slice %x, %i {spec = [["i", 0]]} : f64
   %1 = tensor.gt %0, %t : i1
   %2 = tensor.sub %0, %t : f64
-  %3 = tensor.slice %x, %i {spec = [["i", 0]]} : f64
+  %3 = tensor.slice %x, %i {spec = [["i", 0]], unchecked = true} : f64
   %4 = tensor.select %1, %2, %3 : f64
-  %5 = tensor.update_slice %x, %4, %i {spec = [["i", 0]]} : tensor<5xf64>
+  %5 = tensor.update_slice %x, %4, %i {spec = [["i", 0]], unchecked = true} : tensor<5xf64>
   func.return %5
 }
 """

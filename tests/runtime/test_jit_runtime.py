@@ -77,7 +77,7 @@ def test_explain_names_stages_and_backend(capsys):
     text = solvent.explain(time_loop, 3, np.ones(8))
     assert "## after frontend" in text and "## after functionalize" in text
     assert "## backend: xla" in text and "# why:" in text
-    assert f"# {get_backend('xla').describe()}\n" in text and "xla: the only backend" in text
+    assert f"# {get_backend('xla').describe()}\n" in text and "# why: xla: a tensor program" in text
     assert text in capsys.readouterr().out
 
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env python
+"""Native backend vs NumPy, solvent-XLA and Numba on every corpus kernel the native backend
+accepts, side by side.
+
+Usage::
+
+    python benchmarks/native_loops.py [--kernels a,b] [--repeat N] [--size-scale F]
+
+Arguments are built once at ``BENCH_SIZE`` (times ``--size-scale``); every call gets fresh
+copies (copying is not timed). Steady-state times are the median of N calls after the first.
+"first call" is translation + pipeline + compilation + one run, for solvent-native and for
+``numba.njit`` on the same unmodified source (only where the module says ``NUMBA_OK``).
+Every competitor's first-call result is compared with NumPy's (returns and arguments after
+the call); a mismatch prints MISMATCH instead of a time.
+"""
+import argparse
+import copy
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+import solvent  # noqa: E402
+from solvent.backends.native import NativeBackend  # noqa: E402
+from solvent.corpus import KERNELS  # noqa: E402
+
+
+def _same(got, exp):
+    from differential import assert_same_value
+    try:
+        assert_same_value(got, exp, "r")
+        return True
+    except AssertionError:
+        return False
+
+
+def _run(f, args, repeat):
+    a = copy.deepcopy(args)
+    t0 = time.perf_counter()
+    out = f(*a)
+    first = time.perf_counter() - t0
+    result = (out, a)
+    times = []
+    for _ in range(repeat):
+        a = copy.deepcopy(args)
+        t0 = time.perf_counter()
+        f(*a)
+        times.append(time.perf_counter() - t0)
+    return first, statistics.median(times), result
+
+
+def _fmt(t):
+    if isinstance(t, str):
+        return t
+    return f"{t * 1e3:.3f}" if t < 1 else f"{t * 1e3:.0f}"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--kernels")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--size-scale", type=float, default=1.0)
+    opts = p.parse_args()
+    wanted = set(opts.kernels.split(",")) if opts.kernels else None
+    rows = []
+    for k in KERNELS:
+        if wanted and k.name not in wanted:
+            continue
+        n = max(1, int(k.bench_size * opts.size_scale))
+        args = k.make_args(n, np.random.default_rng(0))
+        ok, reason = NativeBackend().accepts(solvent.jit(k.func).compile(args).fn)
+        if not ok:
+            print(f"# {k.name}: not accepted: {reason}")
+            continue
+        _, t_np, ref = _run(k.func, args, opts.repeat)
+        row = {"kernel": k.name, "n": n, "numpy": t_np}
+        competitors = [("native", solvent.jit(k.func, backend="native")),
+                       ("xla", solvent.jit(k.func, backend="xla"))]
+        if k.numba_ok:
+            import numba
+            competitors.append(("numba", numba.njit(k.func)))
+        for name, f in competitors:
+            try:
+                first, t, res = _run(f, args, opts.repeat)
+                good = _same(res[0], ref[0]) and all(
+                    _same(g, e) for g, e in zip(res[1], ref[1]) if isinstance(e, np.ndarray))
+                row[name] = t if good else "MISMATCH"
+                row[name + "_first"] = first
+            except Exception as e:  # noqa: BLE001 - a benchmark reports, never stops
+                row[name] = f"error: {type(e).__name__}"
+        rows.append(row)
+        print(f"# done {k.name}", file=sys.stderr, flush=True)
+    cols = ["kernel", "n", "numpy", "native", "xla", "numba", "native_first", "numba_first"]
+    heads = ["kernel", "n", "NumPy ms", "native ms", "XLA ms", "Numba ms",
+             "native 1st ms", "Numba 1st ms"]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    for r in rows:
+        print("| " + " | ".join(_fmt(r.get(c, "-")) if c not in ("kernel", "n") else str(r[c])
+                                for c in cols) + " |")
+    ratios = [r["numpy"] / r["native"] for r in rows if isinstance(r.get("native"), float)]
+    if ratios:
+        g = float(np.exp(np.mean(np.log(ratios))))
+        print(f"\ngeometric mean of NumPy/native over {len(ratios)} kernels: {g:.2f}x")
+    nb = [r["numba"] / r["native"] for r in rows
+          if isinstance(r.get("native"), float) and isinstance(r.get("numba"), float)]
+    if nb:
+        print(f"geometric mean of Numba/native over {len(nb)} kernels: "
+              f"{float(np.exp(np.mean(np.log(nb)))):.2f}x (> 1: native faster)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""The native backend: solvent's tensor IR (after the pass pipeline) to machine code.
+
+``NativeBackend.accepts(fn)`` says whether every op and dtype has a native rule (and names
+the first that does not, with its source line); ``compile(fn)`` bufferizes (``bufferize``),
+lowers each op with its rule from ``RULES`` (one module per op family, mirroring the XLA
+rules), optimizes with LLVM and returns a ``NativeExecutable``: called with NumPy values, it
+returns one NumPy array per ``func.return`` operand and never writes into its arguments.
+"""
+from __future__ import annotations
+
+import ctypes
+import time
+
+import numpy as np
+from llvmlite import ir
+
+from ...ir.core import Function
+from ...ir.registry import lowerings, register_lowering
+from ..base import Backend
+from ...ir.types import TensorType, np_dtype
+from . import (rules_control, rules_elementwise, rules_index, rules_linalg, rules_reduce,
+               rules_structural)
+from .bufferize import Plan, is_array
+from .context import ERR_INDEX, BufRef, Ctx
+from .engine import Compiled
+from .types import I64, SUPPORTED
+
+# The native rules go into the op registry's rule table for "native", like every backend's
+# (one module per op family defines them); the backend reads them back from there.
+for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_linalg,
+                rules_control):
+    for _name, _rule in _family.RULES.items():
+        register_lowering(_name, "native", _rule)
+RULES = lowerings("native")
+
+_TERMINATORS = ("loop.yield", "loop.condition", "func.return")
+
+
+def _where(op):
+    return f" at {op.loc}" if op.loc is not None else ""
+
+
+class NativeBackend(Backend):
+    name = "native"
+
+    def __init__(self, opt_level: int = 3):
+        self.opt_level = opt_level
+
+    def accepts(self, fn: Function) -> tuple[bool, str]:
+        for a in fn.args:
+            if not isinstance(a.type, TensorType) or a.type.dtype not in SUPPORTED:
+                return False, f"native: argument of type {a.type} is not supported"
+        for op in fn.walk():
+            if op.name not in RULES and op.name not in _TERMINATORS:
+                return False, f"native: {op.name}{_where(op)} has no native lowering yet"
+            check = getattr(RULES.get(op.name), "check", None)
+            why = check(op) if check else None
+            if why:
+                return False, f"native: {op.name}{_where(op)}: {why} is not supported yet"
+            for v in list(op.operands) + list(op.results):
+                if not isinstance(v.type, TensorType) or v.type.dtype not in SUPPORTED:
+                    return False, (f"native: {op.name}{_where(op)} works on {v.type}; the "
+                                   "native backend compiles bool, integer, float32 and float64")
+        return True, "native: every op has a native lowering"
+
+    def describe(self) -> str:
+        return (f"native: solvent IR -> LLVM IR (llvmlite) -> machine code, O{self.opt_level} "
+                f"with loop/SLP vectorization; {len(RULES)} op rules")
+
+    def compile(self, fn: Function) -> "NativeExecutable":
+        ok, reason = self.accepts(fn)
+        if not ok:
+            from ...errors import UnsupportedError
+            raise UnsupportedError(reason)
+        t0 = time.perf_counter()
+        plan = Plan(fn)
+        module, locs = lower(fn, plan)
+        text = str(module)
+        t1 = time.perf_counter()
+        comp = Compiled(text, "solvent_entry", self.opt_level)
+        exe = NativeExecutable(fn, plan, comp, locs, text)
+        exe.seconds = {"lower": t1 - t0, **comp.seconds}
+        return exe
+
+
+def lower(fn: Function, plan: Plan):
+    module = ir.Module(name=fn.name)
+    i8p = ir.PointerType(ir.IntType(8))
+    fty = ir.FunctionType(I64, [ir.PointerType(i8p), ir.PointerType(I64)])
+    f = ir.Function(module, fty, name="solvent_entry")
+    ctx = Ctx(module, f, plan, RULES)
+    b = ctx.b
+    for buf in plan.bufs:
+        ctx.bufs[buf.id] = BufRef(ctx._buffer_pointer(buf), buf.shape, buf.dtype)
+    args = []
+    for a in fn.args:
+        ref = ctx.buf(a)
+        args.append(ref if is_array(a) else ctx.load(ref, []))
+    term = ctx.lower_block(fn.body, args)
+    for k, v in enumerate(term.operands):
+        if k in plan.ret_scalar:
+            ctx.store(ctx.bufs[plan.ret_scalar[k].id], [], ctx.get(v))
+    b.ret(ir.Constant(I64, 0))
+    ctx.finish_entry()
+    return module, ctx.locs
+
+
+class NativeExecutable:
+    def __init__(self, fn: Function, plan: Plan, comp: Compiled, locs, llvm_ir: str):
+        self.plan = plan
+        self.comp = comp
+        self.locs = locs
+        self.llvm_ir = llvm_ir
+        self.cfunc = comp.cfunc
+        self._new = [(b.id, b.shape, np_dtype(b.dtype)) for b in plan.bufs if b.arg is None]
+        self._args = [(b.id, b.arg, np_dtype(b.dtype), b.written, len(b.shape) == 0)
+                      for b in plan.bufs if b.arg is not None]
+        self._rets = []
+        for k, v in enumerate(fn.body.terminator.operands):
+            b = plan.ret_scalar.get(k) or plan.of[v]
+            self._rets.append((b.id, b.arg is not None and not b.written))
+        self._n = len(plan.bufs)
+        self.options_note = None
+
+    def __call__(self, *args):
+        arrays = [None] * self._n
+        for i, k, dt, written, scalar in self._args:
+            a = args[k]
+            if scalar:
+                arrays[i] = np.array(a, dtype=dt)
+            elif written:
+                arrays[i] = np.array(a, dtype=dt, order="C", copy=True)
+            else:
+                arrays[i] = np.ascontiguousarray(a, dtype=dt)
+        for i, shape, dt in self._new:
+            arrays[i] = np.empty(shape, dt)
+        ptrs = (ctypes.c_void_p * self._n)(*[a.ctypes.data for a in arrays])
+        err = np.zeros(5, np.int64)
+        if self.cfunc(ptrs, err.ctypes.data):
+            raise _error(err, self.locs)
+        outs, seen = [], set()
+        for i, must_copy in self._rets:
+            a = arrays[i]
+            outs.append(a.copy() if must_copy or i in seen else a)
+            seen.add(i)
+        return outs
+
+
+def _error(err, locs):
+    loc_id, index, axis, size, kind = (int(x) for x in err)
+    loc = locs[loc_id] if 0 <= loc_id < len(locs) else None
+    where = f" (line {loc.line} of {loc.file})" if loc is not None else ""
+    if kind == ERR_INDEX:
+        return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}{where}")
+    return ValueError(f"range() arg 3 must not be zero{where}")

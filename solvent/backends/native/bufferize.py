@@ -1,0 +1,284 @@
+"""Bufferization: every non-scalar tensor value gets a buffer; updates write in place when safe.
+
+Identity relied on: an SSA tensor value is never changed, so ``r = update_slice(x, v, idx)``
+may reuse ``x``'s buffer exactly when nothing reads ``x`` after the update. "Nothing reads
+``x`` afterwards" is decided on the structured IR: ``x`` is owned by the block of the update
+(defined there, or one of its block arguments, or a function argument), appears once among
+the operands, and no later op of that block (nor any op nested in one) uses it. A value
+defined outside a loop body is never updated in place inside it: the next iteration reads it.
+
+Loop-carried arrays live in one buffer per carried slot: the init's buffer when the init is
+dead after the loop (checked as above, also for uses inside the loop's own regions), else a
+fresh buffer that the init is copied into once at loop entry. A yielded value in another
+buffer is copied back into the slot at the end of the iteration; yields that would overwrite
+a slot another copy still reads (a swap) go through temporary buffers. ``loop.if`` results get
+fresh buffers that each branch copies its values into.
+
+An elementwise op writes its result into the buffer of an operand of the result's own shape
+and dtype when that operand is dead after it (element k of the result reads only element k
+of that operand, so the overwrite never precedes a read): a time step ``A = f(A, ...)``
+then needs no temporary and no copy back into the loop slot.
+
+Function arguments are read in place from the caller's arrays; an argument whose buffer is
+written (in place or as a loop slot) is marked ``written`` and the executable copies it into
+a fresh array once at entry, so the caller's arrays are never touched.
+"""
+from __future__ import annotations
+
+from ...ir.core import Block, Function, Operation, Value
+
+
+class Buf:
+    __slots__ = ("id", "shape", "dtype", "arg", "written")
+
+    def __init__(self, id, shape, dtype, arg=None):
+        self.id = id
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.arg = arg          # IR argument index for an argument's buffer, else None
+        self.written = False
+
+    def __repr__(self):
+        return f"<Buf {self.id} {self.shape}{self.dtype} arg={self.arg} w={self.written}>"
+
+
+def is_array(v: Value) -> bool:
+    return len(v.type.shape) > 0
+
+
+def _uses(op: Operation, v: Value) -> bool:
+    return any(v in o.operands for o in op.walk())
+
+
+class Plan:
+    def __init__(self, fn: Function):
+        self.bufs: list[Buf] = []
+        self.of: dict[Value, Buf] = {}
+        self.inplace: set[Operation] = set()          # update_slice ops done in place
+        self.init_copy: dict[Operation, list[bool]] = {}  # loop op -> per slot: copy init in
+        self.swap_tmp: dict[Operation, list] = {}     # yield op -> temp Buf per slot or None
+        self.ret_scalar: dict[int, Buf] = {}          # result index -> Buf for a scalar result
+        self.reused: set[Operation] = set()           # elementwise ops writing an operand's buffer
+        self.fused: set[Operation] = set()            # computed inside their consumer's loop
+        self._donated: frozenset = frozenset()        # outer values a loop.if branch may reuse
+        for i, a in enumerate(fn.args):
+            b = self.new(a.type.shape, a.type.dtype, arg=i)
+            self.of[a] = b
+        self._block(fn.body, owner_args=True)
+        self._fuse(fn.body)
+        for k, v in enumerate(fn.body.terminator.operands):
+            if not is_array(v):
+                self.ret_scalar[k] = self.new((), v.type.dtype)
+
+    def new(self, shape, dtype, arg=None) -> Buf:
+        b = Buf(len(self.bufs), shape, dtype, arg)
+        self.bufs.append(b)
+        return b
+
+    def _can_reuse(self, block: Block, pos: int, x: Value, owner_args: bool) -> bool:
+        op = block.ops[pos]
+        if x in self._donated:
+            pass
+        elif x.owner is block:
+            if not owner_args:
+                return False
+        elif not (isinstance(x.owner, Operation) and x.owner.parent is block):
+            return False
+        if sum(o is x for o in op.operands) != 1:
+            return False
+        if any(_uses(inner, x) for r in op.regions for inner in r.block.ops):
+            return False
+        return not any(_uses(later, x) for later in block.ops[pos + 1:])
+
+    def _block(self, block: Block, owner_args: bool):
+        for pos, op in enumerate(block.ops):
+            name = op.name
+            if name == "tensor.update_slice":
+                x = op.operands[0]
+                if self._can_reuse(block, pos, x, owner_args):
+                    b = self.of[x]
+                    self.inplace.add(op)
+                else:
+                    b = self.new(x.type.shape, x.type.dtype)
+                b.written = True
+                self.of[op.results[0]] = b
+            elif name in ("loop.for", "loop.while"):
+                inits = op.operands[3:] if name == "loop.for" else op.operands
+                slots, copies = [], []
+                for init in inits:
+                    if not is_array(init):
+                        slots.append(None)
+                        copies.append(False)
+                        continue
+                    if self._can_reuse(block, pos, init, owner_args):
+                        b, c = self.of[init], False
+                    else:
+                        b, c = self.new(init.type.shape, init.type.dtype), True
+                    b.written = True
+                    slots.append(b)
+                    copies.append(c)
+                self.init_copy[op] = copies
+                for r, b in zip(op.results, slots):
+                    if b is not None:
+                        self.of[r] = b
+                if name == "loop.for":
+                    body = op.regions[0].block
+                    for a, b in zip(body.args[1:], slots):
+                        if b is not None:
+                            self.of[a] = b
+                    self._block(body, owner_args=True)
+                    self._yield(body.terminator, slots)
+                else:
+                    cond, body = (r.block for r in op.regions)
+                    for blk in (cond, body):
+                        for a, b in zip(blk.args, slots):
+                            if b is not None:
+                                self.of[a] = b
+                    self._block(cond, owner_args=False)
+                    self._block(body, owner_args=True)
+                    self._yield(body.terminator, slots)
+            elif name == "loop.if":
+                self._if(block, pos, op, owner_args)
+            elif op.results and is_array(op.results[0]) and self._elementwise(op):
+                r = op.results[0]
+                reuse = next((x for x in op.operands if x.type == r.type
+                              and self._can_reuse(block, pos, x, owner_args)), None)
+                b = self.of[reuse] if reuse is not None else self.new(r.type.shape, r.type.dtype)
+                if reuse is not None:
+                    b.written = True
+                    self.reused.add(op)
+                self.of[r] = b
+            else:
+                for region in op.regions:  # pragma: no cover - no other op has regions today
+                    self._block(region.block, owner_args=False)
+                for r in op.results:
+                    if is_array(r):
+                        self.of[r] = self.new(r.type.shape, r.type.dtype)
+
+    def _if(self, block: Block, pos: int, op: Operation, owner_args: bool):
+        """``loop.if``: an outer array dead after the if is donated to the branches, which
+        may update it in place; a result both branches yield in the donated buffer (or that
+        one branch yields there and the other copies into) lives in it, so an ``if`` that
+        writes one element of an array costs one element, not a copy of the array."""
+        inner = {r for o in op.walk() if o is not op for r in o.results}
+        inner |= {a for o in op.walk() for rg in o.regions for a in rg.block.args}
+        outer = {v for o in op.walk() if o is not op for v in o.operands
+                 if v not in inner and is_array(v)}
+        donated = {x for x in outer if self._dead_after(block, pos, x, owner_args)}
+        saved = self._donated
+        self._donated = saved | donated
+        for region in op.regions:
+            self._block(region.block, owner_args=False)
+        self._donated = saved
+        terms = [r.block.terminator for r in op.regions]
+        donated_bufs = {id(self.of[x]) for x in donated}
+        taken = set()
+        for k, r in enumerate(op.results):
+            if not is_array(r):
+                continue
+            chosen = None
+            for t in terms:
+                bk = self.of.get(t.operands[k])
+                if bk is None or id(bk) not in donated_bufs or id(bk) in taken:
+                    continue
+                if all(self.of.get(v) is not bk for t2 in terms
+                       for j, v in enumerate(t2.operands) if j != k and is_array(v)):
+                    chosen = bk
+                    break
+            if chosen is None:
+                chosen = self.new(r.type.shape, r.type.dtype)
+            chosen.written = True
+            taken.add(id(chosen))
+            self.of[r] = chosen
+
+    def _dead_after(self, block: Block, pos: int, x: Value, owner_args: bool) -> bool:
+        if x in self._donated:
+            pass
+        elif x.owner is block:
+            if not owner_args:
+                return False
+        elif not (isinstance(x.owner, Operation) and x.owner.parent is block):
+            return False
+        return not any(_uses(later, x) for later in block.ops[pos + 1:])
+
+    # --- fusion -------------------------------------------------------------------------------
+    def _fuse(self, block: Block):
+        """Mark array-valued elementwise ops and slices that are computed element by element
+        inside their only consumer's loop instead of into a buffer.
+
+        Identity: ``y = g(f(x))`` elementwise equals computing ``f`` at each index inside
+        ``g``'s loop, provided ``x``'s buffers hold the same contents there: no op between
+        the two writes into an existing buffer, and the consumer itself does not write in
+        place into a buffer the fused computation reads (its write at one index could
+        precede a read at another). The consumer must iterate over exactly the fused value's
+        shape (a broadcast would recompute it)."""
+        from .rules_elementwise import ELEMENTWISE
+        leaves: dict[Operation, set] = {}
+        for pos, op in enumerate(block.ops):
+            for region in op.regions:
+                self._fuse(region.block)
+            if not (op.results and len(op.results) == 1 and is_array(op.results[0])):
+                continue
+            if op.name == "tensor.transpose":
+                self._fuse_transpose(block, pos, op)
+                continue
+            if op.name not in ELEMENTWISE and op.name != "tensor.slice":
+                continue
+            r = op.results[0]
+            mine = set()
+            for o in op.operands:
+                if isinstance(o.owner, Operation) and o.owner in self.fused:
+                    mine |= leaves[o.owner]
+                elif is_array(o):
+                    mine.add(id(self.of[o]))
+            leaves[op] = mine
+            users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
+            if len(users) != 1:
+                continue
+            k, user = users[0]
+            if sum(o is r for o in user.operands) != 1:
+                continue
+            if user.name in ELEMENTWISE:
+                ok = user.results[0].type.shape == r.type.shape
+            elif user.name == "tensor.update_slice":
+                ok = user.operands[1] is r
+            elif user.name.startswith("tensor.reduce_"):
+                ok = True
+            else:
+                ok = False
+            if not ok:
+                continue
+            if any(self._writes(w) for w in block.ops[pos + 1:k]):
+                continue
+            if self._writes(user) and id(self.of[user.results[0]]) in mine:
+                continue
+            self.fused.add(op)
+
+    def _fuse_transpose(self, block: Block, pos: int, op: Operation):
+        """A transpose whose only use is a matrix product is not materialized: the product
+        reads the source with the permutation composed into its own layout choice."""
+        r = op.results[0]
+        users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
+        if len(users) != 1 or users[0][1].name != "tensor.dot_general":
+            return
+        k, user = users[0]
+        if any(self._writes(w) for w in block.ops[pos + 1:k]):
+            return
+        self.fused.add(op)
+
+    def _writes(self, op) -> bool:
+        """Whether ``op`` may write into a buffer that existed before it."""
+        return op in self.inplace or op in self.reused or op.name in ("loop.for", "loop.while")
+
+    @staticmethod
+    def _elementwise(op) -> bool:
+        from .rules_elementwise import ELEMENTWISE
+        return op.name in ELEMENTWISE
+
+    def _yield(self, term: Operation, slots: list):
+        srcs = [self.of.get(v) if b is not None else None for v, b in zip(term.operands, slots)]
+        moving = {id(s) for s, d in zip(srcs, slots) if d is not None and s is not d}
+        dsts = {id(d) for s, d in zip(srcs, slots) if d is not None and s is not d}
+        if moving & dsts:
+            self.swap_tmp[term] = [self.new(d.shape, d.dtype) if d is not None and s is not d
+                                   and id(s) in dsts else None for s, d in zip(srcs, slots)]

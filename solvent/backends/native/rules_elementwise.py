@@ -1,0 +1,66 @@
+"""Lowering rules of the elementwise ops (``tensor.<ufunc>``, select, convert).
+
+A rank-0 result is one scalar computation; an array result is a loop nest over the result's
+shape that reads each operand with NumPy broadcasting (a size-1 or missing dim reads index 0)
+and applies the same scalar computation (``scalar_math``).
+"""
+from __future__ import annotations
+
+from . import scalar_math
+from .context import Lazy
+
+
+def operand_at(ctx, v, idx, shape):
+    """The element of operand ``v`` that broadcasts to index ``idx`` of ``shape``."""
+    x = ctx.get(v)
+    rank = len(v.type.shape)
+    if rank == 0:
+        return x
+    lead = len(shape) - rank
+    sub = [0 if n == 1 and shape[lead + d] != 1 else idx[lead + d]
+           for d, n in enumerate(v.type.shape)]
+    return ctx.element(x, sub)
+
+
+def elementwise(scalar):
+    """A rule from ``scalar(ctx, op, values) -> register``."""
+    def rule(op, ctx):
+        res = op.results[0]
+        if res.type.rank == 0:
+            return [scalar(ctx, op, [ctx.get(o) for o in op.operands])]
+        shape = res.type.shape
+        if op in ctx.plan.fused:
+            return [Lazy(lambda idx: scalar(ctx, op, [operand_at(ctx, o, idx, shape)
+                                                      for o in op.operands]),
+                         shape, res.type.dtype)]
+        out = ctx.out(op)
+
+        def body(idx):
+            vals = [operand_at(ctx, o, idx, shape) for o in op.operands]
+            ctx.store(out, idx, scalar(ctx, op, vals))
+        ctx.loop_nest(shape, body)
+        return [out]
+    return rule
+
+
+def _unary(fn):
+    return elementwise(lambda ctx, op, vals: fn(ctx, op.operands[0].type.dtype, *vals))
+
+
+def _select(ctx, op, vals):
+    c, a, b = vals
+    return ctx.b.select(c, a, b)
+
+
+def _convert(ctx, op, vals):
+    return scalar_math.convert(ctx, op.operands[0].type.dtype, op.results[0].type.dtype, vals[0])
+
+
+RULES = {f"tensor.{name}": _unary(fn) for name, fn in scalar_math.UNARY.items()}
+RULES.update({f"tensor.{name}": _unary(fn) for name, fn in scalar_math.BINARY.items()})
+RULES["tensor.select"] = elementwise(_select)
+RULES["tensor.convert"] = elementwise(_convert)
+RULES["tensor.broadcast_to"] = elementwise(lambda ctx, op, vals: vals[0])
+
+# ops whose result element k reads only element k of each same-shaped operand
+ELEMENTWISE = frozenset(RULES)

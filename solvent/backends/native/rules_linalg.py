@@ -1,0 +1,227 @@
+"""Lowering rule of ``tensor.dot_general``: BLAS gemm for float32/float64, a loop nest
+otherwise.
+
+Identity: with the operands viewed as batched matrices ``a[B, M, K]`` (dims lhs_batch,
+lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), the result is
+``c[B, M, N] = a @ b`` per batch, in C order. A row-major ``c = a @ b`` is the column-major
+``c^T = b^T a^T``, which is what is passed to Fortran gemm. An operand already in that order
+(or its transpose) is passed as it is; any other layout is first copied into that order.
+
+BLAS is SciPy's (``scipy.linalg.cython_blas``, the library NumPy/SciPy already ship), bound
+to LLVM symbols once; without SciPy every dtype takes the loop nest.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from .context import BufRef
+from .types import I32, I8, I64, const, reg_type
+from . import scalar_math
+
+_BLAS: dict | None = None
+
+
+def blas_symbols() -> dict:
+    """{'f64': 'solvent_d', 'f32': 'solvent_s'}: prefixes of the bound gemm/gemv symbols."""
+    global _BLAS
+    if _BLAS is None:
+        _BLAS = {}
+        try:
+            from scipy.linalg import cython_blas
+        except ImportError:  # pragma: no cover - scipy is optional
+            return _BLAS
+        api = ctypes.pythonapi
+        api.PyCapsule_GetName.restype = ctypes.c_char_p
+        api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+        api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+        api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        for dt, prefix in (("f64", "d"), ("f32", "s")):
+            for kind in ("gemm", "gemv"):
+                cap = cython_blas.__pyx_capi__[prefix + kind]
+                addr = api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
+                llvm.add_symbol(f"solvent_{prefix}{kind}", addr)
+            _BLAS[dt] = f"solvent_{prefix}"
+    return _BLAS
+
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _free(rank, *used):
+    taken = {a for group in used for a in group}
+    return [a for a in range(rank) if a not in taken]
+
+
+def _arranged(ctx, op, v, order, alt):
+    """(buffer, transposed) with ``v``'s dims in ``order`` (or in ``alt``, transposed)."""
+    from .rules_structural import Transposed
+    ref = ctx.get(v)
+    rank = len(v.type.shape)
+    if isinstance(ref, Transposed):    # read the source: value dim d is source dim perm[d]
+        order = [ref.perm[d] for d in order]
+        alt = [ref.perm[d] for d in alt]
+        ref = ref.src
+    if order == list(range(rank)):
+        return ref, False
+    if alt == list(range(rank)):
+        return ref, True
+    shape = tuple(ref.shape[d] for d in order)
+    tmp = ctx.scratch(op, shape, v.type.dtype)
+
+    def body(idx):
+        src = [None] * rank
+        for k, d in enumerate(order):
+            src[d] = idx[k]
+        ctx.store(tmp, idx, ctx.load(ref, src))
+    ctx.loop_nest(shape, body)
+    return tmp, False
+
+
+def _dot(op, ctx):
+    a, b = op.operands
+    lb, rb, lc, rc = (list(op.attrs[k]) for k in ("lhs_batch", "rhs_batch", "lhs_contract",
+                                                   "rhs_contract"))
+    lf, rf = _free(a.type.rank, lb, lc), _free(b.type.rank, rb, rc)
+    dt = a.type.dtype
+    B = _prod(a.type.shape[d] for d in lb)
+    M = _prod(a.type.shape[d] for d in lf)
+    K = _prod(a.type.shape[d] for d in lc)
+    N = _prod(b.type.shape[d] for d in rf)
+    res = op.results[0]
+    scalar_out = res.type.rank == 0
+    out = ctx.scratch(op, (1,), dt) if scalar_out else ctx.out(op)
+    A, ta = _arranged(ctx, op, a, lb + lf + lc, lb + lc + lf)
+    Bm, tb = _arranged(ctx, op, b, rb + rc + rf, rb + rf + rc)
+    sym = blas_symbols().get(dt)
+    if M == 1 and N == 1:
+        _dots(ctx, dt, B, K, A, Bm, out)
+    elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
+        _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
+    elif sym is not None and M * N * K >= 512:
+        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
+    else:
+        _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out)
+    if scalar_out:
+        return [ctx.load(out, [0])]
+    return [out]
+
+
+def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+    b = ctx.b
+    t = reg_type(dt)
+    ptr = ir.PointerType(t)
+    i32p = ir.PointerType(I32)
+    i8p = ir.PointerType(I8)
+    fty = ir.FunctionType(ir.VoidType(), [i8p, i8p, i32p, i32p, i32p, ptr, ptr, i32p, ptr,
+                                          i32p, ptr, ptr, i32p])
+    fn = ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
+
+    def cell(ty, value):
+        s = ctx.alloca_builder.alloca(ty)
+        b.store(value, s)
+        return s
+    opb = cell(I8, ir.Constant(I8, ord("T" if tb else "N")))
+    opa = cell(I8, ir.Constant(I8, ord("T" if ta else "N")))
+    m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
+    ldb = cell(I32, ir.Constant(I32, max(1, K if tb else N)))
+    lda = cell(I32, ir.Constant(I32, max(1, M if ta else K)))
+    ldc = cell(I32, ir.Constant(I32, max(1, N)))
+    alpha = cell(t, const(dt, 1.0))
+    beta = cell(t, const(dt, 0.0))
+    for batch in range(B):  # batches are few and static: one call each
+        pa = b.gep(A.ptr, [ir.Constant(I64, batch * M * K)])
+        pb = b.gep(Bm.ptr, [ir.Constant(I64, batch * K * N)])
+        pc = b.gep(out.ptr, [ir.Constant(I64, batch * M * N)])
+        b.call(fn, [opb, opa, m, n, k, alpha, pb, ldb, pa, lda, beta, pc, ldc])
+
+
+def _dots(ctx, dt, B, K, A, Bm, out):
+    """Vector dot products inline. Float sums may be reassociated (as BLAS ddot does), which
+    lets LLVM vectorize the loop."""
+    b = ctx.b
+    a2 = BufRef(A.ptr, (B, K), dt)
+    b2 = BufRef(Bm.ptr, (B, K), dt)
+    c1 = BufRef(out.ptr, (B,), dt)
+    acc = ctx.slot(dt)
+
+    def per_batch(q):
+        b.store(const(dt, 0), acc)
+
+        def step(k):
+            prod = scalar_math.mul(ctx, dt, ctx.load(a2, [q, k]), ctx.load(b2, [q, k]))
+            s = scalar_math.add(ctx, dt, b.load(acc), prod)
+            if dt[0] == "f":
+                prod.flags.extend(["reassoc", "contract"])
+                s.flags.extend(["reassoc", "contract"])
+            b.store(s, acc)
+        ctx.counted_loop(K, step)
+        ctx.store(c1, [q], b.load(acc))
+    ctx.counted_loop(B, per_batch)
+
+
+def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+    """A product with one free dim of size 1 is a matrix-vector product: gemv (gemm would
+    pack the whole matrix first)."""
+    b = ctx.b
+    t = reg_type(dt)
+    ptr = ir.PointerType(t)
+    i32p = ir.PointerType(I32)
+    fty = ir.FunctionType(ir.VoidType(), [ir.PointerType(I8), i32p, i32p, ptr, ptr, i32p, ptr,
+                                          i32p, ptr, ptr, i32p])
+    fn = ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
+
+    def cell(ty, value):
+        s = ctx.alloca_builder.alloca(ty)
+        b.store(value, s)
+        return s
+    if N == 1:   # c[M] = A[M, K] @ v[K]
+        mat, vec, stored_t, rows, cols, mat_size = A, Bm, ta, M, K, M * K
+        vec_size = K
+    else:        # c[N] = v[K] @ B[K, N] = B^T v
+        mat, vec, stored_t, rows, cols, mat_size = Bm, A, not tb, N, K, N * K
+        vec_size = K
+    # column-major view: a row-major (rows x cols) matrix is (cols x rows) with ld = cols
+    if stored_t:   # matrix stored as (cols x rows) row-major: column-major (rows x cols)
+        trans, m, n, ld = "N", rows, cols, rows
+    else:
+        trans, m, n, ld = "T", cols, rows, cols
+    args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
+            cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
+            cell(I32, ir.Constant(I32, max(1, ld))), None, cell(I32, ir.Constant(I32, 1)),
+            cell(t, const(dt, 0.0)), None, cell(I32, ir.Constant(I32, 1))]
+    for batch in range(B):
+        args[4] = b.gep(mat.ptr, [ir.Constant(I64, batch * mat_size)])
+        args[6] = b.gep(vec.ptr, [ir.Constant(I64, batch * vec_size)])
+        args[9] = b.gep(out.ptr, [ir.Constant(I64, batch * rows)])
+        b.call(fn, list(args))
+
+
+def _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out):
+    """c[q, i, j] = sum_k a[q, i, k] b[q, k, j], the k loop outside j so the inner loop runs
+    along contiguous rows of b and c."""
+    b = ctx.b
+    a3 = BufRef(A.ptr, (B, K, M) if ta else (B, M, K), dt)
+    b3 = BufRef(Bm.ptr, (B, N, K) if tb else (B, K, N), dt)
+    c3 = BufRef(out.ptr, (B, M, N), dt)
+    ctx.loop_nest((B, M, N), lambda idx: ctx.store(c3, idx, const(dt, 0)))
+
+    def body(idx):
+        q, i, kk = idx
+        av = ctx.load(a3, [q, kk, i] if ta else [q, i, kk])
+
+        def inner(j):
+            bv = ctx.load(b3, [q, j, kk] if tb else [q, kk, j])
+            cur = ctx.load(c3, [q, i, j])
+            ctx.store(c3, [q, i, j], scalar_math.add(ctx, dt, cur, scalar_math.mul(ctx, dt, av, bv)))
+        ctx.counted_loop(N, inner)
+    ctx.loop_nest((B, M, K), body)
+
+
+RULES = {"tensor.dot_general": _dot}

@@ -1,0 +1,190 @@
+"""Lowering rules of reductions (sum, prod, max, min, any, all over axes) and scans.
+
+Identity: ``reduce_<kind>(x, axes)`` is a left fold of ``x``'s elements in C order with the
+kind's combining function (NumPy's ``maximum``/``minimum`` for max/min, so NaN propagates),
+starting from the kind's identity. Float sums are folded sequentially (NumPy sums pairwise:
+the two agree to rounding). A reduction to a scalar keeps its accumulator in a register; to
+an array, the result buffer is the accumulator.
+"""
+from __future__ import annotations
+
+import math
+
+from . import scalar_math
+from .types import const, is_float, is_signed, bits
+
+_COMBINE = {
+    "sum": scalar_math.add, "prod": scalar_math.mul,
+    "max": scalar_math.BINARY["max"], "min": scalar_math.BINARY["min"],
+    "any": lambda ctx, dt, a, b: ctx.b.or_(a, b), "all": lambda ctx, dt, a, b: ctx.b.and_(a, b),
+}
+
+
+def _identity(kind, dt):
+    if kind in ("sum", "any"):
+        return const(dt, 0)
+    if kind in ("prod", "all"):
+        return const(dt, 1)
+    big = kind == "min"
+    if is_float(dt):
+        return const(dt, math.inf if big else -math.inf)
+    if dt == "i1":
+        return const(dt, 1 if big else 0)
+    w = bits(dt)
+    if is_signed(dt):
+        return const(dt, (1 << (w - 1)) - 1 if big else -(1 << (w - 1)))
+    return const(dt, (1 << w) - 1 if big else 0)
+
+
+def _reassociable(combine):
+    """Float sums/products whose additions LLVM may reorder (and so vectorize): NumPy sums
+    pairwise, not left to right, so no order is the reference one."""
+    def f(ctx, dt, a, b):
+        r = combine(ctx, dt, a, b)
+        if dt[0] == "f":
+            r.flags.extend(["reassoc", "contract"])
+        return r
+    return f
+
+
+def _ieee_extreme(kind, fallback):
+    """Float max/min as ``llvm.maximum``/``llvm.minimum``: NaN propagates as in NumPy, and
+    LLVM recognizes (and vectorizes) the reduction, which it cannot do for the select chain.
+    It orders -0.0 below +0.0, where NumPy keeps whichever comes first: equal values."""
+    def f(ctx, dt, a, b):
+        if dt[0] != "f":
+            return fallback(ctx, dt, a, b)
+        fn = scalar_math._intrinsic(ctx, "maximum" if kind == "max" else "minimum", dt, 2)
+        return ctx.b.call(fn, [a, b])
+    return f
+
+
+def _reduce(kind):
+    combine = _COMBINE[kind]
+    if kind in ("sum", "prod"):
+        combine = _reassociable(combine)
+    elif kind in ("max", "min"):
+        combine = _ieee_extreme(kind, combine)
+
+    def rule(op, ctx):
+        xv = op.operands[0]
+        x = ctx.get(xv)
+        dt = xv.type.dtype
+        res = op.results[0]
+        axes = set(op.attrs["axes"])
+        keep = op.attrs["keepdims"]
+        if xv.type.rank == 0:
+            return [x]
+        if res.type.rank == 0:
+            acc = ctx.slot(dt)
+            ctx.b.store(_identity(kind, dt), acc)
+            ctx.loop_nest(xv.type.shape, lambda idx: ctx.b.store(
+                combine(ctx, dt, ctx.b.load(acc), ctx.element(x, idx)), acc))
+            return [ctx.b.load(acc)]
+        out = ctx.out(op)
+        ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, _identity(kind, dt)))
+
+        def body(idx):
+            o = [0 if a in axes else i for a, i in enumerate(idx)] if keep else \
+                [i for a, i in enumerate(idx) if a not in axes]
+            ctx.store(out, o, combine(ctx, dt, ctx.load(out, o), ctx.element(x, idx)))
+        ctx.loop_nest(xv.type.shape, body)
+        return [out]
+    return rule
+
+
+def _scan(kind):
+    combine = _COMBINE[kind]
+
+    def rule(op, ctx):
+        xv = op.operands[0]
+        x = ctx.get(xv)
+        out = ctx.out(op)
+        dt = xv.type.dtype
+        axis = op.attrs["axis"]
+        b = ctx.b
+
+        def body(idx):
+            v = ctx.load(x, idx)
+            first = ctx.fn.append_basic_block("scan.first")
+            rest = ctx.fn.append_basic_block("scan.rest")
+            join = ctx.fn.append_basic_block("scan.join")
+            b.cbranch(b.icmp_signed("==", idx[axis], const("i64", 0)), first, rest)
+            b.position_at_end(first)
+            ctx.store(out, idx, v)
+            b.branch(join)
+            b.position_at_end(rest)
+            prev = list(idx)
+            prev[axis] = b.sub(idx[axis], const("i64", 1))
+            ctx.store(out, idx, combine(ctx, dt, ctx.load(out, prev), v))
+            b.branch(join)
+            b.position_at_end(join)
+        ctx.loop_nest(xv.type.shape, body)
+        return [out]
+    return rule
+
+
+RULES = {f"tensor.reduce_{k}": _reduce(k) for k in _COMBINE}
+RULES.update({"tensor.cumsum": _scan("sum"), "tensor.cumprod": _scan("prod")})
+
+
+def _arg(kind):
+    """numpy.argmax/argmin: the first extreme element; the first NaN wins."""
+    better = ">" if kind == "argmax" else "<"
+
+    def rule(op, ctx):
+        b = ctx.b
+        xv = op.operands[0]
+        x = ctx.get(xv)
+        dt = xv.type.dtype
+        shape = xv.type.shape
+        axis = op.attrs["axis"]
+        res = op.results[0]
+        flat = axis is None
+        if flat:
+            n = 1
+            for d in shape:
+                n *= d
+            x = type(x)(x.ptr, (n,), dt) if len(shape) != 1 else x
+            outer, axis, along = (), 0, n
+        else:
+            outer = tuple(d for a, d in enumerate(shape) if a != axis)
+            along = shape[axis]
+        best = ctx.slot(dt)
+        where = ctx.slot("i64")
+        results = []
+
+        def per_outer(oidx):
+            src0 = list(oidx[:axis]) + [const("i64", 0)] + list(oidx[axis:])
+            b.store(ctx.load(x, src0), best)
+            b.store(const("i64", 0), where)
+
+            def step(i):
+                src = list(oidx[:axis]) + [i] + list(oidx[axis:])
+                v = ctx.load(x, src)
+                cur = b.load(best)
+                if dt[0] == "f":
+                    take = b.and_(b.fcmp_ordered("ord", cur, cur),
+                                  b.or_(b.fcmp_ordered(better, v, cur), b.fcmp_unordered("uno", v, v)))
+                elif dt[0] == "i" and dt != "i1":
+                    take = b.icmp_signed(better, v, cur)
+                else:
+                    take = b.icmp_unsigned(better, v, cur)
+                b.store(b.select(take, v, cur), best)
+                b.store(b.select(take, i, b.load(where)), where)
+            ctx.counted_loop(along, step)
+            if res.type.rank == 0:
+                results.append(b.load(where))
+            else:
+                out = ctx.out(op)
+                o = list(oidx)
+                if op.attrs["keepdims"]:
+                    o = [const("i64", 0)] * len(res.type.shape) if flat else \
+                        list(oidx[:axis]) + [const("i64", 0)] + list(oidx[axis:])
+                ctx.store(out, o, b.load(where))
+        ctx.loop_nest(outer, per_outer) if outer else per_outer([])
+        return [results[0]] if res.type.rank == 0 else [ctx.out(op)]
+    return rule
+
+
+RULES.update({"tensor.argmax": _arg("argmax"), "tensor.argmin": _arg("argmin")})

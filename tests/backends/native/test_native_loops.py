@@ -1,0 +1,310 @@
+"""C-style scalar loops through the native backend, each compared with plain NumPy on the
+same source (``differential.check``): sweeps, scans, while loops, integer wraparound,
+float32, non-contiguous inputs and tiny sizes."""
+import numpy as np
+import pytest
+
+from differential import check
+
+
+def gauss_seidel(A, b, sweeps):
+    n = A.shape[0]
+    x = np.zeros(n)
+    for s in range(sweeps):
+        for i in range(n):
+            acc = b[i]
+            for j in range(n):
+                if j != i:
+                    acc -= A[i, j] * x[j]
+            x[i] = acc / A[i, i]
+    return x
+
+
+def prefix_sum(x):
+    out = np.empty_like(x)
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += x[i]
+        out[i] = acc
+    return out
+
+
+def gcd_all(a, b):
+    out = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        x = a[i]
+        y = b[i]
+        while y != 0:
+            x, y = y, x % y
+        out[i] = x
+    return out
+
+
+def floyd(d):
+    n = d.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if d[i, k] + d[k, j] < d[i, j]:
+                    d[i, j] = d[i, k] + d[k, j]
+
+
+def wrap_sum(x):
+    acc = x[0]
+    for i in range(1, x.shape[0]):
+        acc = acc * x[i] + x[i]
+    return acc
+
+
+def int_ops(a, b):
+    out = np.zeros(a.shape[0], dtype=a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = a[i] // b[i] + a[i] % b[i] - (a[i] << 1)
+    return out
+
+
+def float_divmod(a, b):
+    q = np.zeros_like(a)
+    r = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+    return q, r
+
+
+def scale_inplace(A, s):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] = A[i, j] * s + i - j
+
+
+def swap_rows(A):
+    for i in range(A.shape[0] // 2):
+        t = A[i, :].copy()
+        A[i, :] = A[A.shape[0] - 1 - i, :]
+        A[A.shape[0] - 1 - i, :] = t
+    return A.sum()
+
+
+def countdown(n):
+    total = 0
+    for i in range(n, 0, -2):
+        total += i
+    return total
+
+
+def negative_index(x):
+    s = 0.0
+    for i in range(1, x.shape[0] + 1):
+        s += x[-i] * i
+    return s
+
+
+def math_mix(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        v = x[i]
+        out[i] = np.sqrt(abs(v)) + np.exp(-v * v) + np.tanh(v) + np.floor(v) + max(v, 0.5)
+    return out
+
+
+def whole_array_ops(A, B):
+    for t in range(3):
+        A[1:-1, :] = 0.5 * (A[:-2, :] + B[2:, :]) - np.maximum(A[1:-1, :], 0.25)
+        B[:, 0] = A.sum(axis=1)
+    return A.max(), B.min(axis=0)
+
+
+rng = np.random.default_rng(7)
+M = rng.random((12, 12)) + 12 * np.eye(12)
+
+CASES = [
+    pytest.param(gauss_seidel, (M, rng.random(12), 5), id="gauss_seidel"),
+    pytest.param(prefix_sum, (rng.random(50),), id="prefix_sum"),
+    pytest.param(prefix_sum, (rng.random(50).astype(np.float32),), id="prefix_sum_f32"),
+    pytest.param(prefix_sum, (np.zeros(0),), id="prefix_sum_size0"),
+    pytest.param(prefix_sum, (np.ones(1),), id="prefix_sum_size1"),
+    pytest.param(gcd_all, (rng.integers(1, 10**6, 40), rng.integers(1, 10**6, 40)), id="gcd_while"),
+    pytest.param(floyd, (rng.random((9, 9)) * 10,), id="floyd_warshall"),
+    pytest.param(wrap_sum, (rng.integers(-128, 127, 30, dtype=np.int8),), id="int8_wraparound"),
+    pytest.param(wrap_sum, (rng.integers(0, 255, 30, dtype=np.uint8),), id="uint8_wraparound"),
+    pytest.param(int_ops, (np.array([7, -7, 7, -7, 0, 5, -9223372036854775808]),
+                           np.array([2, 2, -2, -2, 3, 0, -1])), id="int_floordiv_mod_signs"),
+    pytest.param(int_ops, (np.array([7, 250, 3], dtype=np.uint8),
+                           np.array([2, 0, 7], dtype=np.uint8)), id="uint8_floordiv_mod"),
+    pytest.param(float_divmod, (np.array([7.5, -7.5, 7.5, -7.5, 1.0, 0.0, -3.0]),
+                                np.array([2.0, 2.0, -2.0, -2.0, 0.0, 3.0, 3.0])),
+                 id="float_floordiv_mod"),
+    pytest.param(scale_inplace, (np.asfortranarray(rng.random((5, 7))), 2.5), id="fortran_order"),
+    pytest.param(scale_inplace, (rng.random((10, 14))[::2, ::3], 2.5), id="strided"),
+    pytest.param(swap_rows, (rng.random((7, 4)),), id="row_swap_copies"),
+    pytest.param(countdown, (11,), id="negative_step"),
+    pytest.param(negative_index, (rng.random(6),), id="negative_index_wraps"),
+    pytest.param(math_mix, (rng.standard_normal(20),), id="math_functions"),
+    pytest.param(whole_array_ops, (rng.random((6, 5)), rng.random((6, 5))), id="array_ops_in_loop"),
+]
+
+
+@pytest.mark.parametrize("fn, args", CASES)
+def test_matches_numpy(fn, args):
+    check(fn, *args, backend="native")
+
+
+def matmuls(a, b, v):
+    return a @ b, a.T @ b, a @ b.T, v @ a, a @ v, v @ v, a.T @ v, v @ a.T
+
+
+def batched(x, y):
+    return x @ y
+
+
+def tiny_loop_dots(A, x):
+    y = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        y[i] = A[i, :] @ x
+    return y
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32])
+@pytest.mark.parametrize("n", [3, 40])
+def test_matrix_products(dtype, n):
+    r = np.random.default_rng(n)
+    # positive floats (no cancellation: float32 results stay within the comparison's rtol)
+    make = (lambda *s: r.random(s).astype(dtype)) if np.dtype(dtype).kind == "f" else \
+        (lambda *s: r.integers(-9, 9, s).astype(dtype))
+    a, b, v = make(n, n), make(n, n), make(n)
+    check(matmuls, a, b, v, backend="native")
+
+
+def test_batched_and_in_loop_products():
+    r = np.random.default_rng(3)
+    check(batched, r.random((3, 20, 30)), r.random((3, 30, 10)), backend="native")
+    check(tiny_loop_dots, r.random((6, 5)), r.random(5), backend="native")
+
+
+def shift_in_place(x):
+    for t in range(3):
+        x[1:] = x[:-1] + 1.0
+    return x[::-1] + x
+
+
+def reversed_sum(x):
+    y = x * 2.0
+    return y[::-1] + y
+
+
+def arg_extremes(x):
+    return np.argmax(x), np.argmin(x, axis=0), np.argmax(x, axis=1)
+
+
+def structural(a, b):
+    c = np.concatenate((a, b), axis=1)
+    return np.triu(c, 1), np.tril(c), np.flip(c, 0), np.repeat(a, 2, axis=0), np.linspace(0.0, 1.0, 7)
+
+
+def test_fused_reads_never_see_their_own_in_place_writes():
+    check(shift_in_place, np.arange(9.0), backend="native")
+    check(reversed_sum, np.arange(9.0), backend="native")
+
+
+def test_argmax_argmin_first_occurrence_and_nan():
+    x = np.array([[1.0, 5.0, 5.0], [np.nan, 2.0, 0.0], [3.0, np.nan, -1.0], [3.0, 1.0, -1.0]])
+    check(arg_extremes, x, backend="native")
+    check(arg_extremes, np.array([[2, 7, 7], [7, 1, 1]]), backend="native")
+
+
+def test_structural_ops():
+    r = np.random.default_rng(5)
+    check(structural, r.random((4, 3)), r.random((4, 2)), backend="native")
+
+
+def fancy(x, i, j):
+    return x[i, :], x[:, j], x[i, j], x[i[:, None], j[None, :]]
+
+
+def test_gather_and_its_index_errors():
+    r = np.random.default_rng(9)
+    x = r.random((5, 6))
+    check(fancy, x, np.array([0, 4, -1, 2]), np.array([5, 0, -6, 1]), backend="native")
+    with pytest.raises(IndexError):
+        import solvent
+        solvent.jit(fancy, backend="native")(x, np.array([0, 5, 1, 1]), np.array([0, 1, 2, 3]))
+
+
+def branchy(x, y, t):
+    n = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            y[i] = x[i] - t
+            n += 1
+        elif x[i] < -t:
+            y[i] = y[i - 1] + x[i]
+        else:
+            y[:] = y * 0.5   # a whole-array write in one branch
+    return n, y.sum()
+
+
+def branch_keeps_old(x):
+    z = x + 0.0
+    total = 0.0
+    for i in range(z.shape[0]):
+        s = z.sum()
+        if z[i] > 0.0:
+            z = z * 2.0
+        else:
+            z[i] = -1.0
+        total += s + z[i]
+    return total, z
+
+
+def test_branches_over_large_arrays_update_in_place_correctly():
+    # arrays above if-conversion's size limit keep their loop.if
+    r = np.random.default_rng(11)
+    check(branchy, r.standard_normal(300), np.zeros(300), 0.8, backend="native")
+    check(branch_keeps_old, r.standard_normal(100), backend="native")
+
+
+def transposed_products(a, b, v):
+    return a.T @ v, np.transpose(a) @ b, b @ a.T, a.T @ b.T, (a.T + 1.0) @ v
+
+
+def test_products_of_transposes():
+    r = np.random.default_rng(12)
+    check(transposed_products, r.random((30, 30)), r.random((30, 30)), r.random(30),
+          backend="native")
+    check(transposed_products, r.random((3, 3)), r.random((3, 3)), r.random(3), backend="native")
+
+
+def special_floats(x):
+    y = np.empty_like(x)
+    for i in range(x.shape[0]):
+        y[i] = max(x[i], -np.inf) if x[i] == x[i] else np.nan
+    return y, np.isnan(y).sum()
+
+
+def bool_arrays(m, x):
+    c = 0
+    for i in range(m.shape[0]):
+        if m[i] and x[i] > 0.0:
+            c += 1
+    return c, m & (x > 0.5)
+
+
+def test_nan_inf_constants_and_bool_arrays():
+    check(special_floats, np.array([1.0, np.nan, -2.0]), backend="native")
+    check(bool_arrays, np.array([True, False, True, True]), np.array([1.0, 2.0, -1.0, 0.7]),
+          backend="native")
+
+
+def extremes(x):
+    return x.max(), x.min(), x.max(axis=0), x.min(axis=1, keepdims=True), x.sum(), x.prod(axis=1)
+
+
+def test_reductions_propagate_nan():
+    r = np.random.default_rng(13)
+    x = r.random((7, 9))
+    check(extremes, x, backend="native")
+    x[3, 4] = np.nan
+    check(extremes, x, backend="native")
+    check(extremes, np.array([[-0.0, 0.0], [np.inf, -np.inf]]), backend="native")
+    check(extremes, r.integers(-50, 50, (5, 6)), backend="native")
