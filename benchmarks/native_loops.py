@@ -80,8 +80,10 @@ def main():
             continue
         _, t_np, ref = _run(k.func, args, opts.repeat)
         row = {"kernel": k.name, "n": n, "numpy": t_np}
+        auto = solvent.jit(k.func)
+        row["chosen"] = auto.compile(args).backend
         competitors = [("native", solvent.jit(k.func, backend="native")),
-                       ("xla", solvent.jit(k.func, backend="xla"))]
+                       ("xla", solvent.jit(k.func, backend="xla")), ("auto", auto)]
         if k.numba_ok:
             import numba
             competitors.append(("numba", numba.njit(k.func)))
@@ -96,14 +98,19 @@ def main():
                 row[name] = f"error: {type(e).__name__}"
         rows.append(row)
         print(f"# done {k.name}", file=sys.stderr, flush=True)
-    cols = ["kernel", "n", "numpy", "native", "xla", "numba", "native_first", "numba_first"]
+    for r in rows:  # automatic choice vs the best forced backend (> 1: auto is slower)
+        forced = [r[b] for b in ("native", "xla") if isinstance(r.get(b), float)]
+        if forced and isinstance(r.get("auto"), float):
+            r["auto_vs_best"] = f"{r['auto'] / min(forced):.2f}"
+    cols = ["kernel", "n", "numpy", "native", "xla", "numba", "native_first", "numba_first",
+            "chosen", "auto_vs_best"]
     heads = ["kernel", "n", "NumPy ms", "native ms", "XLA ms", "Numba ms",
-             "native 1st ms", "Numba 1st ms"]
+             "native 1st ms", "Numba 1st ms", "auto picks", "auto/best"]
     print("| " + " | ".join(heads) + " |")
     print("|" + "---|" * len(heads))
     for r in rows:
-        print("| " + " | ".join(_fmt(r.get(c, "-")) if c not in ("kernel", "n") else str(r[c])
-                                for c in cols) + " |")
+        print("| " + " | ".join(_fmt(r.get(c, "-")) if c not in ("kernel", "n", "chosen")
+                                else str(r[c]) for c in cols) + " |")
     ratios = [r["numpy"] / r["native"] for r in rows if isinstance(r.get("native"), float)]
     if ratios:
         g = float(np.exp(np.mean(np.log(ratios))))

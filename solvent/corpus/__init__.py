@@ -17,19 +17,25 @@ from dataclasses import dataclass
 from types import ModuleType
 
 MODULE_NAMES = [
+    "adler_checksum",
     "arc_distance",
     "array_ops",
     "atax",
     "attention",
     "axis_stats",
+    "back_subst_strided",
     "bicg",
     "blur_f32",
     "cholesky",
     "conv1d",
+    "csr_spmv",
     "dft",
+    "edit_distance",
     "fdtd_2d",
     "find_first",
     "floyd_warshall",
+    "forward_subst",
+    "gauss_seidel_1d",
     "gcd_pairs",
     "gemm",
     "gemver",
@@ -43,16 +49,21 @@ MODULE_NAMES = [
     "kmeans",
     "laplace_converge",
     "layernorm",
+    "lcs_table",
+    "levinson",
     "logreg_gd",
     "lstsq_normal",
+    "lu_nopivot",
     "mandelbrot_scalar",
     "mandelbrot_vec",
     "mlp_forward",
     "mvt",
     "nbody",
+    "newton_sqrt",
     "polar_helper",
     "prefix_sum",
     "row_col_norms",
+    "running_max_dp",
     "seidel_2d",
     "soft_threshold",
     "softmax",
@@ -64,7 +75,8 @@ MODULE_NAMES = [
     "ufunc_mix",
 ]
 
-CATEGORIES = ("stencil", "linalg", "reduction", "ml", "nbody", "scalar-loop", "misc")
+CATEGORIES = ("stencil", "linalg", "reduction", "ml", "nbody", "scalar-loop", "sequential", "sparse",
+              "misc")
 
 _CATEGORY_RE = re.compile(r"Category:\s*([a-z-]+)")
 
