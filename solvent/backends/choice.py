@@ -7,6 +7,9 @@ it needs every shape at compile time. The native backend compiles loops to machi
 
 - a function whose loops do mostly scalar work (element reads/writes and rank-0
   arithmetic, the code of Gauss-Seidel sweeps, dynamic programming, scans) goes native;
+- so does one whose loops slice rows, columns or triangles at a position that follows the
+  loop index (factorizations, Floyd-Warshall, rank-1 updates), which XLA runs as a dynamic
+  slice and a copy of the carried array per step;
 - a function of whole-array work (no loops, or loops whose bodies are array operations,
   like time steps of vectorized stencils) goes to XLA;
 - whichever backend accepts, when only one does (XLA refuses run-time shapes; the native
@@ -28,31 +31,58 @@ class LoopWork:
     scalar_ops: int = 0      # rank-0 results inside loops (element accesses included)
     element_accesses: int = 0
     array_ops: int = 0       # ops inside loops producing arrays (rank >= 1)
+    scalar_bodies: int = 0   # loops whose own body (nested loops aside) is scalar work
+    moving_windows: int = 0  # array slices/updates at a position that moves with the loop
 
     @property
     def scalar_loops(self) -> bool:
-        """Loops dominated by scalar work that touches arrays element by element."""
-        return self.loops > 0 and self.element_accesses > 0 and \
-            self.scalar_ops >= 2 * max(self.array_ops, 1)
+        """Some loop does scalar work on array elements in its own body: XLA would run it
+        one While step (about 1 us) per iteration."""
+        return self.scalar_bodies > 0
+
+    @property
+    def sequential_array_loops(self) -> bool:
+        """Some loop reads or writes array rows/columns whose position follows the loop
+        (A[k, :], C[i, :i+1]): XLA runs each step as a dynamic slice and update of the whole
+        carried array; the native backend updates in place."""
+        return self.moving_windows > 0
 
 
 def loop_work(fn: Function) -> LoopWork:
     w = LoopWork()
 
+    def body_counts(block) -> tuple[int, int, int]:
+        scalar = access = array = 0
+        for op in block.ops:
+            record = get(op.name)
+            if op.regions or record.terminator:
+                continue
+            if op.name in ("tensor.slice", "tensor.update_slice") and \
+                    any(it[0] in "id" for it in op.attrs.get("spec", ())) and \
+                    (op.results[0].type.rank if op.name == "tensor.slice"
+                     else op.operands[1].type.rank):
+                w.moving_windows += 1
+            if op.results and all(r.type.rank == 0 for r in op.results):
+                scalar += 1
+                access += op.name == "tensor.slice"
+            elif op.name == "tensor.update_slice" and op.operands[1].type.rank == 0:
+                scalar += 1
+                access += 1
+            elif op.results:
+                array += 1
+        return scalar, access, array
+
     def visit(op: Operation, depth: int) -> None:
         record = get(op.name)
         if record.loop_like:
             w.loops += 1
-        if depth and not op.regions and not record.terminator:
-            if all(r.type.rank == 0 for r in op.results) and op.results:
-                w.scalar_ops += 1
-                if op.name == "tensor.slice":
-                    w.element_accesses += 1
-            elif op.name == "tensor.update_slice" and op.operands[1].type.rank == 0:
-                w.scalar_ops += 1
-                w.element_accesses += 1
-            elif op.results:
-                w.array_ops += 1
+            for region in op.regions:
+                scalar, access, array = body_counts(region.block)
+                w.scalar_ops += scalar
+                w.element_accesses += access
+                w.array_ops += array
+                if access and scalar >= 2 * array:
+                    w.scalar_bodies += 1
         for region in op.regions:
             for inner in region.block.ops:
                 visit(inner, depth + (1 if record.loop_like else 0))
@@ -77,6 +107,10 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
         return "native", (f"native: its loops do scalar work ({w.scalar_ops} scalar ops, "
                           f"{w.element_accesses} element accesses, {w.array_ops} array ops in "
                           f"{w.loops} loop(s)); XLA would pay ~1 us per iteration")
+    if "native" in accepted and w.sequential_array_loops:
+        return "native", (f"native: {w.moving_windows} array slice(s) or update(s) move with "
+                          "a loop index (rows, columns, triangles): updated in place natively, "
+                          "a dynamic slice and copy per step on XLA")
     if "xla" in accepted:
         what = ("no loops" if not w.loops else
                 f"{w.array_ops} array ops and {w.scalar_ops} scalar ops in {w.loops} loop(s)")
