@@ -307,15 +307,21 @@ def _rebuild(spec, outs, args, memo=None):
     elif kind == "arg":
         r = _view(args[spec[1]], spec[2])
     else:
-        r = _result_value(spec, outs)
+        r = _result_value(spec, outs, memo.setdefault("buffers", set()))
     memo[id(spec)] = r
     return r
 
 
-def _result_value(spec, outs):
+def _result_value(spec, outs, handed_out: set):
     _, i, how = spec
     v = np.asarray(outs[i])
     if how == "array":
+        # a fresh, writable array that owns its memory (the native backend's results) is
+        # handed over as it is; views of XLA's buffers (read-only) and a buffer already
+        # handed out for another result are copied
+        if v.flags.writeable and v.flags.owndata and id(v) not in handed_out:
+            handed_out.add(id(v))
+            return v
         return np.array(v, copy=True)
     if how == "weak":
         return v.item()
