@@ -307,19 +307,20 @@ def _rebuild(spec, outs, args, memo=None):
     elif kind == "arg":
         r = _view(args[spec[1]], spec[2])
     else:
-        r = _result_value(spec, outs, memo.setdefault("buffers", set()))
+        r = _result_value(spec, outs, memo.setdefault("buffers", set()), args)
     memo[id(spec)] = r
     return r
 
 
-def _result_value(spec, outs, handed_out: set):
+def _result_value(spec, outs, handed_out: set, args=()):
     _, i, how = spec
     v = np.asarray(outs[i])
     if how == "array":
         # a fresh, writable array that owns its memory (the native backend's results) is
-        # handed over as it is; views of XLA's buffers (read-only) and a buffer already
-        # handed out for another result are copied
-        if v.flags.writeable and v.flags.owndata and id(v) not in handed_out:
+        # handed over as it is; views of XLA's buffers (read-only), a buffer already handed
+        # out for another result, and an argument's own buffer are copied
+        if v.flags.writeable and v.flags.owndata and id(v) not in handed_out and not any(
+                isinstance(a, np.ndarray) and np.may_share_memory(v, a) for a in args):
             handed_out.add(id(v))
             return v
         return np.array(v, copy=True)
