@@ -169,16 +169,20 @@ class JitFunction:
                           stacklevel=2)
             return self.pyfn(*args, **kwargs)
         args = self._bind(args, kwargs)
+        shapes = args
         if self.placement is not None:
             self.placement.check_call(args)
+            shapes = self.placement.stand_ins(args)  # a jax.Array compiles as its shape
         try:
-            c = self.compile(args)
+            c = self.compile(shapes)
         except UnsupportedError as e:
             if self.fallback == "python":
                 warnings.warn(f"solvent: running {self.pyfn.__qualname__} as plain Python: {e}",
                               stacklevel=2)
                 return self.pyfn(*args)
             raise
+        if self.placement is not None:
+            self.placement.check_written(args, [k for _, k in _written_args(c)])
         return run_compiled(c, args)
 
     def explain(self, *args, **kwargs) -> str:
@@ -186,6 +190,7 @@ class JitFunction:
         args = self._bind(args, kwargs)
         if self.placement is not None:
             self.placement.check_call(args)
+            args = self.placement.stand_ins(args)
         c = self.compile(args, trace=True)
         out = [f"# solvent.explain: {self.pyfn.__qualname__}"]
         static = sorted(c.translation.static_args)

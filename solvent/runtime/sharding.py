@@ -166,7 +166,7 @@ class Placement:
     def spec_for(self, position: int, value):
         if position in self.specs:
             return self.specs[position]
-        if self._all is not None and _is_array(value):
+        if self._all is not None and _is_array(value) and np.ndim(value) > 0:
             return self._all
         return None
 
@@ -199,6 +199,24 @@ class Placement:
                                     f"{type(a).__name__}, which is not an array")
             self.check_shape(spec, np.shape(a), what)
 
+    @staticmethod
+    def stand_ins(args):
+        """The arguments as the compiler sees them: a ``jax.Array`` (a sharded result of an
+        earlier call, say) compiles as an uninitialized NumPy array of its shape and dtype
+        (``np.empty``: no pages are touched); the call itself gets the jax.Array."""
+        if not any(_is_array(a) and not isinstance(a, np.ndarray) for a in args):
+            return args
+        return tuple(np.empty(a.shape, a.dtype)
+                     if _is_array(a) and not isinstance(a, np.ndarray) else a for a in args)
+
+    def check_written(self, args, written):
+        for k in written:
+            if not isinstance(args[k], np.ndarray):
+                raise UnsupportedError(
+                    f"argument {self.params[k]!r} is a jax.Array, which cannot be changed in "
+                    "place, and the function writes into it",
+                    hint="pass a NumPy array for arguments the function writes into")
+
     # --- the shardings handed to jax.jit -------------------------------------------------
     def shardings(self, fn, translation):
         """(in_shardings per IR argument, out_shardings per IR result or None for each one
@@ -210,6 +228,8 @@ class Placement:
             spec = self.specs.get(pos)
             if spec is None and self._all is not None and v.type.shape:
                 spec = self._all
+            if spec is not None:  # the IR's view of the argument must fit the spec too
+                self.check_shape(spec, v.type.shape, f"argument {self.params[pos]!r}")
             ins.append(NamedSharding(mesh, spec if spec is not None else PartitionSpec()))
         outs = [None] * len(fn.result_types)
         for r, k in enumerate(fn.writeback):

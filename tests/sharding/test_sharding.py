@@ -64,3 +64,34 @@ def test_one_device_mesh_gives_numpys_result():
     r = solvent.jit(lambda_free, mesh={"x": 1}, in_specs=P("x"))(A, B)
     assert isinstance(r, np.ndarray)
     np.testing.assert_array_equal(r, A + B)
+
+
+def twice(A):
+    return A * 2.0
+
+
+def shift_into(A, B):
+    B[1:] = A[:-1]
+    return A + 1.0
+
+
+def test_sharded_results_feed_the_next_call():
+    import jax
+    x = np.arange(16.0).reshape(4, 4)
+    jf = solvent.jit(twice, mesh={"x": 1}, in_specs=P("x"), out="sharded")
+    y = jf(x)
+    assert isinstance(y, jax.Array) and y.dtype == np.float64
+    z = jf(y)  # a jax.Array argument compiles as its shape and is passed as it is
+    np.testing.assert_array_equal(np.asarray(z), x * 4.0)
+
+
+def test_a_jax_array_that_the_function_writes_into_is_refused():
+    y = solvent.jit(twice, mesh={"x": 1}, in_specs=P("x"), out="sharded")(np.ones((4, 2)))
+    B = np.zeros((4, 2))
+    with pytest.raises(solvent.UnsupportedError, match="'B' is a jax.Array"):
+        solvent.jit(shift_into, mesh={"x": 1}, in_specs=P("x"))(np.ones((4, 2)), y)
+    # read-only as an argument it is fine, and the NumPy argument is written back
+    r = solvent.jit(shift_into, mesh={"x": 1}, in_specs=P("x"))(y, B)
+    assert isinstance(r, np.ndarray) and not isinstance(y, np.ndarray)
+    np.testing.assert_array_equal(r, np.asarray(y) + 1.0)
+    np.testing.assert_array_equal(B[1:], np.asarray(y)[:-1])
