@@ -212,9 +212,14 @@ class JitFunction:
             from ..backends.xla_sharded import count_collectives
             out.append("\n## sharding (XLA's SPMD partitioner)")
             out.extend(self.placement.describe())
-            hlo = c.executable.compiled(*[args[i] for i in c.translation.arg_map]).as_text()
+            compiled = c.executable.compiled(*[args[i] for i in c.translation.arg_map])
             out.append("# collectives in the partitioned HLO: " + ", ".join(
-                f"{k} {v}" for k, v in count_collectives(hlo).items()))
+                f"{k} {v}" for k, v in count_collectives(compiled.as_text()).items()))
+            m = compiled.memory_analysis()
+            if m is not None:
+                out.append(f"# bytes per device: arguments {m.argument_size_in_bytes}, "
+                           f"results {m.output_size_in_bytes}, temporaries "
+                           f"{m.temp_size_in_bytes}")
         return "\n".join(out)
 
 

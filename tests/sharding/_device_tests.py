@@ -145,6 +145,18 @@ def test_explain_shows_mesh_specs_and_collectives():
     assert "A: P('x')" in text
     m = re.search(r"collective-permute (\d+)", text)
     assert m and int(m.group(1)) > 0, text[-500:]
+    m = re.search(r"bytes per device: arguments (\d+)", text)
+    assert m and int(m.group(1)) < 2 * 32 * 32 * 8 / 4 + 64, text[-500:]  # A and B / 4
+
+
+def test_a_contraction_over_a_sharded_axis_needs_an_all_reduce():
+    # atax: y = A^T (A x) with A's columns and x split: each device holds part of every
+    # dot product A[i, :] @ x, which the partitioner sums with an all-reduce
+    args = atax.make_args(32, np.random.default_rng(0))
+    text = solvent.jit(atax.kernel, mesh={"x": 4},
+                       in_specs={"A": P(None, "x"), "x": P("x")}).explain(*args)
+    m = re.search(r"all-reduce (\d+)", text)
+    assert m and int(m.group(1)) > 0, text[-500:]
 
 
 def test_explicit_mesh_object():
