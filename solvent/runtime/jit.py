@@ -107,7 +107,8 @@ class JitFunction:
             self.backend = "xla"
             self.placement = Placement(mesh, in_specs, out_specs, out,
                                        list(self.signature.parameters))
-        elif in_specs is not None or out_specs is not None or out != "numpy":
+        elif mesh is None and (in_specs is not None or out_specs is not None
+                               or out != "numpy"):
             raise ValueError("in_specs, out_specs and out= need a mesh=")
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
