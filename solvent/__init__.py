@@ -2,8 +2,9 @@
 from . import ops  # noqa: F401  (registers every op)
 from .errors import UnsupportedError
 from .runtime.jit import JitFunction, jit
+from .runtime.sharding import ShardingError
 
-__all__ = ["jit", "explain", "UnsupportedError", "JitFunction"]
+__all__ = ["jit", "explain", "UnsupportedError", "JitFunction", "ShardingError"]
 __version__ = "0.1.0"
 
 

@@ -41,25 +41,51 @@ def _aligned_empty(shape, dtype):
 
 
 class XlaExecutable:
-    """A compiled function: call it with NumPy values, get NumPy results."""
+    """A compiled function: call it with NumPy values, get NumPy results.
 
-    def __init__(self, fn: Function):
+    With ``shardings`` (``(in_shardings, out_shardings)`` of ``NamedSharding``s, None for a
+    result the partitioner places; see runtime/sharding.py) the program is partitioned over
+    the mesh by XLA's SPMD partitioner. ``keep_sharded`` returns ``jax.Array``s instead of
+    NumPy arrays (``to_host`` gathers one)."""
+
+    def __init__(self, fn: Function, shardings=None, keep_sharded: bool = False):
         import jax
         self.fn = fn
         self._jax = jax
         self._staging = threading.local()  # per thread: argument index -> aligned buffer
+        self.shardings = shardings
+        self.keep_sharded = keep_sharded
 
         def body(*args):
             return tuple(_Ctx().run_block(fn.body, list(args)))
 
         self.options, self.options_note = compiler_options(jax.default_backend())
-        self._jitted = jax.jit(body, compiler_options=self.options or None)
+        kw = {}
+        if shardings is not None:
+            kw = {"in_shardings": tuple(shardings[0]), "out_shardings": tuple(shardings[1])}
+        self._jitted = jax.jit(body, compiler_options=self.options or None, **kw)
 
     def __call__(self, *args) -> list:
         with self._jax.enable_x64(True):
-            out = self._jitted(*[self._stage(k, a, v) for k, (a, v) in
-                                 enumerate(zip(args, self.fn.args))])
-            return [np.asarray(o) for o in out]
+            out = self._jitted(*self._inputs(args))
+            if self.keep_sharded:
+                return list(out)
+            return [self.to_host(o) for o in out]
+
+    def _inputs(self, args) -> list:
+        staged = [self._stage(k, a, v) for k, (a, v) in enumerate(zip(args, self.fn.args))]
+        if self.shardings is None:
+            return staged
+        from .xla_sharded import global_inputs
+        return global_inputs(staged, self.shardings[0])
+
+    def to_host(self, value):
+        """A result as a NumPy array (gathered from every process where it is sharded
+        across processes)."""
+        if self.shardings is None or isinstance(value, np.ndarray):
+            return np.asarray(value)
+        from .xla_sharded import gather
+        return gather(value)
 
     def _stage(self, k, a, v):
         """XLA:CPU reads a host array in place only when it is 64-byte aligned and
@@ -67,6 +93,8 @@ class XlaExecutable:
         large unaligned arguments are copied (fast, by NumPy) into a reused aligned buffer.
         XLA never writes into its inputs, and results never alias a staging buffer after
         the runtime copies them out, so reuse is safe within one thread."""
+        if isinstance(a, self._jax.Array):
+            return a  # already on devices: jax.jit moves it if its placement differs
         a = np.asarray(a, dtype=np_dtype(v.type.dtype))
         if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES or (
                 a.flags.c_contiguous and a.ctypes.data % _ALIGN == 0):
@@ -78,11 +106,24 @@ class XlaExecutable:
         np.copyto(buf, a)
         return buf
 
+    def lower(self, *args):
+        """``jax.jit(...).lower`` on these arguments (abstract: nothing runs)."""
+        import jax
+        with self._jax.enable_x64(True):
+            return self._jitted.lower(*[jax.ShapeDtypeStruct(np.shape(a),
+                                                             np_dtype(v.type.dtype))
+                                        for a, v in zip(args, self.fn.args)])
+
     def lower_text(self, *args) -> str:
         """The StableHLO text XLA receives (for ``explain``)."""
+        return self.lower(*args).as_text()
+
+    def compiled(self, *args):
+        """XLA's compiled program for these argument shapes (partitioned where sharded):
+        ``.as_text()`` is the HLO after SPMD partitioning, ``.memory_analysis()`` the bytes
+        per device."""
         with self._jax.enable_x64(True):
-            return self._jitted.lower(*[np.asarray(a, dtype=np_dtype(v.type.dtype))
-                                        for a, v in zip(args, self.fn.args)]).as_text()
+            return self.lower(*args).compile()
 
 
 class XlaBackend(Backend):

@@ -89,7 +89,8 @@ def make_executable(fn: Function, backend: str):
 
 class JitFunction:
     def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None,
-                 max_versions: int = DEFAULT_MAX_VERSIONS):
+                 max_versions: int = DEFAULT_MAX_VERSIONS, mesh=None, in_specs=None,
+                 out_specs=None, out: str = "numpy"):
         if fallback not in (None, "python"):
             raise ValueError("fallback must be None or 'python'")
         self.pyfn = pyfn
@@ -104,6 +105,18 @@ class JitFunction:
         self._plain_arity = None if self.signature is None or any(
             p.kind != p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values()) \
             else len(self.signature.parameters)
+        self.placement = None
+        if mesh is not None and self.signature is not None:
+            if backend not in (None, "xla"):
+                raise ValueError(f"mesh= runs through XLA's SPMD partitioner; backend="
+                                 f"{backend!r} cannot take it")
+            from .sharding import Placement
+            self.backend = "xla"
+            self.placement = Placement(mesh, in_specs, out_specs, out,
+                                       list(self.signature.parameters))
+        elif mesh is None and (in_specs is not None or out_specs is not None
+                               or out != "numpy"):
+            raise ValueError("in_specs, out_specs and out= need a mesh=")
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
@@ -148,7 +161,12 @@ class JitFunction:
         stages = []
         fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None)
         backend, reason = choose_backend(fn, self.backend)
-        exe = make_executable(fn, backend)
+        if self.placement is not None:
+            from ..backends.xla import XlaExecutable
+            exe = XlaExecutable(fn, self.placement.shardings(fn, tr),
+                                keep_sharded=self.placement.out == "sharded")
+        else:
+            exe = make_executable(fn, backend)
         c = Compiled(tr, fn, exe, backend, reason, time.perf_counter() - t0, stages,
                      list(self.signature.parameters))
         self._cache.put(key, c)
@@ -161,19 +179,28 @@ class JitFunction:
                           stacklevel=2)
             return self.pyfn(*args, **kwargs)
         args = self._bind(args, kwargs)
+        shapes = args
+        if self.placement is not None:
+            self.placement.check_call(args)
+            shapes = self.placement.stand_ins(args)  # a jax.Array compiles as its shape
         try:
-            c = self.compile(args)
+            c = self.compile(shapes)
         except UnsupportedError as e:
             if self.fallback == "python":
                 warnings.warn(f"solvent: running {self.pyfn.__qualname__} as plain Python: {e}",
                               stacklevel=2)
                 return self.pyfn(*args)
             raise
+        if self.placement is not None:
+            self.placement.check_written(args, [k for _, k in _written_args(c)])
         return run_compiled(c, args)
 
     def explain(self, *args, **kwargs) -> str:
         from ..ir.printer import print_function
         args = self._bind(args, kwargs)
+        if self.placement is not None:
+            self.placement.check_call(args)
+            args = self.placement.stand_ins(args)
         c = self.compile(args, trace=True)
         out = [f"# solvent.explain: {self.pyfn.__qualname__}"]
         static = sorted(c.translation.static_args)
@@ -191,6 +218,18 @@ class JitFunction:
             out.append(f"# XLA options: {note}")
         out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
                    "compilation, which happens on the first call)")
+        if self.placement is not None:
+            from ..backends.xla_sharded import count_collectives
+            out.append("\n## sharding (XLA's SPMD partitioner)")
+            out.extend(self.placement.describe())
+            compiled = c.executable.compiled(*[args[i] for i in c.translation.arg_map])
+            out.append("# collectives in the partitioned HLO: " + ", ".join(
+                f"{k} {v}" for k, v in count_collectives(compiled.as_text()).items()))
+            m = compiled.memory_analysis()
+            if m is not None:
+                out.append(f"# bytes per device: arguments {m.argument_size_in_bytes}, "
+                           f"results {m.output_size_in_bytes}, temporaries "
+                           f"{m.temp_size_in_bytes}")
         return "\n".join(out)
 
 
@@ -246,11 +285,12 @@ def run_compiled(c: Compiled, args):
     tr = c.translation
     ir_args = [args[i] for i in tr.arg_map]
     outs = c.executable(*ir_args)
+    host = getattr(c.executable, "to_host", np.asarray)  # gathers a sharded jax.Array
     if c.fn.errors:  # a failed run-time check raises before anything is written back
-        raise_if_failed(c.fn.errors, outs[-2], outs[-1])
+        raise_if_failed(c.fn.errors, host(outs[-2]), host(outs[-1]))
     pending = []
     for r, k in writes:
-        out = np.asarray(outs[r])
+        out = host(outs[r])
         if out.shape != args[k].shape or out.dtype != args[k].dtype:
             raise IRError(
                 f"{c.param_names[k]!r}: the compiled program returned {out.dtype}{out.shape} "
@@ -314,6 +354,8 @@ def _rebuild(spec, outs, args, memo=None):
 
 def _result_value(spec, outs, handed_out: set, args=()):
     _, i, how = spec
+    if how == "array" and not isinstance(outs[i], np.ndarray) and hasattr(outs[i], "sharding"):
+        return outs[i]  # out="sharded": the jax.Array stays on its devices
     v = np.asarray(outs[i])
     if how == "array":
         # a fresh, writable array that owns its memory (the native backend's results) is
@@ -345,11 +387,18 @@ def _view(a, steps):
 
 
 def jit(fn=None, *, fallback: str | None = None, backend: str | None = None,
-        max_versions: int = DEFAULT_MAX_VERSIONS):
+        max_versions: int = DEFAULT_MAX_VERSIONS, mesh=None, in_specs=None, out_specs=None,
+        out: str = "numpy"):
     """Compile ``fn`` through solvent. Usable as ``@jit`` or ``@jit(fallback="python")``.
 
     ``max_versions`` bounds the compiled versions kept for ``fn`` (one per shape/dtype/
-    compile-time value combination); the least recently used is dropped first."""
+    compile-time value combination); the least recently used is dropped first.
+
+    ``mesh`` (a ``jax.sharding.Mesh`` or a dict like ``{"x": 4, "y": 2}``) with ``in_specs``
+    (``jax.sharding.PartitionSpec``s by parameter) runs ``fn`` over many devices through
+    XLA's SPMD partitioner; ``out="sharded"`` keeps returned arrays as ``jax.Array``s on the
+    mesh instead of gathering them into NumPy. See runtime/sharding.py."""
+    kw = dict(mesh=mesh, in_specs=in_specs, out_specs=out_specs, out=out)
     if fn is None:
-        return lambda f: JitFunction(f, fallback, backend, max_versions)
-    return JitFunction(fn, fallback, backend, max_versions)
+        return lambda f: JitFunction(f, fallback, backend, max_versions, **kw)
+    return JitFunction(fn, fallback, backend, max_versions, **kw)

@@ -1,0 +1,44 @@
+"""Moving arguments onto a device mesh and results back, and reading the partitioned HLO.
+
+Within one process ``jax.jit`` takes NumPy arguments and shards them by its
+``in_shardings`` itself. Across processes (``jax.distributed``) a sharding spans devices of
+other processes, which jit accepts only as a global ``jax.Array``: every process holds the
+whole NumPy argument (the same values: the same script runs everywhere) and gives
+``jax.make_array_from_callback`` the pieces that live on its own devices. A result sharded
+across processes is gathered with ``multihost_utils.process_allgather``, so every process
+gets the whole array.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+COLLECTIVES = ("collective-permute", "all-gather", "all-reduce", "all-to-all",
+               "reduce-scatter")
+
+
+def global_inputs(values, shardings) -> list:
+    out = []
+    for v, s in zip(values, shardings):
+        if s is None or s.is_fully_addressable or not isinstance(v, np.ndarray):
+            out.append(v)
+            continue
+        import jax
+        a = v
+        out.append(jax.make_array_from_callback(a.shape, s, lambda idx, a=a: a[idx]))
+    return out
+
+
+def gather(value):
+    if getattr(value, "is_fully_addressable", True):
+        return np.asarray(value)
+    from jax.experimental import multihost_utils
+    return np.asarray(multihost_utils.process_allgather(value, tiled=True))
+
+
+def count_collectives(hlo_text: str) -> dict[str, int]:
+    """How many of each collective the (partitioned) HLO text holds: an async pair
+    (``all-gather-start``/``-done``) counts once."""
+    return {name: len(re.findall(r"= [^=\n]*\b%s(?:-start)?\(" % re.escape(name), hlo_text))
+            for name in COLLECTIVES}
