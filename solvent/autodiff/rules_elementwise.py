@@ -150,3 +150,36 @@ def _convert(b, op, xs, ys, cts):
 
 
 register_vjp("tensor.convert", _convert)
+
+
+register_vjp("tensor.fmax", _minmax("ge"))  # float fmax/fmin: as max/min away from NaN
+register_vjp("tensor.fmin", _minmax("le"))
+
+
+def _floor(b, x, y):
+    return b.one("tensor.floor", div(b, x, y))
+
+
+MORE_PARTIALS = {
+    # floordiv is piecewise constant; mod(x, y) = x - floor(x / y) * y
+    "floordiv": (lambda b, x, y, o, ct: None, lambda b, x, y, o, ct: None),
+    "mod": (lambda b, x, y, o, ct: ct,
+            lambda b, x, y, o, ct: neg(b, mul(b, ct, _floor(b, x, y)))),
+    # copysign(x, y) = |x| * sign(y): d/dx = copysign(1, x) * copysign(1, y)
+    "copysign": (lambda b, x, y, o, ct: mul(b, ct, mul(
+        b, b.one("tensor.copysign", _c(b, x, 1.0), x), b.one("tensor.copysign", _c(b, x, 1.0), y))),
+        lambda b, x, y, o, ct: None),
+}
+
+
+def _binary_opt(da, db):
+    def rule(b, op, xs, ys, cts):
+        (x, y), (out,), (ct,) = xs, ys, cts
+        full = [da(b, x, y, out, ct), db(b, x, y, out, ct)]
+        return [E.unbroadcast(b, v, s.type.shape) if v is not None else None
+                for v, s in zip(full, (x, y))]
+    return rule
+
+
+for _name, (_da, _db) in MORE_PARTIALS.items():
+    register_vjp(f"tensor.{_name}", _binary_opt(_da, _db))

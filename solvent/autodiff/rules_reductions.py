@@ -82,3 +82,52 @@ for _name, _rule in (("reduce_sum", _sum), ("reduce_max", _extreme),
                      ("reduce_min", _extreme), ("reduce_prod", _prod), ("cumsum", _cumsum),
                      ("dot_general", _dot)):
     register_vjp(f"tensor.{_name}", _rule)
+
+
+def _matmul(b, x, y):
+    """``x @ y`` over the last two dims with leading batch dims (``y`` may be a vector)."""
+    r = x.type.rank
+    batch = list(range(r - 2))
+    if y.type.rank == r - 1:
+        return b.one("tensor.dot_general", x, y, lhs_batch=batch, rhs_batch=batch,
+                     lhs_contract=[r - 1], rhs_contract=[r - 2])
+    return b.one("tensor.dot_general", x, y, lhs_batch=batch, rhs_batch=batch,
+                 lhs_contract=[r - 1], rhs_contract=[r - 2])
+
+
+def _mT(b, x):
+    r = x.type.rank
+    return b.one("tensor.transpose", x, perm=list(range(r - 2)) + [r - 1, r - 2])
+
+
+def _inv(b, op, xs, ys, cts):
+    # d inv(A) = -Y dA Y  =>  ct_A = -Y^T ct Y^T
+    y, ct = _mT(b, ys[0]), cts[0]
+    return [b.one("tensor.neg", _matmul(b, _matmul(b, y, ct), y))]
+
+
+def _solve(b, op, xs, ys, cts):
+    # x = A^-1 rhs  =>  ct_rhs = A^-T ct, ct_A = -ct_rhs x^T
+    a, rhs = xs
+    x, ct = ys[0], cts[0]
+    ct_rhs = b.one("tensor.solve", _mT(b, a), ct)
+    if x.type.rank == 1:
+        outer = b.one("tensor.dot_general", ct_rhs, x, lhs_batch=[], rhs_batch=[],
+                      lhs_contract=[], rhs_contract=[])
+    else:
+        outer = _matmul(b, ct_rhs, _mT(b, x))
+    return [b.one("tensor.neg", outer), ct_rhs]
+
+
+def _det(b, op, xs, ys, cts):
+    # d det(A) = det(A) tr(A^-1 dA)  =>  ct_A = ct det(A) A^-T
+    a, d, ct = xs[0], ys[0], cts[0]
+    s = b.one("tensor.mul", ct, d)
+    shape = list(a.type.shape)
+    s = b.one("tensor.reshape", s, shape=shape[:-2] + [1, 1])
+    s = b.one("tensor.broadcast_to", s, shape=shape)
+    return [b.one("tensor.mul", s, _mT(b, b.one("tensor.inv", a)))]
+
+
+for _name, _rule in (("inv", _inv), ("solve", _solve), ("det", _det)):
+    register_vjp(f"tensor.{_name}", _rule)
