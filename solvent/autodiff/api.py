@@ -102,7 +102,8 @@ class Gradient:
 
     def mutated(self) -> list[int]:
         """IR result indices of the written-back arguments' final values."""
-        return [r for r, k in enumerate(self.primal.writeback) if k is not None]
+        wb = self.primal.writeback
+        return sorted((r for r, k in enumerate(wb) if k is not None), key=lambda r: wb[r])
 
 
 def _functionalize_only(fn):
@@ -194,14 +195,26 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True):
 
     def vjp_fn(ct):
         cts: dict = {}
+        direct: dict = {}  # argument position -> cotangent of an argument returned as is
         if mutated:
-            _flatten(g.translation.result, ct[0], cts)
+            _flatten(g.translation.result, ct[0], cts, direct)
             for r, c in zip(mutated, ct[1:]):
-                cts[r] = c
+                cts[r] = c if r not in cts else cts[r] + np.asarray(c)
         else:
-            _flatten(g.translation.result, ct, cts)
+            _flatten(g.translation.result, ct, cts, direct)
+        written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
+                   if k is not None}
+        for pos, c in direct.items():  # a returned argument is its final value
+            if pos in written:
+                r = written[pos]
+                cts[r] = c if r not in cts else cts[r] + np.asarray(c)
         _, grads = g.run(args, cts)
-        return tuple(_like(gr, args[k]) for gr, k in zip(grads, nums))
+        out = []
+        for gr, k in zip(grads, nums):
+            if k in direct and k not in written:  # returned unchanged: the identity
+                gr = np.asarray(gr) + np.asarray(direct[k])
+            out.append(_like(gr, args[k]))
+        return tuple(out)
 
     return outputs, vjp_fn
 
@@ -212,13 +225,19 @@ def _is_float_arg(a) -> bool:
     return isinstance(a, (float, np.floating))
 
 
-def _flatten(spec, ct, out: dict) -> None:
+def _flatten(spec, ct, out: dict, direct: dict) -> None:
     kind = spec[0]
     if kind == "tuple":
         for s, c in zip(spec[1], ct):
-            _flatten(s, c, out)
+            _flatten(s, c, out, direct)
     elif kind == "value":
         out[spec[1]] = ct if spec[1] not in out else out[spec[1]] + np.asarray(ct)
+    elif kind == "arg" and ct is not None:
+        if spec[2]:
+            raise DifferentiationError("a returned view of an argument (a slice, transpose "
+                                       "or reshape of it) is not differentiated yet")
+        k = spec[1]
+        direct[k] = ct if k not in direct else direct[k] + np.asarray(ct)
 
 
 def _like(g, arg):
