@@ -37,7 +37,7 @@ from __future__ import annotations
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Operation, Region, Value
 from ..ir.registry import _VJPS, get
-from ..ir.types import TensorType, is_float
+from ..ir.types import TensorType, is_complex, is_float
 from . import emit as E
 
 LOOPS = ("loop.for", "loop.while", "loop.if")
@@ -241,8 +241,13 @@ class Transformer:
         if op.name == "loop.if":
             return self.reverse_if(op, scope, b, adj, cts)
         rule = _VJPS.get(op.name)
+        where = f"line {op.loc.line} ({op.loc})" if op.loc else "an unknown line"
+        if any(o in self.varied and isinstance(o.type, TensorType) and is_complex(o.type.dtype)
+               for o in op.operands):
+            raise DifferentiationError(
+                f"cannot differentiate through {op.name} at {where}: complex values are not "
+                "differentiated yet")
         if rule is None:
-            where = f"line {op.loc.line} ({op.loc})" if op.loc else "an unknown line"
             raise DifferentiationError(
                 f"cannot differentiate through {op.name} at {where}: the op has no VJP rule")
         b.loc = op.loc
