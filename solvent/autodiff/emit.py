@@ -51,12 +51,38 @@ def expand_reduced(b: Builder, v: Value, in_shape: tuple, axes, keepdims: bool) 
     return v
 
 
+def is_zeros(v: Value) -> bool:
+    """``v`` is a zero tensor made by ``zeros``."""
+    op = v.owner
+    if getattr(op, "name", None) == "tensor.broadcast_to":
+        op = op.operands[0].owner
+    return getattr(op, "name", None) == "tensor.constant" and op.attrs["value"] == 0
+
+
+def _sparse(v: Value):
+    """The (value, indices, spec) of ``v = update_slice(zeros, value, *indices)``, or None."""
+    op = v.owner
+    if getattr(op, "name", None) == "tensor.update_slice" and is_zeros(op.operands[0]):
+        return op.operands[1], op.operands[2:], op.attrs["spec"]
+    return None
+
+
 def add(b: Builder, x: Value | None, y: Value | None) -> Value | None:
-    """``x + y`` where ``None`` stands for a zero cotangent."""
+    """``x + y`` where ``None`` stands for a zero cotangent. Adding a cotangent that is zero
+    but for one slice (a slice's cotangent, ``update_slice(zeros, v)``) adds ``v`` into that
+    slice of the other (``x[s] += v``: one pass over the slice, not over the whole array)."""
     if x is None:
         return y
     if y is None:
         return x
+    for acc, other in ((x, y), (y, x)):
+        sp = _sparse(other)
+        if sp is not None and _sparse(acc) is None:
+            v, idx, spec = sp
+            part = b.create("tensor.slice", [acc] + list(idx), {"spec": spec}).result
+            part = b.one("tensor.add", part, v)
+            return b.create("tensor.update_slice", [acc, part] + list(idx),
+                            {"spec": spec}).result
     return b.one("tensor.add", x, y)
 
 

@@ -38,6 +38,7 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Operation, Region, Value
 from ..ir.registry import _VJPS, get
 from ..ir.types import TensorType, is_complex, is_float
+from ..passes.dce import dce
 from . import emit as E
 
 LOOPS = ("loop.for", "loop.while", "loop.if")
@@ -119,6 +120,7 @@ class Transformer:
     def __init__(self, fn: Function, wrt: list[int]):
         self.fn = fn
         self.varied = varied_values(fn, wrt)
+        self.taped: list = []  # (emitted taped loop, number of primal results)
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and is_float(v.type.dtype)
@@ -194,6 +196,7 @@ class Transformer:
         for r, v in zip(op.results, new.results):
             scope[r] = v
         scope.tapes[op] = ("tape", new.results[nres:], n)
+        self.taped.append((new, nres))
 
     def emit_counted_while(self, op: Operation, scope: Scope, b: Builder) -> None:
         cond, body = op.regions
@@ -428,4 +431,33 @@ def vjp_function(fn: Function, wrt: list[int]) -> tuple[Function, list[int]]:
     b.create("func.return", outs + grads)
     names = list(fn.arg_names) + [f"ct{i}" for i in seeded]
     g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))
+    g = dce(g)
+    if _prune_tapes(g, t.taped):
+        g = dce(g)
     return g, seeded
+
+
+def _prune_tapes(g: Function, taped) -> bool:
+    """Drop the tapes no reverse pass reads (cache only what the reverse pass needs): a
+    carried value whose intermediates the reverse loop does not use, such as an accumulator
+    ``y += ...``, is not recorded. Run after dce, which removed the unused tape reads."""
+    used = {o for op in g.walk() for o in op.operands}
+    changed = False
+    for loop, nres in taped:
+        drop = [i for i in range(nres, len(loop.results)) if loop.results[i] not in used]
+        if not drop:
+            continue
+        body = loop.regions[0].block
+        term = body.terminator
+        for i in sorted(drop, reverse=True):
+            upd = term.operands.pop(i).owner
+            body.ops.remove(upd)
+            body.args.pop(1 + i)
+            loop.operands.pop(3 + i)
+            loop.results.pop(i)
+        for j, a in enumerate(body.args):
+            a.index = j
+        for j, r in enumerate(loop.results):
+            r.index = j
+        changed = True
+    return changed
