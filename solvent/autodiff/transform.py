@@ -75,6 +75,20 @@ def _static_int(v: Value):
     return None
 
 
+def _update_chain(body: Block, arg: Value, y: Value):
+    """The ``update_slice`` ops, in program order, that turn the block argument ``arg`` into
+    the yielded ``y`` (each writing into the previous one's result, all in ``body``), or
+    None when ``y`` is not made so."""
+    chain = []
+    while y is not arg:
+        o = y.owner
+        if not isinstance(o, Operation) or o.name != "tensor.update_slice" or o.parent is not body:
+            return None
+        chain.append(o)
+        y = o.operands[0]
+    return chain[::-1]
+
+
 def _full_spec(shape):
     return [["s", 0, d, 1] for d in shape]
 
@@ -164,12 +178,16 @@ class Transformer:
         return len(range(lb, ub, step))
 
     def emit_taped_for(self, op: Operation, scope: Scope, b: Builder) -> None:
+        """The loop, recording per trip ``k`` what its reverse step needs to rebuild the
+        carried values of trip ``k``: the whole value, or, for an array the body changes
+        only through ``update_slice`` (``u[i] = ...``), the slots it overwrites (their old
+        values and the write's indices): the reverse loop then undoes the writes on the
+        final array, trip by trip, at the cost of the slots rather than the array."""
         n = self._trips(op)
         lb, step = _static_int(op.operands[0]), _static_int(op.operands[2])
         body = op.regions[0].block
         carried = body.args[1:]
-        tape_types = [TensorType((n,) + c.type.shape, c.type.dtype) for c in carried]
-        inits = [E.zeros(b, t) for t in tape_types]
+        yields = body.terminator.operands
         blk = Block()
         inner = Scope(scope)
         ib = Builder(blk)
@@ -177,17 +195,37 @@ class Transformer:
         inner[body.args[0]] = iv
         for c in carried:
             inner[c] = blk.add_arg(c.type, c.hint)
-        tapes = [blk.add_arg(t) for t in tape_types]
         dt = iv.type.dtype
         k = ib.one("tensor.sub", iv, ib.constant(lb, dt))
         if step != 1:
             k = ib.one("tensor.floordiv", k, ib.constant(step, dt))
-        new_tapes = [ib.create("tensor.update_slice", [t, inner[c], k],
-                               {"spec": [["i", 0]] + _full_spec(c.type.shape)}).result
-                     for t, c in zip(tapes, carried)]
         for o in body.ops[:-1]:
             self.clone_op(o, inner, ib)
-        ib.create("loop.yield", [inner[y] for y in body.terminator.operands] + new_tapes)
+        writes, plan = [], []
+        for i, c in enumerate(carried):
+            chain = _update_chain(body, c, yields[i]) if c.type.rank else None
+            if chain is None:
+                plan.append(("full", len(writes)))
+                writes.append(inner[c])
+                continue
+            entries = []
+            for u in chain:
+                spec = u.attrs["spec"]
+                dyn = [inner[d] for d in u.operands[2:]]
+                old = ib.create("tensor.slice", [inner[u.operands[0]]] + dyn,
+                                {"spec": spec}).result
+                entries.append((u, len(writes), list(range(len(writes) + 1,
+                                                           len(writes) + 1 + len(dyn)))))
+                writes.append(old)
+                writes.extend(dyn)
+            plan.append(("undo", entries))
+        tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
+        tapes = [blk.add_arg(t) for t in tape_types]
+        new_tapes = [ib.create("tensor.update_slice", [t, w, k],
+                               {"spec": [["i", 0]] + _full_spec(w.type.shape)}).result
+                     for t, w in zip(tapes, writes)]
+        ib.create("loop.yield", [inner[y] for y in yields] + new_tapes)
+        inits = [E.zeros(b, t) for t in tape_types]
         new = Operation("loop.for", [scope[o] for o in op.operands] + inits,
                         [r.type for r in op.results] + tape_types, op.attrs, [Region(blk)],
                         op.loc)
@@ -195,7 +233,7 @@ class Transformer:
         nres = len(op.results)
         for r, v in zip(op.results, new.results):
             scope[r] = v
-        scope.tapes[op] = ("tape", new.results[nres:], n)
+        scope.tapes[op] = ("tape", new.results[nres:], n, plan)
         self.taped.append((new, nres))
 
     def emit_counted_while(self, op: Operation, scope: Scope, b: Builder) -> None:
@@ -344,10 +382,25 @@ class Transformer:
         acc = [blk.add_arg(v.type, "acc") for v in outer]
         rs = Scope(scope)
         k = rb.one("tensor.sub", rb.one("tensor.sub", n, rb.constant(1, idt)), j)
+        states = []  # carried arrays rebuilt by undoing their writes (reverse loop carries)
         if tape is not None and tape[0] == "tape":
-            for c, t in zip(carried, tape[1]):
-                rs[c] = rb.create("tensor.slice", [t, k],
-                                  {"spec": [["i", 0]] + _full_spec(c.type.shape)}).result
+            tv = tape[1]
+
+            def at_k(t):
+                return rb.create("tensor.slice", [t, k], {"spec": [["i", 0]] + _full_spec(
+                    t.type.shape[1:])}).result
+            for i, (c, how) in enumerate(zip(carried, tape[3])):
+                if how[0] == "full":
+                    rs[c] = at_k(tv[how[1]])
+                    continue
+                s_arg = blk.add_arg(c.type, "state")
+                v = s_arg
+                for u, pos_old, pos_idx in reversed(how[1]):
+                    v = rb.create("tensor.update_slice",
+                                  [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
+                                  {"spec": u.attrs["spec"]}).result
+                rs[c] = v
+                states.append((i, v))
         else:
             state = self._emit_steps(op, scope, rb, k, [scope[v] for v in inits])
             for c, s in zip(carried, state):
@@ -362,9 +415,13 @@ class Transformer:
         out = [radj.get(carried[i]) for i in act]
         out = [o if o is not None else E.zeros(rb, carried[i].type) for o, i in zip(out, act)]
         out += [radj[v] for v in outer]
+        out += [v for _, v in states]
         rb.create("loop.yield", out)
+        state_inits = [scope[op.results[i]] for i, _ in states]
         rev = Operation("loop.for", [b.constant(0, idt), n, b.constant(1, idt)] + ct_inits +
-                        acc_inits, [v.type for v in ct_c + acc], {}, [Region(blk)], op.loc)
+                        acc_inits + state_inits,
+                        [v.type for v in ct_c + acc] + [carried[i].type for i, _ in states],
+                        {}, [Region(blk)], op.loc)
         b.block.append(rev)
         res = rev.results
         for v, r in zip(outer, res[len(act):]):
