@@ -51,6 +51,17 @@ def expand_reduced(b: Builder, v: Value, in_shape: tuple, axes, keepdims: bool) 
     return v
 
 
+def slice_(b: Builder, x: Value, dyn: list, spec: list) -> Value:
+    """``x[spec]``; reading back the slot an ``update_slice`` just wrote (same spec, same
+    index values) gives the value written, without a read of the new array (which would keep
+    both arrays alive and make XLA copy the array to update it in place)."""
+    op = x.owner
+    if getattr(op, "name", None) == "tensor.update_slice" and op.attrs["spec"] == spec \
+            and list(op.operands[2:]) == list(dyn) and all(it[0] != "n" for it in spec):
+        return op.operands[1]
+    return b.create("tensor.slice", [x] + list(dyn), {"spec": spec}).result
+
+
 def is_zeros(v: Value) -> bool:
     """``v`` is a zero tensor made by ``zeros``."""
     op = v.owner
@@ -79,8 +90,7 @@ def add(b: Builder, x: Value | None, y: Value | None) -> Value | None:
         sp = _sparse(other)
         if sp is not None and _sparse(acc) is None:
             v, idx, spec = sp
-            part = b.create("tensor.slice", [acc] + list(idx), {"spec": spec}).result
-            part = b.one("tensor.add", part, v)
+            part = b.one("tensor.add", slice_(b, acc, list(idx), spec), v)
             return b.create("tensor.update_slice", [acc, part] + list(idx),
                             {"spec": spec}).result
     return b.one("tensor.add", x, y)

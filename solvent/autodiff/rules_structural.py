@@ -57,9 +57,9 @@ def _update(b, op, xs, ys, cts):
     x, v, dyn = xs[0], xs[1], xs[2:]
     ct = cts[0]
     spec = op.attrs["spec"]
+    ct_v = E.slice_(b, ct, dyn, spec)  # read before the update: XLA updates ct in place
     ct_x = b.create("tensor.update_slice", [ct, E.zeros(b, v.type)] + dyn,
                     {"spec": spec}).result
-    ct_v = b.create("tensor.slice", [ct] + dyn, {"spec": spec}).result
     return [ct_x, ct_v] + [None] * len(dyn)
 
 

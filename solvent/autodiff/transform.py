@@ -140,7 +140,14 @@ class Transformer:
         return v in self.varied and isinstance(v.type, TensorType) and is_float(v.type.dtype)
 
     # --- forward: cloning -------------------------------------------------------------------
-    def clone_op(self, op: Operation, scope: Scope, b: Builder) -> Operation:
+    def clone_op(self, op: Operation, scope: Scope, b: Builder) -> Operation | None:
+        if op.name == "tensor.slice":
+            src = scope[op.operands[0]]
+            dyn = [scope[o] for o in op.operands[1:]]
+            b.loc = op.loc
+            v = E.slice_(b, src, dyn, op.attrs["spec"])  # the value just written, if it is
+            scope[op.results[0]] = v
+            return v.owner
         regions = []
         for r in op.regions:
             inner = Scope(scope)
@@ -491,7 +498,40 @@ def vjp_function(fn: Function, wrt: list[int]) -> tuple[Function, list[int]]:
     g = dce(g)
     if _prune_tapes(g, t.taped):
         g = dce(g)
+    while _drop_dead_carries(g):
+        g = dce(g)
     return g, seeded
+
+
+def _drop_dead_carries(g: Function) -> bool:
+    """Remove loop.for carried values that nothing reads: the result is unused and the block
+    argument feeds only its own next value (a reverse loop's rebuilt array whose slots the
+    reverse step does not read, a cotangent passed through unchanged). Returns whether any
+    was removed."""
+    used = {o for op in g.walk() for o in op.operands}
+    for loop in [op for op in g.walk() if op.name == "loop.for"]:
+        body = loop.regions[0].block
+        ys = body.terminator.operands
+        for i in range(len(loop.results) - 1, -1, -1):
+            if loop.results[i] in used:
+                continue
+            needed = {y for j, y in enumerate(ys) if j != i}
+            for op in reversed(body.ops[:-1]):
+                if any(r in needed for r in op.results):
+                    for inner in op.walk():
+                        needed.update(inner.operands)
+            if body.args[1 + i] in needed:
+                continue
+            ys.pop(i)
+            body.args.pop(1 + i)
+            loop.operands.pop(3 + i)
+            loop.results.pop(i)
+            for j, a in enumerate(body.args):
+                a.index = j
+            for j, r in enumerate(loop.results):
+                r.index = j
+            return True
+    return False
 
 
 def _prune_tapes(g: Function, taped) -> bool:
