@@ -206,21 +206,26 @@ class Transformer:
         k = ib.one("tensor.sub", iv, ib.constant(lb, dt))
         if step != 1:
             k = ib.one("tensor.floordiv", k, ib.constant(step, dt))
+        chains = [_update_chain(body, c, yields[i]) if c.type.rank else None
+                  for i, c in enumerate(carried)]
+        in_chain = {u for ch in chains if ch for u in ch}
+        olds = {}
         for o in body.ops[:-1]:
+            if o in in_chain:  # the slot's old value, read before the write (in place)
+                dyn = [inner[d] for d in o.operands[2:]]
+                olds[o] = (ib.create("tensor.slice", [inner[o.operands[0]]] + dyn,
+                                     {"spec": o.attrs["spec"]}).result, dyn)
             self.clone_op(o, inner, ib)
         writes, plan = [], []
         for i, c in enumerate(carried):
-            chain = _update_chain(body, c, yields[i]) if c.type.rank else None
+            chain = chains[i]
             if chain is None:
                 plan.append(("full", len(writes)))
                 writes.append(inner[c])
                 continue
             entries = []
             for u in chain:
-                spec = u.attrs["spec"]
-                dyn = [inner[d] for d in u.operands[2:]]
-                old = ib.create("tensor.slice", [inner[u.operands[0]]] + dyn,
-                                {"spec": spec}).result
+                old, dyn = olds[u]
                 entries.append((u, len(writes), list(range(len(writes) + 1,
                                                            len(writes) + 1 + len(dyn)))))
                 writes.append(old)
