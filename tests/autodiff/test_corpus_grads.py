@@ -29,11 +29,20 @@ KERNELS = {
     "attention": (5, {}),
     "laplace_converge": (6, {1: 1e-2, 2: 50}),  # a while loop with a data-dependent trip count
 }
+# more differentiable kernels, one seed each (xla)
+MORE = {name: (n, {}) for name, n in (
+    ("atax", 5), ("bicg", 5), ("mvt", 5), ("gemver", 5), ("two_mm", 4), ("three_mm", 4),
+    ("syrk", 5), ("trmm", 5), ("heat_3d", 5), ("seidel_2d", 6), ("fdtd_2d", 5),
+    ("conv1d", 8), ("arc_distance", 3), ("axis_stats", 5), ("row_col_norms", 5),
+    ("ufunc_mix", 5), ("go_fast", 5), ("polar_helper", 4), ("spmv_ell", 8), ("cholesky", 5),
+    ("prefix_sum", 4), ("soft_threshold", 4), ("jacobi_2d", 6), ("floyd_warshall", 5))}
+MORE["jacobi_2d"] = (6, {0: 4})
+MORE["heat_3d"] = (5, {0: 3})
 
 
 def _args(name, seed):
     mod = importlib.import_module(f"solvent.corpus.{name}")
-    n, over = KERNELS[name]
+    n, over = KERNELS[name] if name in KERNELS else MORE[name]
     args = list(mod.make_args(n, np.random.default_rng(seed)))
     for k, v in over.items():
         args[k] = v
@@ -64,6 +73,15 @@ def _float_leaf(x):
 def test_corpus_gradient(name, seed, backend):
     if backend == "interp" and seed:
         pytest.skip("interp: one seed")
+    check_kernel(name, seed, backend)
+
+
+@pytest.mark.parametrize("name", list(MORE))
+def test_more_corpus_gradients(name):
+    check_kernel(name, 0, "xla")
+
+
+def check_kernel(name, seed, backend):
     kernel, args = _args(name, seed)
     ref_ret, _ = _numpy_outputs(kernel, args, [])
     after = copy.deepcopy(list(args))
