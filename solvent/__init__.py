@@ -3,8 +3,11 @@ from . import ops  # noqa: F401  (registers every op)
 from .errors import UnsupportedError
 from .runtime.jit import JitFunction, jit
 from .runtime.sharding import ShardingError
+from .autodiff.api import grad, value_and_grad, vjp
+from .autodiff.transform import DifferentiationError
 
-__all__ = ["jit", "explain", "UnsupportedError", "JitFunction", "ShardingError"]
+__all__ = ["jit", "explain", "UnsupportedError", "JitFunction", "ShardingError", "grad",
+           "value_and_grad", "vjp", "DifferentiationError"]
 __version__ = "0.1.0"
 
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env python
+"""Gradient time / primal time per differentiable corpus kernel, and beside ``jax.grad``.
+
+Usage::
+
+    python benchmarks/grad_ratio.py [--kernels a,b] [--size-scale F] [--repeat N]
+                                    [--backend xla|interp]
+
+For each corpus kernel, arguments are built at ``BENCH_SIZE * size-scale`` (rounded, at least
+the kernel's largest test size). The loss is a fixed random linear functional of the
+outputs (returned float values and the final values of mutated arguments), differentiated
+with respect to every float argument.
+
+* primal: ``solvent.jit(kernel)`` on fresh copies (copying not timed); median of N calls.
+* grad: the ``vjp_fn`` of ``solvent.vjp`` (one program computing outputs and gradients);
+  median of N calls. ``ratio`` = grad / primal.
+* jax.grad: when the kernel names a hand port in ``benchmarks/jax_ports.py``,
+  ``jax.jit(jax.grad(loss of the port))`` under float64 with the same functional; median of
+  N calls (``block_until_ready``). ``jax/solvent`` > 1 means solvent's gradient is faster;
+  ``error`` when JAX cannot differentiate the port (a while loop, say).
+
+Kernels that are not differentiable (integer outputs only, an op without a VJP rule) are
+listed with the reason.
+"""
+import argparse
+import copy
+import importlib.util
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import solvent  # noqa: E402
+from solvent import corpus  # noqa: E402
+
+
+def _leaves(x):
+    if isinstance(x, tuple):
+        return [y for z in x for y in _leaves(z)]
+    return [x]
+
+
+def _rebuild(x, ws):
+    if isinstance(x, tuple):
+        return tuple(_rebuild(z, ws) for z in x)
+    return ws.pop(0)
+
+
+def _fresh(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _median_time(fn, repeat, prepare=lambda: ()):
+    ts = []
+    for _ in range(repeat):
+        a = prepare()
+        t0 = time.perf_counter()
+        fn(*a)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def _jax_ports():
+    path = os.path.join(os.path.dirname(__file__), "jax_ports.py")
+    spec = importlib.util.spec_from_file_location("jax_ports", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _jax_grad_time(ports, k, args, mutated, ret_ws, mut_ws, wrt, repeat):
+    import jax
+    import jax.numpy as jnp
+    port = ports.get(k.jax_port)
+    ws = [w for w in ret_ws if w is not None] + mut_ws
+    with jax.enable_x64(True):
+        def loss(*floats):
+            full = list(args)
+            for i, v in zip(wrt, floats):
+                full[i] = v
+            outs = port(*full)
+            floats_out = [o for o in outs if jnp.issubdtype(jnp.asarray(o).dtype, jnp.floating)]
+            if len(floats_out) != len(ws):
+                raise ValueError("port outputs do not match the kernel's float outputs")
+            return sum(jnp.sum(o * w) for o, w in zip(floats_out, ws))
+        g = jax.jit(jax.grad(loss, argnums=tuple(range(len(wrt)))))
+        fargs = [jnp.asarray(args[i]) for i in wrt]
+        jax.block_until_ready(g(*fargs))
+        return _median_time(lambda *a: jax.block_until_ready(g(*a)), repeat,
+                            lambda: fargs)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--kernels", default="")
+    p.add_argument("--size-scale", type=float, default=0.25)
+    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--backend", default="xla")
+    p.add_argument("--no-jax", action="store_true")
+    opts = p.parse_args()
+    names = [n for n in opts.kernels.split(",") if n]
+    ports = None if opts.no_jax else _jax_ports()
+    rows, refused = [], []
+    for k in corpus.KERNELS:
+        if names and k.name not in names:
+            continue
+        n = max(int(round(k.bench_size * opts.size_scale)), max(k.sizes))
+        args = tuple(k.make_args(n, np.random.default_rng(0)))
+        wrt = [i for i, a in enumerate(args) if (isinstance(a, np.ndarray) and a.dtype.kind == "f")
+               or isinstance(a, float)]
+        if not wrt:
+            refused.append((k.name, "no float argument"))
+            continue
+        try:
+            after = _fresh(args)
+            ref = k.func(*after)
+            mutated = [i for i, (a, b) in enumerate(zip(args, after))
+                       if isinstance(a, np.ndarray) and not np.array_equal(a, b)]
+            rng = np.random.default_rng(1)
+            ret_ws = [rng.standard_normal(np.shape(x))
+                      if x is not None and np.asarray(x).dtype.kind == "f" else None
+                      for x in _leaves(ref)]
+            mut_ws = [rng.standard_normal(args[i].shape) for i in mutated]
+            if not any(w is not None for w in ret_ws) and not mut_ws:
+                refused.append((k.name, "no float output"))
+                continue
+            outs, vjp_fn = solvent.vjp(k.func, *args, argnums=tuple(wrt), backend=opts.backend)
+            ct_ret = _rebuild(ref, list(ret_ws))
+            ct = (ct_ret, *mut_ws) if mutated else ct_ret
+            vjp_fn(ct)
+            t_grad = _median_time(vjp_fn, opts.repeat, lambda: (ct,))
+            jf = solvent.jit(k.func, backend=opts.backend)
+            jf(*_fresh(args))
+            t_primal = _median_time(jf, opts.repeat, lambda: _fresh(args))
+        except Exception as e:  # noqa: BLE001 - the report lists why
+            refused.append((k.name, f"{type(e).__name__}: {str(e).splitlines()[0][:110]}"))
+            continue
+        t_jax = None
+        if ports is not None and k.jax_port:
+            try:
+                t_jax = _jax_grad_time(ports, k, args, mutated, ret_ws, mut_ws, wrt,
+                                       opts.repeat)
+            except Exception as e:  # noqa: BLE001
+                t_jax = f"error: {type(e).__name__}"
+        rows.append((k.name, n, t_primal, t_grad, t_jax))
+        print(f"{k.name:18s} n={n:<7d} primal {t_primal * 1e3:9.3f} ms  grad "
+              f"{t_grad * 1e3:9.3f} ms  ratio {t_grad / t_primal:6.2f}  " +
+              (f"jax.grad {t_jax * 1e3:9.3f} ms  jax/solvent {t_jax / t_grad:6.2f}"
+               if isinstance(t_jax, float) else (t_jax or "jax.grad: no port")), flush=True)
+    if rows:
+        gm = np.exp(np.mean([np.log(r[3] / r[2]) for r in rows]))
+        print(f"\ngeometric mean of grad/primal over {len(rows)} kernels: {gm:.2f}")
+        js = [r[4] / r[3] for r in rows if isinstance(r[4], float)]
+        if js:
+            print(f"geometric mean of jax.grad/solvent grad over {len(js)} kernels: "
+                  f"{np.exp(np.mean(np.log(js))):.2f} (> 1: solvent faster)")
+    for name, why in refused:
+        print(f"not differentiated: {name}: {why}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""``solvent.grad``, ``solvent.value_and_grad``, ``solvent.vjp`` over unmodified NumPy source.
+
+Order of work (issue 11): translate with the frontend and optimize with the pass pipeline, as
+``solvent.jit`` does; differentiate the optimized IR (``transform.vjp_function``); optimize
+the gradient program again (cse, dce, verified); compile it on a backend (XLA first, as
+``jit`` chooses, or ``backend=``).
+
+Semantics: the *outputs* of a call are its returned values followed by the final values of
+the arguments it mutates (in argument order). ``grad`` differentiates the returned value,
+which must be one float scalar; the mutated arguments' final values are outputs that get a
+zero cotangent. ``vjp`` takes a cotangent for every output. Gradients are with respect to the
+values the arguments hold on entry; nothing is written into the caller's arrays.
+
+Integer and boolean scalar arguments are compile-time values of the gradient (a loop's trip
+count becomes a constant, so the loop records a tape); a new value compiles a new version.
+"""
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+
+from ..backends import get_backend
+from ..errors import NeedStatic, UnsupportedError
+from ..frontend.translator import translate
+from ..ir.types import TensorType, is_float, np_dtype
+from ..ir.verifier import verify
+from ..passes.cse import cse
+from ..passes.dce import dce
+from ..passes.pipeline import run_pipeline
+from ..runtime.jit import _rebuild, _type_key, choose_backend, raise_if_failed
+from ..frontend.captures import value_key
+from .transform import DifferentiationError, vjp_function
+
+
+class Gradient:
+    """One compiled gradient program and what is needed to call it."""
+
+    def __init__(self, pyfn, args, argnums, backend=None, optimize=True):
+        self.pyfn = pyfn
+        names = list(inspect.signature(pyfn).parameters)
+        for k in argnums:
+            if not 0 <= k < len(args):
+                raise ValueError(f"argnums {k} is out of range for {len(args)} arguments")
+            a = args[k]
+            if isinstance(a, (bool, numbers.Integral, np.bool_)) or (
+                    isinstance(a, np.ndarray) and a.dtype.kind not in "f"):
+                raise DifferentiationError(
+                    f"cannot differentiate with respect to argument {names[k]!r}: it is "
+                    f"{_describe(a)}; only float arrays and scalars have gradients")
+        static = frozenset(i for i, a in enumerate(args)
+                           if isinstance(a, (bool, numbers.Integral, np.bool_)))
+        while True:
+            try:
+                tr = translate(pyfn, args, static)
+                break
+            except NeedStatic as e:
+                if e.args_needed <= static:
+                    raise UnsupportedError(e.what + " must be known at compile time", e.loc)
+                static = static | e.args_needed
+        self.translation = tr
+        fn = run_pipeline(tr.fn) if optimize else _functionalize_only(tr.fn)
+        self.primal = fn
+        wrt = []
+        for k in argnums:
+            if k not in tr.arg_map:
+                raise DifferentiationError(f"cannot differentiate with respect to argument "
+                                           f"{names[k]!r}: it is a compile-time value")
+            wrt.append(tr.arg_map.index(k))
+        g, self.seeded = vjp_function(fn, wrt)
+        verify(g, tensor_only=True)
+        g = dce(cse(g))
+        verify(g, tensor_only=True)
+        self.fn = g
+        self.nres = len(fn.result_types)
+        self.backend, _ = choose_backend(g, backend)
+        self.executable = get_backend(self.backend).compile(g)
+
+    def run(self, args, result_cts: dict):
+        """Primal outputs and gradients; ``result_cts``: IR result index -> cotangent."""
+        tr = self.translation
+        ir_args = [args[i] for i in tr.arg_map]
+        types = self.primal.result_types
+        cts = []
+        for i in self.seeded:
+            t = types[i]
+            c = result_cts.get(i)
+            c = np.zeros(t.shape, np_dtype(t.dtype)) if c is None else \
+                np.asarray(c, dtype=np_dtype(t.dtype))
+            if c.shape != t.shape:
+                raise ValueError(f"cotangent of shape {c.shape} for an output of shape {t.shape}")
+            cts.append(c if t.shape else c[()])
+        outs = self.executable(*ir_args, *cts)
+        primal, grads = outs[:self.nres], outs[self.nres:]
+        if self.primal.errors:
+            raise_if_failed(self.primal.errors, primal[-2], primal[-1])
+        return primal, [np.asarray(g) for g in grads]
+
+    def returned(self, primal, args):
+        return _rebuild(self.translation.result, primal, args)
+
+    def mutated(self) -> list[int]:
+        """IR result indices of the written-back arguments' final values."""
+        wb = self.primal.writeback
+        return sorted((r for r, k in enumerate(wb) if k is not None), key=lambda r: wb[r])
+
+
+def _functionalize_only(fn):
+    from ..passes.checks_to_values import checks_to_values
+    from ..passes.functionalize import functionalize
+    from ..passes.prove_checks import prove_checks
+    return checks_to_values(prove_checks(functionalize(fn)))
+
+
+def _describe(a) -> str:
+    if isinstance(a, np.ndarray):
+        return f"an array of {a.dtype}"
+    return f"an integer/boolean value ({type(a).__name__})"
+
+
+class _Cache:
+    def __init__(self, pyfn, argnums, backend, optimize):
+        self.pyfn, self.argnums, self.backend, self.optimize = pyfn, argnums, backend, optimize
+        self.versions: dict = {}
+
+    def get(self, args) -> Gradient:
+        key = tuple(_type_key(a) for a in args) + tuple(
+            value_key(a) for a in args if isinstance(a, (bool, numbers.Integral, np.bool_)))
+        g = self.versions.get(key)
+        if g is None:
+            g = self.versions[key] = Gradient(self.pyfn, args, self.argnums, self.backend,
+                                              self.optimize)
+        return g
+
+
+def _argnums(argnums):
+    single = isinstance(argnums, int)
+    return single, ((argnums,) if single else tuple(argnums))
+
+
+def _loss_index(g: Gradient) -> int:
+    spec = g.translation.result
+    if spec[0] != "value":
+        raise DifferentiationError(
+            f"{g.pyfn.__qualname__} must return one float scalar to take its gradient")
+    t = g.primal.result_types[spec[1]]
+    if not (isinstance(t, TensorType) and t.shape == () and is_float(t.dtype)):
+        raise DifferentiationError(
+            f"{g.pyfn.__qualname__} returns {t}; grad needs one float scalar (use solvent.vjp)")
+    return spec[1]
+
+
+def value_and_grad(f, argnums=0, *, backend=None, optimize=True):
+    """``f``'s value and its gradient w.r.t. the arguments ``argnums`` (an int: one gradient;
+    a tuple: a tuple of gradients). ``f`` returns one float scalar."""
+    single, nums = _argnums(argnums)
+    cache = _Cache(f, nums, backend, optimize)
+
+    def wrapped(*args):
+        g = cache.get(args)
+        i = _loss_index(g)
+        primal, grads = g.run(args, {i: 1.0})
+        grads = [_like(gr, args[k]) for gr, k in zip(grads, nums)]
+        return g.returned(primal, args), (grads[0] if single else tuple(grads))
+
+    wrapped.__name__ = f"value_and_grad({getattr(f, '__name__', 'f')})"
+    return wrapped
+
+
+def grad(f, argnums=0, *, backend=None, optimize=True):
+    """The gradient of ``f`` (returning one float scalar) w.r.t. the arguments ``argnums``."""
+    vg = value_and_grad(f, argnums, backend=backend, optimize=optimize)
+
+    def wrapped(*args):
+        return vg(*args)[1]
+
+    wrapped.__name__ = f"grad({getattr(f, '__name__', 'f')})"
+    return wrapped
+
+
+def vjp(f, *args, argnums=None, backend=None, optimize=True):
+    """``(outputs, vjp_fn)``: ``outputs`` is ``f(*args)``'s returned value, or, when ``f``
+    mutates arguments, ``(returned, *final values of the mutated arguments)``;
+    ``vjp_fn(cotangent)`` (a cotangent shaped like ``outputs``) returns the tuple of
+    cotangents of the float arguments (``argnums``: all float arguments by default)."""
+    if argnums is None:
+        argnums = tuple(k for k, a in enumerate(args) if _is_float_arg(a))
+    _, nums = _argnums(argnums)
+    g = Gradient(f, args, nums, backend, optimize)
+    primal, _ = g.run(args, {})
+    ret = g.returned(primal, args)
+    mutated = g.mutated()
+    outputs = (ret, *[np.array(primal[r]) for r in mutated]) if mutated else ret
+
+    def vjp_fn(ct):
+        cts: dict = {}
+        direct: dict = {}  # argument position -> cotangent of an argument returned as is
+        if mutated:
+            _flatten(g.translation.result, ct[0], cts, direct)
+            for r, c in zip(mutated, ct[1:]):
+                cts[r] = c if r not in cts else cts[r] + np.asarray(c)
+        else:
+            _flatten(g.translation.result, ct, cts, direct)
+        written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
+                   if k is not None}
+        for pos, c in direct.items():  # a returned argument is its final value
+            if pos in written:
+                r = written[pos]
+                cts[r] = c if r not in cts else cts[r] + np.asarray(c)
+        _, grads = g.run(args, cts)
+        out = []
+        for gr, k in zip(grads, nums):
+            if k in direct and k not in written:  # returned unchanged: the identity
+                gr = np.asarray(gr) + np.asarray(direct[k])
+            out.append(_like(gr, args[k]))
+        return tuple(out)
+
+    return outputs, vjp_fn
+
+
+def _is_float_arg(a) -> bool:
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind == "f"
+    return isinstance(a, (float, np.floating))
+
+
+def _flatten(spec, ct, out: dict, direct: dict) -> None:
+    kind = spec[0]
+    if kind == "tuple":
+        for s, c in zip(spec[1], ct):
+            _flatten(s, c, out, direct)
+    elif kind == "value":
+        out[spec[1]] = ct if spec[1] not in out else out[spec[1]] + np.asarray(ct)
+    elif kind == "arg" and ct is not None:
+        if spec[2]:
+            raise DifferentiationError("a returned view of an argument (a slice, transpose "
+                                       "or reshape of it) is not differentiated yet")
+        k = spec[1]
+        direct[k] = ct if k not in direct else direct[k] + np.asarray(ct)
+
+
+def _like(g, arg):
+    if isinstance(arg, np.ndarray):
+        return np.asarray(g, dtype=arg.dtype).reshape(arg.shape)
+    return float(g)

@@ -1,0 +1,185 @@
+"""VJP rules of the elementwise ops (``solvent.ops.elementwise``), one table.
+
+A rule is ``rule(b, op, xs, ys, cts) -> cotangents of the operands`` (``None``: zero): ``xs``
+are the operands and ``ys`` the results in the emitted program, ``cts`` the results'
+cotangents; it emits IR through the builder ``b``. Identity each row relies on: the
+derivative of the ufunc (``d/dx exp x = exp x`` ...); operands broadcast, so each cotangent
+is summed back to its operand's shape (``emit.unbroadcast``). Rounding ops (floor, ceil,
+trunc, rint, sign) are piecewise constant: zero cotangent.
+"""
+from __future__ import annotations
+
+import math
+
+from ..ir.registry import register_vjp
+from . import emit as E
+
+
+def _u(name):
+    return lambda b, *xs: b.one(f"tensor.{name}", *xs)
+
+
+mul, div, add, sub, neg = _u("mul"), _u("div"), _u("add"), _u("sub"), _u("neg")
+
+
+def _c(b, x, v):
+    return b.constant(v, x.type.dtype)
+
+
+def _unary(dydx):
+    """Rule from ``dydx(b, x, y) -> dy/dx`` (emitted)."""
+    def rule(b, op, xs, ys, cts):
+        (x,), (y,), (ct,) = xs, ys, cts
+        return [mul(b, ct, dydx(b, x, y))]
+    return rule
+
+
+UNARY_DERIVATIVES = {
+    "neg": None,  # special: -ct
+    "exp": lambda b, x, y: y,
+    "exp2": lambda b, x, y: mul(b, y, _c(b, x, math.log(2.0))),
+    "expm1": lambda b, x, y: add(b, y, _c(b, x, 1.0)),
+    "log": lambda b, x, y: div(b, _c(b, x, 1.0), x),
+    "log2": lambda b, x, y: div(b, _c(b, x, 1.0 / math.log(2.0)), x),
+    "log10": lambda b, x, y: div(b, _c(b, x, 1.0 / math.log(10.0)), x),
+    "log1p": lambda b, x, y: div(b, _c(b, x, 1.0), add(b, x, _c(b, x, 1.0))),
+    "sin": lambda b, x, y: b.one("tensor.cos", x),
+    "cos": lambda b, x, y: neg(b, b.one("tensor.sin", x)),
+    "tan": lambda b, x, y: add(b, _c(b, x, 1.0), mul(b, y, y)),
+    "arcsin": lambda b, x, y: div(b, _c(b, x, 1.0),
+                                  b.one("tensor.sqrt", sub(b, _c(b, x, 1.0), mul(b, x, x)))),
+    "arccos": lambda b, x, y: div(b, _c(b, x, -1.0),
+                                  b.one("tensor.sqrt", sub(b, _c(b, x, 1.0), mul(b, x, x)))),
+    "arctan": lambda b, x, y: div(b, _c(b, x, 1.0), add(b, _c(b, x, 1.0), mul(b, x, x))),
+    "sinh": lambda b, x, y: b.one("tensor.cosh", x),
+    "cosh": lambda b, x, y: b.one("tensor.sinh", x),
+    "tanh": lambda b, x, y: sub(b, _c(b, x, 1.0), mul(b, y, y)),
+    "arcsinh": lambda b, x, y: div(b, _c(b, x, 1.0),
+                                   b.one("tensor.sqrt", add(b, mul(b, x, x), _c(b, x, 1.0)))),
+    "arccosh": lambda b, x, y: div(b, _c(b, x, 1.0),
+                                   b.one("tensor.sqrt", sub(b, mul(b, x, x), _c(b, x, 1.0)))),
+    "arctanh": lambda b, x, y: div(b, _c(b, x, 1.0), sub(b, _c(b, x, 1.0), mul(b, x, x))),
+    "sqrt": lambda b, x, y: div(b, _c(b, x, 0.5), y),
+    "square": lambda b, x, y: mul(b, _c(b, x, 2.0), x),
+    "reciprocal": lambda b, x, y: neg(b, mul(b, y, y)),
+    "abs": lambda b, x, y: b.one("tensor.sign", x),
+}
+PIECEWISE_CONSTANT = ("floor", "ceil", "trunc", "rint", "sign")
+
+for _name, _d in UNARY_DERIVATIVES.items():
+    if _d is not None:
+        register_vjp(f"tensor.{_name}", _unary(_d))
+register_vjp("tensor.neg", lambda b, op, xs, ys, cts: [neg(b, cts[0])])
+for _name in PIECEWISE_CONSTANT:
+    register_vjp(f"tensor.{_name}", lambda b, op, xs, ys, cts: [None])
+
+
+def _binary(da, db):
+    """Rule from the partial derivatives ``da(b, x, y, out, ct)`` (already times ct)."""
+    def rule(b, op, xs, ys, cts):
+        (x, y), (out,), (ct,) = xs, ys, cts
+        return [E.unbroadcast(b, da(b, x, y, out, ct), x.type.shape),
+                E.unbroadcast(b, db(b, x, y, out, ct), y.type.shape)]
+    return rule
+
+
+def _pow_dy(b, x, y, out, ct):
+    # d/dy x**y = x**y log x; where x == 0 the limit is 0 (for y > 0)
+    zero = b.constant(0, x.type.dtype)
+    safe = b.one("tensor.select", b.one("tensor.eq", x, zero), _c(b, x, 1.0), x)
+    return mul(b, ct, mul(b, out, b.one("tensor.log", safe)))
+
+
+def _pow_dx(b, x, y, out, ct):
+    return mul(b, ct, mul(b, y, b.one("tensor.pow", x, sub(b, y, _c(b, y, 1.0)))))
+
+
+BINARY_PARTIALS = {
+    "add": (lambda b, x, y, o, ct: ct, lambda b, x, y, o, ct: ct),
+    "sub": (lambda b, x, y, o, ct: ct, lambda b, x, y, o, ct: neg(b, ct)),
+    "mul": (lambda b, x, y, o, ct: mul(b, ct, y), lambda b, x, y, o, ct: mul(b, ct, x)),
+    "div": (lambda b, x, y, o, ct: div(b, ct, y),
+            lambda b, x, y, o, ct: neg(b, div(b, mul(b, ct, o), y))),
+    "pow": (_pow_dx, _pow_dy),
+    "atan2": (lambda b, x, y, o, ct: div(b, mul(b, ct, y), add(b, mul(b, x, x), mul(b, y, y))),
+              lambda b, x, y, o, ct: neg(b, div(b, mul(b, ct, x),
+                                                add(b, mul(b, x, x), mul(b, y, y))))),
+    "hypot": (lambda b, x, y, o, ct: div(b, mul(b, ct, x), o),
+              lambda b, x, y, o, ct: div(b, mul(b, ct, y), o)),
+}
+for _name, (_da, _db) in BINARY_PARTIALS.items():
+    register_vjp(f"tensor.{_name}", _binary(_da, _db))
+
+
+def _minmax(cmp):
+    """max/min: the cotangent goes to the operand that was chosen (the first on ties, as
+    NumPy's maximum returns it)."""
+    def rule(b, op, xs, ys, cts):
+        (x, y), (out,), (ct,) = xs, ys, cts
+        pick_x = b.one(f"tensor.{cmp}", x, y)
+        full = ct.type
+        if pick_x.type.shape != full.shape:
+            pick_x = b.one("tensor.broadcast_to", pick_x, shape=list(full.shape))
+        cx = E.where(b, pick_x, ct, None, full)
+        cy = E.where(b, pick_x, None, ct, full)
+        return [E.unbroadcast(b, cx, x.type.shape), E.unbroadcast(b, cy, y.type.shape)]
+    return rule
+
+
+register_vjp("tensor.max", _minmax("ge"))
+register_vjp("tensor.min", _minmax("le"))
+
+
+def _select(b, op, xs, ys, cts):
+    (c, x, y), (ct,) = xs, cts
+    mask = c if c.type.shape == ct.type.shape else \
+        b.one("tensor.broadcast_to", c, shape=list(ct.type.shape))
+    return [None, E.unbroadcast(b, E.where(b, mask, ct, None, ct.type), x.type.shape),
+            E.unbroadcast(b, E.where(b, mask, None, ct, ct.type), y.type.shape)]
+
+
+register_vjp("tensor.select", _select)
+
+
+def _convert(b, op, xs, ys, cts):
+    (x,), (ct,) = xs, cts
+    if x.type.dtype[0] != "f":
+        return [None]  # from an integer or boolean: inactive
+    return [b.one("tensor.convert", ct, dtype=x.type.dtype) if ct.type.dtype != x.type.dtype
+            else ct]
+
+
+register_vjp("tensor.convert", _convert)
+
+
+register_vjp("tensor.fmax", _minmax("ge"))  # float fmax/fmin: as max/min away from NaN
+register_vjp("tensor.fmin", _minmax("le"))
+
+
+def _floor(b, x, y):
+    return b.one("tensor.floor", div(b, x, y))
+
+
+MORE_PARTIALS = {
+    # floordiv is piecewise constant; mod(x, y) = x - floor(x / y) * y
+    "floordiv": (lambda b, x, y, o, ct: None, lambda b, x, y, o, ct: None),
+    "mod": (lambda b, x, y, o, ct: ct,
+            lambda b, x, y, o, ct: neg(b, mul(b, ct, _floor(b, x, y)))),
+    # copysign(x, y) = |x| * sign(y): d/dx = copysign(1, x) * copysign(1, y)
+    "copysign": (lambda b, x, y, o, ct: mul(b, ct, mul(
+        b, b.one("tensor.copysign", _c(b, x, 1.0), x), b.one("tensor.copysign", _c(b, x, 1.0), y))),
+        lambda b, x, y, o, ct: None),
+}
+
+
+def _binary_opt(da, db):
+    def rule(b, op, xs, ys, cts):
+        (x, y), (out,), (ct,) = xs, ys, cts
+        full = [da(b, x, y, out, ct), db(b, x, y, out, ct)]
+        return [E.unbroadcast(b, v, s.type.shape) if v is not None else None
+                for v, s in zip(full, (x, y))]
+    return rule
+
+
+for _name, (_da, _db) in MORE_PARTIALS.items():
+    register_vjp(f"tensor.{_name}", _binary_opt(_da, _db))

@@ -1,0 +1,133 @@
+"""VJP rules of the reductions, scans (``solvent.ops.reductions``) and contractions
+(``solvent.ops.linalg``).
+
+Identities: d sum = the cotangent broadcast back over the reduced axes; max/min send the
+cotangent to the elements equal to the result, shared equally between ties (an equality
+mask); prod: ``ct * prod / x`` (nonzero operands); cumsum's adjoint is the reversed cumsum of
+the reversed cotangent; a contraction's cotangents are the contractions of the cotangent with
+the other operand over its free dimensions, transposed back into the operand's layout.
+"""
+from __future__ import annotations
+
+from ..ir.registry import register_vjp
+from ..ops.linalg import _free
+from . import emit as E
+
+
+def _sum(b, op, xs, ys, cts):
+    x = xs[0]
+    return [E.expand_reduced(b, cts[0], x.type.shape, op.attrs["axes"], op.attrs["keepdims"])]
+
+
+def _extreme(b, op, xs, ys, cts):
+    x, y, ct = xs[0], ys[0], cts[0]
+    axes, keep = op.attrs["axes"], op.attrs["keepdims"]
+    yb = E.expand_reduced(b, y, x.type.shape, axes, keep)
+    mask = b.one("tensor.eq", x, yb)
+    ones = b.one("tensor.convert", mask, dtype=x.type.dtype)
+    count = b.one("tensor.reduce_sum", ones, axes=list(axes), keepdims=True)
+    share = b.one("tensor.div", E.expand_reduced(b, ct, x.type.shape, axes, keep),
+                  b.one("tensor.broadcast_to", count, shape=list(x.type.shape))
+                  if count.type.shape != x.type.shape else count)
+    return [b.one("tensor.mul", share, ones)]
+
+
+def _prod(b, op, xs, ys, cts):
+    x, y, ct = xs[0], ys[0], cts[0]
+    axes, keep = op.attrs["axes"], op.attrs["keepdims"]
+    g = b.one("tensor.mul", E.expand_reduced(b, ct, x.type.shape, axes, keep),
+              E.expand_reduced(b, y, x.type.shape, axes, keep))
+    return [b.one("tensor.div", g, x)]
+
+
+def _cumsum(b, op, xs, ys, cts):
+    axis = op.attrs["axis"]
+    r = b.one("tensor.reverse", cts[0], axes=[axis])
+    r = b.one("tensor.cumsum", r, axis=axis)
+    return [b.one("tensor.reverse", r, axes=[axis])]
+
+
+def _dot(b, op, xs, ys, cts):
+    a, bb = xs
+    ct = cts[0]
+    lb, rb, lc, rc = (list(op.attrs[k]) for k in ("lhs_batch", "rhs_batch", "lhs_contract",
+                                                    "rhs_contract"))
+    lf, rf = _free(a.type.rank, lb, lc), _free(bb.type.rank, rb, rc)
+    nb = len(lb)
+    ct_batch = list(range(nb))
+    ct_lf = list(range(nb, nb + len(lf)))
+    ct_rf = list(range(nb + len(lf), nb + len(lf) + len(rf)))
+    # d a: contract ct's rhs-free dims with b's free dims; left: batch, lf, then b's
+    # contracting dims in increasing order (a's lc in that order)
+    ga = b.one("tensor.dot_general", ct, bb, lhs_batch=ct_batch, rhs_batch=rb,
+               lhs_contract=ct_rf, rhs_contract=rf)
+    order_a = lb + lf + [lc[j] for j in sorted(range(len(rc)), key=lambda j: rc[j])]
+    ga = _to_layout(b, ga, order_a)
+    gb = b.one("tensor.dot_general", ct, a, lhs_batch=ct_batch, rhs_batch=lb,
+               lhs_contract=ct_lf, rhs_contract=lf)
+    order_b = rb + rf + [rc[j] for j in sorted(range(len(lc)), key=lambda j: lc[j])]
+    gb = _to_layout(b, gb, order_b)
+    return [ga, gb]
+
+
+def _to_layout(b, v, order):
+    """``v``'s dim ``i`` is the operand's dim ``order[i]``: transpose into the operand's."""
+    perm = [order.index(i) for i in range(len(order))]
+    if perm == list(range(len(perm))):
+        return v
+    return b.one("tensor.transpose", v, perm=perm)
+
+
+for _name, _rule in (("reduce_sum", _sum), ("reduce_max", _extreme),
+                     ("reduce_min", _extreme), ("reduce_prod", _prod), ("cumsum", _cumsum),
+                     ("dot_general", _dot)):
+    register_vjp(f"tensor.{_name}", _rule)
+
+
+def _matmul(b, x, y):
+    """``x @ y`` over the last two dims with leading batch dims (``y`` may be a vector)."""
+    r = x.type.rank
+    batch = list(range(r - 2))
+    if y.type.rank == r - 1:
+        return b.one("tensor.dot_general", x, y, lhs_batch=batch, rhs_batch=batch,
+                     lhs_contract=[r - 1], rhs_contract=[r - 2])
+    return b.one("tensor.dot_general", x, y, lhs_batch=batch, rhs_batch=batch,
+                 lhs_contract=[r - 1], rhs_contract=[r - 2])
+
+
+def _mT(b, x):
+    r = x.type.rank
+    return b.one("tensor.transpose", x, perm=list(range(r - 2)) + [r - 1, r - 2])
+
+
+def _inv(b, op, xs, ys, cts):
+    # d inv(A) = -Y dA Y  =>  ct_A = -Y^T ct Y^T
+    y, ct = _mT(b, ys[0]), cts[0]
+    return [b.one("tensor.neg", _matmul(b, _matmul(b, y, ct), y))]
+
+
+def _solve(b, op, xs, ys, cts):
+    # x = A^-1 rhs  =>  ct_rhs = A^-T ct, ct_A = -ct_rhs x^T
+    a, rhs = xs
+    x, ct = ys[0], cts[0]
+    ct_rhs = b.one("tensor.solve", _mT(b, a), ct)
+    if x.type.rank == 1:
+        outer = b.one("tensor.dot_general", ct_rhs, x, lhs_batch=[], rhs_batch=[],
+                      lhs_contract=[], rhs_contract=[])
+    else:
+        outer = _matmul(b, ct_rhs, _mT(b, x))
+    return [b.one("tensor.neg", outer), ct_rhs]
+
+
+def _det(b, op, xs, ys, cts):
+    # d det(A) = det(A) tr(A^-1 dA)  =>  ct_A = ct det(A) A^-T
+    a, d, ct = xs[0], ys[0], cts[0]
+    s = b.one("tensor.mul", ct, d)
+    shape = list(a.type.shape)
+    s = b.one("tensor.reshape", s, shape=shape[:-2] + [1, 1])
+    s = b.one("tensor.broadcast_to", s, shape=shape)
+    return [b.one("tensor.mul", s, _mT(b, b.one("tensor.inv", a)))]
+
+
+for _name, _rule in (("inv", _inv), ("solve", _solve), ("det", _det)):
+    register_vjp(f"tensor.{_name}", _rule)

@@ -1,0 +1,124 @@
+"""VJP rules of the data-movement ops (``solvent.ops.structural``).
+
+Identities: broadcasting sums the cotangent over the stretched axes; reshape, transpose,
+reverse are undone by their inverse; a slice scatters its cotangent into zeros at the same
+place (``update_slice``); ``update_slice`` gives the overwritten slot a zero cotangent and the
+inserted value the cotangent's slice; a gather's cotangent is a ``scatter_add`` into zeros
+(duplicate indices add up); concatenate splits the cotangent; repeat sums the copies.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.registry import register_vjp
+from . import emit as E
+
+
+def _bcast(b, op, xs, ys, cts):
+    return [E.unbroadcast(b, cts[0], xs[0].type.shape)]
+
+
+def _reshape(b, op, xs, ys, cts):
+    return [b.one("tensor.reshape", cts[0], shape=list(xs[0].type.shape))]
+
+
+def _transpose(b, op, xs, ys, cts):
+    perm = list(op.attrs["perm"])
+    inv = [perm.index(i) for i in range(len(perm))]
+    return [b.one("tensor.transpose", cts[0], perm=inv)]
+
+
+def _drop_newaxis(b, ct, spec):
+    """(spec without newaxis items, ct reshaped to the slice shape without those dims)."""
+    if all(it[0] != "n" for it in spec):
+        return spec, ct
+    shape, out, d = list(ct.type.shape), [], 0
+    kept = []
+    for it in spec:
+        if it[0] == "n":
+            d += 1
+            continue
+        kept.append(it)
+        if it[0] in ("s", "d"):
+            out.append(shape[d])
+            d += 1
+    return kept, b.one("tensor.reshape", ct, shape=out)
+
+
+def _slice(b, op, xs, ys, cts):
+    x, dyn = xs[0], xs[1:]
+    spec, ct = _drop_newaxis(b, cts[0], op.attrs["spec"])
+    z = E.zeros(b, x.type)
+    return [b.create("tensor.update_slice", [z, ct] + dyn, {"spec": spec}).result] + \
+        [None] * len(dyn)
+
+
+def _update(b, op, xs, ys, cts):
+    x, v, dyn = xs[0], xs[1], xs[2:]
+    ct = cts[0]
+    spec = op.attrs["spec"]
+    ct_v = E.slice_(b, ct, dyn, spec)  # read before the update: XLA updates ct in place
+    ct_x = b.create("tensor.update_slice", [ct, E.zeros(b, v.type)] + dyn,
+                    {"spec": spec}).result
+    return [ct_x, ct_v] + [None] * len(dyn)
+
+
+def _gather(b, op, xs, ys, cts):
+    x, idx = xs[0], xs[1:]
+    axes, front = list(op.attrs["axes"]), op.attrs["front"]
+    ct = cts[0]
+    adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
+    if front and adjacent and axes[0] != 0:  # front moved the index dims first: move back
+        bnd = len(np.broadcast_shapes(*[i.type.shape for i in idx]))
+        rank = ct.type.rank
+        src = list(range(bnd, bnd + axes[0]))
+        order = src + list(range(bnd)) + [d for d in range(bnd + axes[0], rank)]
+        ct = b.one("tensor.transpose", ct, perm=order)
+    z = E.zeros(b, x.type)
+    return [b.create("tensor.scatter_add", [z, ct] + idx, {"axes": axes}).result] + \
+        [None] * len(idx)
+
+
+def _concat(b, op, xs, ys, cts):
+    axis, start, out = op.attrs["axis"], 0, []
+    ct = cts[0]
+    for x in xs:
+        n = x.type.shape[axis]
+        spec = [["s", 0, d, 1] for d in ct.type.shape]
+        spec[axis] = ["s", start, start + n, 1]
+        out.append(b.create("tensor.slice", [ct], {"spec": spec}).result)
+        start += n
+    return out
+
+
+def _reverse(b, op, xs, ys, cts):
+    return [b.one("tensor.reverse", cts[0], axes=list(op.attrs["axes"]))]
+
+
+def _repeat(b, op, xs, ys, cts):
+    x, ct = xs[0], cts[0]
+    axis, reps = op.attrs["axis"], op.attrs["repeats"]
+    shape = list(x.type.shape)
+    split = shape[:axis + 1] + [reps] + shape[axis + 1:]
+    r = b.one("tensor.reshape", ct, shape=split)
+    return [b.one("tensor.reduce_sum", r, axes=[axis + 1], keepdims=False)]
+
+
+def _triangle(b, op, xs, ys, cts):
+    return [b.one("tensor.triangle", cts[0], part=op.attrs["part"], k=op.attrs["k"])]
+
+
+def _scatter_add(b, op, xs, ys, cts):
+    x, v, idx = xs[0], xs[1], xs[2:]
+    ct = cts[0]
+    g = b.create("tensor.gather", [ct] + idx, {"axes": list(op.attrs["axes"]),
+                                                "front": False}).result
+    return [ct, g] + [None] * len(idx)
+
+
+for _name, _rule in (("broadcast_to", _bcast), ("reshape", _reshape),
+                     ("transpose", _transpose), ("slice", _slice), ("update_slice", _update),
+                     ("gather", _gather), ("concatenate", _concat), ("reverse", _reverse),
+                     ("repeat", _repeat), ("triangle", _triangle),
+                     ("scatter_add", _scatter_add)):
+    register_vjp(f"tensor.{_name}", _rule)

@@ -1,0 +1,565 @@
+"""Reverse-mode differentiation of a tensor-level IR function into a new IR function.
+
+``vjp_function(fn, wrt)`` takes an optimized, functionalized ``Function`` and emits, through
+the ``Builder``, a new ``Function`` that computes the primal results *and* the cotangents of
+the arguments ``wrt`` given one cotangent argument per float result:
+
+    @f_vjp(*fn.args, *ct_results) -> (*fn.results, *ct_args[wrt])
+
+The gradient is itself an ordinary solvent program: the verifier accepts it, the passes
+optimize it again (cse, dce), every backend runs it.
+
+How it is built:
+
+* **Activity analysis**: a value is *varied* when it depends on a ``wrt`` argument (a fixed
+  point through loop-carried values); a value is *active* when it is varied and of a float
+  dtype. Only active values receive cotangents; integer and boolean values, constants and
+  values that do not depend on ``wrt`` never enter the reverse pass.
+* **Forward pass**: the primal program, cloned. A ``loop.for`` with a compile-time trip
+  count ``n`` whose results are active records, in extra carried values, a *tape* per
+  carried value: a tensor of shape ``(n, ...)`` written with ``update_slice`` at the start of
+  each iteration (so an array slot overwritten inside the loop keeps its old value on the
+  tape). A ``loop.while`` counts its trips in an extra carried counter.
+* **Reverse pass**: the ops in reverse order, each op's rule from the VJP table
+  (``ir.registry.register_vjp``) emitting IR; cotangents of a value used several times are
+  summed. A loop becomes a reverse loop over its trips: each reverse step reads the carried
+  values of trip ``k`` from the tape, recomputes the body's intermediates from them, and runs
+  the body's reverse pass; cotangents of values defined before the loop and used inside it
+  are carried by the reverse loop. Without a tape (a ``loop.for`` with a run-time trip count,
+  any ``loop.while``) a reverse step recomputes the carried values of trip ``k`` by running
+  the body ``k`` times from the loop's initial values: correct for data-dependent trip
+  counts, with ``O(n^2)`` work in the trip count (static shapes forbid a tape whose length is
+  only known at run time). ``loop.if`` becomes an ``if`` on the same condition whose branches
+  recompute and reverse their own branch.
+"""
+from __future__ import annotations
+
+from ..ir.builder import Builder
+from ..ir.core import Block, Function, Operation, Region, Value
+from ..ir.registry import _VJPS, get
+from ..ir.types import TensorType, is_complex, is_float
+from ..passes.dce import dce
+from . import emit as E
+
+LOOPS = ("loop.for", "loop.while", "loop.if")
+
+
+class DifferentiationError(Exception):
+    """A program (or argument) that solvent cannot differentiate; the message says where."""
+
+
+class Scope:
+    """Original value -> value in the emitted function, with the enclosing scopes' maps."""
+
+    def __init__(self, parent: "Scope | None" = None):
+        self.parent = parent
+        self.map: dict = {}
+        self.tapes: dict = {}  # original loop op -> what its reverse pass reads
+
+    def __getitem__(self, v: Value) -> Value:
+        s = self
+        while s is not None:
+            if v in s.map:
+                return s.map[v]
+            s = s.parent
+        raise KeyError(f"no value for {v} in the emitted function (autodiff bug)")
+
+    def __setitem__(self, v, new):
+        self.map[v] = new
+
+
+def _static_int(v: Value):
+    op = v.owner
+    if isinstance(op, Operation) and op.name == "tensor.constant":
+        return int(op.attrs["value"])
+    return None
+
+
+def _update_chain(body: Block, arg: Value, y: Value):
+    """The ``update_slice`` ops, in program order, that turn the block argument ``arg`` into
+    the yielded ``y`` (each writing into the previous one's result, all in ``body``), or
+    None when ``y`` is not made so."""
+    chain = []
+    while y is not arg:
+        o = y.owner
+        if not isinstance(o, Operation) or o.name != "tensor.update_slice" or o.parent is not body:
+            return None
+        chain.append(o)
+        y = o.operands[0]
+    return chain[::-1]
+
+
+def _full_spec(shape):
+    return [["s", 0, d, 1] for d in shape]
+
+
+def varied_values(fn: Function, wrt: list[int]) -> set:
+    """Every value that depends on the arguments ``wrt`` (a fixed point over loops)."""
+    varied = {fn.args[k] for k in wrt}
+    changed = True
+
+    def mark(v):
+        nonlocal changed
+        if v not in varied:
+            varied.add(v)
+            changed = True
+
+    while changed:
+        changed = False
+        for op in fn.walk():
+            if op.name == "loop.for":
+                body = op.regions[0].block
+                ys = body.terminator.operands
+                for i, init in enumerate(op.operands[3:]):
+                    if init in varied or ys[i] in varied:
+                        mark(body.args[1 + i]); mark(op.results[i])
+            elif op.name == "loop.while":
+                cond, body = op.regions
+                ys = body.block.terminator.operands
+                for i, init in enumerate(op.operands):
+                    if init in varied or ys[i] in varied:
+                        mark(cond.block.args[i]); mark(body.block.args[i]); mark(op.results[i])
+            elif op.name == "loop.if":
+                for r in op.regions:
+                    for i, y in enumerate(r.block.terminator.operands):
+                        if y in varied:
+                            mark(op.results[i])
+            elif not op.regions and any(o in varied for o in op.operands):
+                for r in op.results:
+                    mark(r)
+    return varied
+
+
+class Transformer:
+    def __init__(self, fn: Function, wrt: list[int]):
+        self.fn = fn
+        self.varied = varied_values(fn, wrt)
+        self.taped: list = []  # (emitted taped loop, number of primal results)
+
+    def active(self, v: Value) -> bool:
+        return v in self.varied and isinstance(v.type, TensorType) and is_float(v.type.dtype)
+
+    # --- forward: cloning -------------------------------------------------------------------
+    def clone_op(self, op: Operation, scope: Scope, b: Builder) -> Operation | None:
+        if op.name == "tensor.slice":
+            src = scope[op.operands[0]]
+            dyn = [scope[o] for o in op.operands[1:]]
+            b.loc = op.loc
+            v = E.slice_(b, src, dyn, op.attrs["spec"])  # the value just written, if it is
+            scope[op.results[0]] = v
+            return v.owner
+        regions = []
+        for r in op.regions:
+            inner = Scope(scope)
+            blk = Block()
+            for a in r.block.args:
+                inner[a] = blk.add_arg(a.type, a.hint)
+            for o in r.block.ops:
+                self.clone_op(o, inner, Builder(blk))
+            regions.append(Region(blk))
+        new = Operation(op.name, [scope[o] for o in op.operands], [r.type for r in op.results],
+                        op.attrs, regions, op.loc)
+        b.block.append(new)
+        for r, n in zip(op.results, new.results):
+            scope[r] = n
+        return new
+
+    def emit_block(self, block: Block, scope: Scope, b: Builder) -> None:
+        """Clone ``block``'s ops but its terminator; its loops with active results record
+        what their reverse pass needs."""
+        for op in block.ops[:-1]:
+            if op.name in ("loop.for", "loop.while") and any(self.active(r) for r in op.results):
+                if op.name == "loop.for" and self._trips(op) is not None:
+                    self.emit_taped_for(op, scope, b)
+                elif op.name == "loop.while":
+                    self.emit_counted_while(op, scope, b)
+                else:
+                    self.clone_op(op, scope, b)
+            else:
+                self.clone_op(op, scope, b)
+
+    def _trips(self, op):
+        lb, ub, step = (_static_int(v) for v in op.operands[:3])
+        if lb is None or ub is None or step is None or step == 0:
+            return None
+        return len(range(lb, ub, step))
+
+    def emit_taped_for(self, op: Operation, scope: Scope, b: Builder) -> None:
+        """The loop, recording per trip ``k`` what its reverse step needs to rebuild the
+        carried values of trip ``k``: the whole value, or, for an array the body changes
+        only through ``update_slice`` (``u[i] = ...``), the slots it overwrites (their old
+        values and the write's indices): the reverse loop then undoes the writes on the
+        final array, trip by trip, at the cost of the slots rather than the array."""
+        n = self._trips(op)
+        lb, step = _static_int(op.operands[0]), _static_int(op.operands[2])
+        body = op.regions[0].block
+        carried = body.args[1:]
+        yields = body.terminator.operands
+        blk = Block()
+        inner = Scope(scope)
+        ib = Builder(blk)
+        iv = blk.add_arg(body.args[0].type, body.args[0].hint)
+        inner[body.args[0]] = iv
+        for c in carried:
+            inner[c] = blk.add_arg(c.type, c.hint)
+        dt = iv.type.dtype
+        k = ib.one("tensor.sub", iv, ib.constant(lb, dt))
+        if step != 1:
+            k = ib.one("tensor.floordiv", k, ib.constant(step, dt))
+        chains = [_update_chain(body, c, yields[i]) if c.type.rank else None
+                  for i, c in enumerate(carried)]
+        in_chain = {u for ch in chains if ch for u in ch}
+        olds = {}
+        for o in body.ops[:-1]:
+            if o in in_chain:  # the slot's old value, read before the write (in place)
+                dyn = [inner[d] for d in o.operands[2:]]
+                olds[o] = (ib.create("tensor.slice", [inner[o.operands[0]]] + dyn,
+                                     {"spec": o.attrs["spec"]}).result, dyn)
+            self.clone_op(o, inner, ib)
+        writes, plan = [], []
+        for i, c in enumerate(carried):
+            chain = chains[i]
+            if chain is None:
+                plan.append(("full", len(writes)))
+                writes.append(inner[c])
+                continue
+            entries = []
+            for u in chain:
+                old, dyn = olds[u]
+                entries.append((u, len(writes), list(range(len(writes) + 1,
+                                                           len(writes) + 1 + len(dyn)))))
+                writes.append(old)
+                writes.extend(dyn)
+            plan.append(("undo", entries))
+        tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
+        tapes = [blk.add_arg(t) for t in tape_types]
+        new_tapes = [ib.create("tensor.update_slice", [t, w, k],
+                               {"spec": [["i", 0]] + _full_spec(w.type.shape)}).result
+                     for t, w in zip(tapes, writes)]
+        ib.create("loop.yield", [inner[y] for y in yields] + new_tapes)
+        inits = [E.zeros(b, t) for t in tape_types]
+        new = Operation("loop.for", [scope[o] for o in op.operands] + inits,
+                        [r.type for r in op.results] + tape_types, op.attrs, [Region(blk)],
+                        op.loc)
+        b.block.append(new)
+        nres = len(op.results)
+        for r, v in zip(op.results, new.results):
+            scope[r] = v
+        scope.tapes[op] = ("tape", new.results[nres:], n, plan)
+        self.taped.append((new, nres))
+
+    def emit_counted_while(self, op: Operation, scope: Scope, b: Builder) -> None:
+        cond, body = op.regions
+        regions = []
+        counter_t = TensorType((), "i64")
+        for r, is_body in ((cond, False), (body, True)):
+            inner = Scope(scope)
+            blk = Block()
+            ib = Builder(blk)
+            for a in r.block.args:
+                inner[a] = blk.add_arg(a.type, a.hint)
+            cnt = blk.add_arg(counter_t, "trips")
+            for o in r.block.ops[:-1]:
+                self.clone_op(o, inner, ib)
+            term = r.block.terminator
+            ops = [inner[y] for y in term.operands]
+            if is_body:
+                ops.append(ib.one("tensor.add", cnt, ib.constant(1, "i64")))
+            ib.create(term.name, ops)
+            regions.append(Region(blk))
+        new = Operation("loop.while", [scope[o] for o in op.operands] + [b.constant(0, "i64")],
+                        [r.type for r in op.results] + [counter_t], op.attrs, regions, op.loc)
+        b.block.append(new)
+        for r, v in zip(op.results, new.results):
+            scope[r] = v
+        scope.tapes[op] = ("count", new.results[-1])
+
+    # --- reverse ----------------------------------------------------------------------------
+    def sweep(self, block: Block, scope: Scope, b: Builder, adj: dict) -> None:
+        for op in reversed(block.ops[:-1]):
+            self.reverse_op(op, scope, b, adj)
+
+    def _accumulate(self, b, adj, v, ct):
+        if ct is not None and self.active(v):
+            if ct.type != v.type:
+                raise AssertionError(f"cotangent {ct.type} for {v.type} (autodiff bug)")
+            adj[v] = E.add(b, adj.get(v), ct)
+
+    def reverse_op(self, op: Operation, scope: Scope, b: Builder, adj: dict) -> None:
+        cts = [adj.get(r) if self.active(r) else None for r in op.results]
+        if all(c is None for c in cts):
+            return
+        if op.name in ("loop.for", "loop.while"):
+            return self.reverse_loop(op, scope, b, adj, cts)
+        if op.name == "loop.if":
+            return self.reverse_if(op, scope, b, adj, cts)
+        rule = _VJPS.get(op.name)
+        where = f"line {op.loc.line} ({op.loc})" if op.loc else "an unknown line"
+        if any(o in self.varied and isinstance(o.type, TensorType) and is_complex(o.type.dtype)
+               for o in op.operands):
+            raise DifferentiationError(
+                f"cannot differentiate through {op.name} at {where}: complex values are not "
+                "differentiated yet")
+        if rule is None:
+            raise DifferentiationError(
+                f"cannot differentiate through {op.name} at {where}: the op has no VJP rule")
+        b.loc = op.loc
+        xs = [scope[o] for o in op.operands]
+        ys = [scope[r] for r in op.results]
+        outs = rule(b, op, xs, ys, cts)
+        for o, ct in zip(op.operands, outs):
+            self._accumulate(b, adj, o, ct)
+
+    def _outer_uses(self, blocks) -> list:
+        inside = set()
+        for blk in blocks:
+            inside.update(blk.args)
+            for o in blk.walk():
+                inside.update(o.results)
+                for r in o.regions:
+                    inside.update(r.block.args)
+        seen, out = set(), []
+        for blk in blocks:
+            for o in blk.walk():
+                for v in o.operands:
+                    if v not in inside and v not in seen and self.active(v):
+                        seen.add(v)
+                        out.append(v)
+        return out
+
+    def _emit_steps(self, op, scope, b, count, inits) -> list:
+        """Run ``op``'s body ``count`` times from ``inits`` (emitted values): the carried
+        values at the start of trip ``count``."""
+        is_for = op.name == "loop.for"
+        body = op.regions[0].block if is_for else op.regions[1].block
+        carried = body.args[1:] if is_for else body.args
+        idt = count.type.dtype
+        blk = Block()
+        ib = Builder(blk)
+        i = blk.add_arg(TensorType((), idt), "i")
+        inner = Scope(scope)
+        for c in carried:
+            inner[c] = blk.add_arg(c.type, c.hint)
+        if is_for:
+            inner[body.args[0]] = self._iv_at(op, scope, ib, i)
+        for o in body.ops[:-1]:
+            self.clone_op(o, inner, ib)
+        ib.create("loop.yield", [inner[y] for y in body.terminator.operands])
+        new = Operation("loop.for", [b.constant(0, idt), count, b.constant(1, idt)] + inits,
+                        [c.type for c in carried], {}, [Region(blk)], op.loc)
+        b.block.append(new)
+        return new.results
+
+    def _iv_at(self, op, scope, b, k):
+        """``lb + k * step`` in the induction variable's dtype."""
+        lb, step = scope[op.operands[0]], scope[op.operands[2]]
+        dt = lb.type.dtype
+        if k.type.dtype != dt:
+            k = b.one("tensor.convert", k, dtype=dt)
+        return b.one("tensor.add", lb, b.one("tensor.mul", k, step))
+
+    def _trip_count(self, op, scope, b):
+        if op.name == "loop.while":
+            return scope.tapes[op][1]
+        n = self._trips(op)
+        if n is not None:
+            return b.constant(n, "i64")
+        lb, ub, step = (scope[v] for v in op.operands[:3])
+        dt = lb.type.dtype
+        span = b.one("tensor.sub", b.one("tensor.add", b.one("tensor.sub", ub, lb), step),
+                     b.one("tensor.sign", step))
+        n = b.one("tensor.max", b.constant(0, dt),
+                  b.one("tensor.floordiv", span, step))
+        zero_step = b.one("tensor.eq", step, b.constant(0, dt))
+        return b.one("tensor.select", zero_step, b.constant(0, dt), n)
+
+    def reverse_loop(self, op, scope, b, adj, cts) -> None:
+        is_for = op.name == "loop.for"
+        body = op.regions[0].block if is_for else op.regions[1].block
+        carried = list(body.args[1:] if is_for else body.args)
+        inits = list(op.operands[3:] if is_for else op.operands)
+        yields = body.terminator.operands
+        act = [i for i, c in enumerate(carried) if self.active(c)]
+        outer = self._outer_uses([body])
+        tape = scope.tapes.get(op)
+        n = self._trip_count(op, scope, b)
+        idt = n.type.dtype
+        ct_inits = [cts[i] if cts[i] is not None else E.zeros(b, carried[i].type) for i in act]
+        acc_inits = [adj[v] if adj.get(v) is not None else E.zeros(b, v.type) for v in outer]
+
+        blk = Block()
+        rb = Builder(blk)
+        j = blk.add_arg(TensorType((), idt), "j")
+        ct_c = [blk.add_arg(carried[i].type, "ct") for i in act]
+        acc = [blk.add_arg(v.type, "acc") for v in outer]
+        rs = Scope(scope)
+        k = rb.one("tensor.sub", rb.one("tensor.sub", n, rb.constant(1, idt)), j)
+        states = []  # carried arrays rebuilt by undoing their writes (reverse loop carries)
+        if tape is not None and tape[0] == "tape":
+            tv = tape[1]
+
+            def at_k(t):
+                return rb.create("tensor.slice", [t, k], {"spec": [["i", 0]] + _full_spec(
+                    t.type.shape[1:])}).result
+            for i, (c, how) in enumerate(zip(carried, tape[3])):
+                if how[0] == "full":
+                    rs[c] = at_k(tv[how[1]])
+                    continue
+                s_arg = blk.add_arg(c.type, "state")
+                v = s_arg
+                for u, pos_old, pos_idx in reversed(how[1]):
+                    v = rb.create("tensor.update_slice",
+                                  [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
+                                  {"spec": u.attrs["spec"]}).result
+                rs[c] = v
+                states.append((i, v))
+        else:
+            state = self._emit_steps(op, scope, rb, k, [scope[v] for v in inits])
+            for c, s in zip(carried, state):
+                rs[c] = s
+        if is_for:
+            rs[body.args[0]] = self._iv_at(op, scope, rb, k)
+        self.emit_block(body, rs, rb)
+        radj = {v: a for v, a in zip(outer, acc)}
+        for i, ct in zip(act, ct_c):
+            self._accumulate(rb, radj, yields[i], ct)
+        self.sweep(body, rs, rb, radj)
+        out = [radj.get(carried[i]) for i in act]
+        out = [o if o is not None else E.zeros(rb, carried[i].type) for o, i in zip(out, act)]
+        out += [radj[v] for v in outer]
+        out += [v for _, v in states]
+        rb.create("loop.yield", out)
+        state_inits = [scope[op.results[i]] for i, _ in states]
+        rev = Operation("loop.for", [b.constant(0, idt), n, b.constant(1, idt)] + ct_inits +
+                        acc_inits + state_inits,
+                        [v.type for v in ct_c + acc] + [carried[i].type for i, _ in states],
+                        {}, [Region(blk)], op.loc)
+        b.block.append(rev)
+        res = rev.results
+        for v, r in zip(outer, res[len(act):]):
+            adj[v] = r
+        for i, r in zip(act, res[:len(act)]):
+            self._accumulate(b, adj, inits[i], r)
+
+    def reverse_if(self, op, scope, b, adj, cts) -> None:
+        blocks = [r.block for r in op.regions]
+        outer = self._outer_uses(blocks)
+        if not outer:
+            return
+        regions = []
+        for blk_src in blocks:
+            blk = Block()
+            rb = Builder(blk)
+            rs = Scope(scope)
+            self.emit_block(blk_src, rs, rb)
+            radj: dict = {}
+            for y, ct in zip(blk_src.terminator.operands, cts):
+                self._accumulate(rb, radj, y, ct)
+            self.sweep(blk_src, rs, rb, radj)
+            rb.create("loop.yield", [radj.get(v) if radj.get(v) is not None
+                                     else E.zeros(rb, v.type) for v in outer])
+            regions.append(Region(blk))
+        new = Operation("loop.if", [scope[op.operands[0]]], [v.type for v in outer], {},
+                        regions, op.loc)
+        b.block.append(new)
+        for v, r in zip(outer, new.results):
+            self._accumulate(b, adj, v, r)
+
+
+def vjp_function(fn: Function, wrt: list[int]) -> tuple[Function, list[int]]:
+    """The reverse-mode program of ``fn`` w.r.t. its arguments ``wrt`` (indices).
+
+    Returns ``(g, seeded)``: ``g(*fn.args, *cts) -> (*fn.results, *grads)`` where ``cts`` has
+    one cotangent per result index in ``seeded`` (the float results) and ``grads`` one per
+    ``wrt`` argument, in order."""
+    for k in wrt:
+        a = fn.args[k]
+        if not (isinstance(a.type, TensorType) and is_float(a.type.dtype)):
+            name = fn.arg_names[k] if k < len(fn.arg_names) else f"#{k}"
+            raise DifferentiationError(
+                f"cannot differentiate with respect to argument {name!r} of type {a.type}: "
+                "only float arrays and scalars have gradients")
+    t = Transformer(fn, wrt)
+    body = Block()
+    b = Builder(body)
+    scope = Scope()
+    for a in fn.args:
+        scope[a] = body.add_arg(a.type, a.hint)
+    rets = fn.body.terminator.operands
+    seeded = [i for i, r in enumerate(rets)
+              if isinstance(r.type, TensorType) and is_float(r.type.dtype)]
+    ct_args = [body.add_arg(rets[i].type, f"ct{i}") for i in seeded]
+    t.emit_block(fn.body, scope, b)
+    outs = [scope[r] for r in rets]
+    adj: dict = {}
+    for i, ct in zip(seeded, ct_args):
+        t._accumulate(b, adj, rets[i], ct)
+    t.sweep(fn.body, scope, b, adj)
+    grads = [adj.get(fn.args[k]) if adj.get(fn.args[k]) is not None
+             else E.zeros(b, fn.args[k].type) for k in wrt]
+    b.create("func.return", outs + grads)
+    names = list(fn.arg_names) + [f"ct{i}" for i in seeded]
+    g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))
+    g = dce(g)
+    if _prune_tapes(g, t.taped):
+        g = dce(g)
+    while _drop_dead_carries(g):
+        g = dce(g)
+    return g, seeded
+
+
+def _drop_dead_carries(g: Function) -> bool:
+    """Remove loop.for carried values that nothing reads: the result is unused and the block
+    argument feeds only its own next value (a reverse loop's rebuilt array whose slots the
+    reverse step does not read, a cotangent passed through unchanged). Returns whether any
+    was removed."""
+    used = {o for op in g.walk() for o in op.operands}
+    for loop in [op for op in g.walk() if op.name == "loop.for"]:
+        body = loop.regions[0].block
+        ys = body.terminator.operands
+        for i in range(len(loop.results) - 1, -1, -1):
+            if loop.results[i] in used:
+                continue
+            needed = {y for j, y in enumerate(ys) if j != i}
+            for op in reversed(body.ops[:-1]):
+                if any(r in needed for r in op.results):
+                    for inner in op.walk():
+                        needed.update(inner.operands)
+            if body.args[1 + i] in needed:
+                continue
+            ys.pop(i)
+            body.args.pop(1 + i)
+            loop.operands.pop(3 + i)
+            loop.results.pop(i)
+            for j, a in enumerate(body.args):
+                a.index = j
+            for j, r in enumerate(loop.results):
+                r.index = j
+            return True
+    return False
+
+
+def _prune_tapes(g: Function, taped) -> bool:
+    """Drop the tapes no reverse pass reads (cache only what the reverse pass needs): a
+    carried value whose intermediates the reverse loop does not use, such as an accumulator
+    ``y += ...``, is not recorded. Run after dce, which removed the unused tape reads."""
+    used = {o for op in g.walk() for o in op.operands}
+    changed = False
+    for loop, nres in taped:
+        drop = [i for i in range(nres, len(loop.results)) if loop.results[i] not in used]
+        if not drop:
+            continue
+        body = loop.regions[0].block
+        term = body.terminator
+        for i in sorted(drop, reverse=True):
+            upd = term.operands.pop(i).owner
+            body.ops.remove(upd)
+            body.args.pop(1 + i)
+            loop.operands.pop(3 + i)
+            loop.results.pop(i)
+        for j, a in enumerate(body.args):
+            a.index = j
+        for j, r in enumerate(loop.results):
+            r.index = j
+        changed = True
+    return changed

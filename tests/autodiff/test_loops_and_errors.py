@@ -1,0 +1,243 @@
+"""Reverse mode through loops, ifs and in-place updates; the API's errors; optimized vs
+unoptimized gradients; a while loop with a data-dependent trip count (which ``jax.grad``
+rejects on the direct JAX port)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from fd import fd_grad  # noqa: E402
+import solvent  # noqa: E402
+from solvent.autodiff import vjp_function  # noqa: E402
+from solvent.backends import get_backend  # noqa: E402
+from solvent.frontend.translator import translate  # noqa: E402
+from solvent.ir.verifier import verify  # noqa: E402
+from solvent.passes.pipeline import run_pipeline  # noqa: E402
+
+BACKENDS = ["xla", "interp"]
+
+
+def check_grad(f, args, argnums, backend, rtol=1e-6):
+    g = solvent.grad(f, argnums, backend=backend)(*args)
+    g = g if isinstance(argnums, tuple) else (g,)
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    for k, gk in zip(nums, g):
+        exp = fd_grad(lambda *a: f(*[x.copy() if isinstance(x, np.ndarray) else x
+                                     for x in a]), args, k)
+        np.testing.assert_allclose(gk, exp, rtol=rtol, atol=1e-7, err_msg=f"argument {k}")
+
+
+def power_loop(x, n):
+    y = x.copy()
+    for i in range(n):
+        y = np.sin(y) * x + 0.5 * y
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("trips", [0, 1, 2, 7])
+def test_trip_counts(trips, backend):
+    x = np.random.default_rng(trips).standard_normal(5)
+    check_grad(power_loop, (x, trips), 0, backend)
+
+
+def before_and_after(x, w, n):
+    a = np.exp(x) * w          # defined before the loop ...
+    s = np.zeros_like(x)
+    for i in range(n):
+        s = s + a * np.cos(s)  # ... used inside ...
+    return np.sum(s) + np.sum(a * a)  # ... and after it
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_value_defined_before_loop_and_used_after(backend):
+    rng = np.random.default_rng(3)
+    check_grad(before_and_after, (rng.standard_normal(4), rng.standard_normal(4), 3), (0, 1),
+               backend)
+
+
+def overwrite(x, n):
+    u = x.copy()
+    for t in range(n):
+        u[1:-1] = 0.5 * u[1:-1] * u[2:] + np.sin(u[:-2])  # slots overwritten each trip
+        u[0] = u[-1] * u[1]                                # one slot overwritten
+    return np.sum(u ** 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("trips", [0, 1, 2, 5])
+def test_array_slot_overwritten_inside_loop(trips, backend):
+    x = np.random.default_rng(trips).uniform(-1, 1, 6)
+    check_grad(overwrite, (x, trips), 0, backend)
+
+
+def mutate_argument(u, w):
+    u *= w
+    u[1:] += u[:-1] * w[1:]
+    return np.sum(np.tanh(u))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_function_that_mutates_its_argument(backend):
+    rng = np.random.default_rng(5)
+    u, w = rng.standard_normal(5), rng.standard_normal(5)
+    u0 = u.copy()
+    check_grad(mutate_argument, (u, w), (0, 1), backend)
+    np.testing.assert_array_equal(u, u0)  # the gradient writes nothing back
+    outs, vjp_fn = solvent.vjp(mutate_argument, u, w, backend=backend)
+    ref = u.copy()
+    ret = mutate_argument(ref, w)
+    np.testing.assert_allclose(outs[0], ret, rtol=1e-12)
+    np.testing.assert_allclose(outs[1], ref, rtol=1e-12)  # the mutated argument's final value
+    ct_u = np.random.default_rng(6).standard_normal(5)
+    gu, gw = vjp_fn((0.0, ct_u))
+
+    def loss(u_, w_):
+        v = u_.copy()
+        mutate_argument(v, w_)
+        return float(np.sum(v * ct_u))
+    np.testing.assert_allclose(gu, fd_grad(loss, (u, w), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gw, fd_grad(loss, (u, w), 1), rtol=1e-6, atol=1e-8)
+
+
+def branchy(x, c):
+    s = 0.0
+    for i in range(4):
+        if np.sum(x) * i > c:
+            s = s + np.sum(np.exp(x) * i)
+        else:
+            s = s - np.sum(x * x)
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("c", [-100.0, 0.0, 100.0])
+def test_if_inside_loop(c, backend):
+    x = np.random.default_rng(1).standard_normal(4)
+    check_grad(branchy, (x, c), 0, backend)
+
+
+def nested(x, n):
+    y = x.copy()
+    for i in range(n):
+        for j in range(3):
+            y = y * 0.9 + np.sin(y[::-1]) * (j + 1)
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nested_loops(backend):
+    x = np.random.default_rng(2).standard_normal(4)
+    check_grad(nested, (x, 3), 0, backend)
+
+
+def newton_sqrt(a, tol):
+    """Iterate until the residual is small: the trip count depends on the data."""
+    x = a.copy()
+    r = np.max(np.abs(x * x - a))
+    while r > tol:
+        x = 0.5 * (x + a / x)
+        r = np.max(np.abs(x * x - a))
+    return np.sum(x * a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_while_loop_with_data_dependent_trip_count(backend):
+    a = np.array([2.0, 9.0, 0.5, 30.0])
+    g = solvent.grad(newton_sqrt, backend=backend)(a, 1e-10)
+    # d/da sum(sqrt(a) * a) = 1.5 sqrt(a), up to the last Newton step's error
+    np.testing.assert_allclose(g, 1.5 * np.sqrt(a), rtol=1e-8)
+    np.testing.assert_allclose(g, fd_grad(lambda a_: newton_sqrt(a_, 1e-10), (a,), 0),
+                               rtol=1e-6)
+
+
+def test_jax_grad_rejects_the_same_while_loop():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    def newton_sqrt_jax(a, tol):
+        def cond(c):
+            return c[1] > tol
+
+        def body(c):
+            x, _ = c
+            x = 0.5 * (x + a / x)
+            return x, jnp.max(jnp.abs(x * x - a))
+        x, _ = jax.lax.while_loop(cond, body, (a, jnp.max(jnp.abs(a * a - a))))
+        return jnp.sum(x * a)
+
+    with jax.enable_x64(True):
+        a = jnp.array([2.0, 9.0, 0.5, 30.0])
+        assert float(newton_sqrt_jax(a, 1e-10)) == pytest.approx(float(np.sum(np.sqrt(a) * a)))
+        with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+            jax.grad(newton_sqrt_jax)(a, 1e-10)
+
+
+def test_run_time_trip_count_recomputes():
+    """A loop.for whose trip count is a run-time value (no tape): the reverse pass
+    recomputes the carried values; same gradient as the taped (compile-time) version."""
+    x = np.random.default_rng(4).standard_normal(5)
+    tr = translate(power_loop, (x, 4))  # n stays a run-time i64 argument
+    fn = run_pipeline(tr.fn)
+    g, seeded = vjp_function(fn, [0])
+    verify(g, tensor_only=True)
+    for backend in BACKENDS:
+        outs = get_backend(backend).compile(g)(x, 4, 1.0)
+        np.testing.assert_allclose(outs[-1], solvent.grad(power_loop)(x, 4), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["nbody", "logreg_gd", "heat_2d_slices", "layernorm"])
+def test_optimized_and_unoptimized_gradients_agree(name):
+    import importlib
+    mod = importlib.import_module(f"solvent.corpus.{name}")
+    args = mod.make_args(6, np.random.default_rng(0))
+    nums = tuple(k for k, a in enumerate(args)
+                 if isinstance(a, np.ndarray) and a.dtype.kind == "f")
+    _, f1 = solvent.vjp(mod.kernel, *args, argnums=nums, backend="interp")
+    outs, f2 = solvent.vjp(mod.kernel, *args, argnums=nums, backend="interp", optimize=False)
+    rng = np.random.default_rng(9)
+    leaves = outs if isinstance(outs, tuple) else (outs,)
+    ct = tuple(None if x is None else rng.standard_normal(np.shape(x)) for x in leaves)
+    ct = ct if isinstance(outs, tuple) else ct[0]
+    for a, b in zip(f1(ct), f2(ct)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_integer_argument_is_refused_by_name():
+    with pytest.raises(solvent.DifferentiationError, match="argument 'n'"):
+        solvent.grad(power_loop, 1)(np.ones(3), 2)
+    with pytest.raises(solvent.DifferentiationError, match="argument 'x'"):
+        solvent.grad(power_loop, 0)(np.arange(3), 2)
+
+
+def uses_cumprod(x):
+    y = np.cumprod(x)
+    return np.sum(y)
+
+
+def test_op_without_rule_names_the_source_line():
+    import inspect
+    line = inspect.getsourcelines(uses_cumprod)[1] + 1
+    with pytest.raises(solvent.DifferentiationError,
+                       match=rf"tensor.cumprod at line {line}\b"):
+        solvent.grad(uses_cumprod)(np.ones(3))
+
+
+def test_grad_needs_a_float_scalar():
+    with pytest.raises(solvent.DifferentiationError, match="one float scalar"):
+        solvent.grad(lambda_free_vector)(np.ones(3))
+
+
+def lambda_free_vector(x):
+    return x * 2.0
+
+
+def test_value_and_grad_and_gradient_program_passes_the_verifier():
+    x = np.random.default_rng(0).standard_normal(3)
+    v, g = solvent.value_and_grad(power_loop)(x, 3)
+    assert v == pytest.approx(power_loop(x, 3), rel=1e-12)
+    np.testing.assert_allclose(g, fd_grad(lambda a: power_loop(a, 3), (x,), 0), rtol=1e-6)
