@@ -89,7 +89,7 @@ def copy_keep_layout(a):
             or a.size == 0:
         return a.copy(order="K")
     if a.flags.f_contiguous:
-        return np.asfortranarray(a)
+        return a.copy(order="F")   # np.asfortranarray would return ``a`` itself, not a copy
     lo = sum(min(0, (d - 1) * s) for d, s in zip(a.shape, a.strides))
     hi = sum(max(0, (d - 1) * s) for d, s in zip(a.shape, a.strides))
     flat = np.zeros((hi - lo) // a.itemsize + 1, a.dtype)
