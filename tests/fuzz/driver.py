@@ -1,0 +1,99 @@
+"""Run a generated program under NumPy (the oracle) and solvent on each backend; classify.
+
+Outcomes per program: ``accepted`` (every backend agrees with NumPy), ``refused`` (some
+backend raised ``UnsupportedError``, the rest agree), ``mismatch`` (a difference, or any other
+exception). When NumPy itself raises, solvent must raise the same exception class (or refuse).
+Comparison is tests/differential.py's ``check``.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import warnings
+
+import numpy as np
+
+import differential
+import solvent
+from solvent.errors import UnsupportedError
+
+BACKENDS = ("xla", "interp")
+
+
+@dataclasses.dataclass
+class Outcome:
+    status: str                       # accepted / refused / mismatch / invalid
+    cls: str = ""                     # class of the mismatch (per backend, joined)
+    detail: str = ""
+    backends: tuple = ()              # backends that mismatch
+
+
+def classify_assertion(msg: str) -> str:
+    for key, name in (("dtype", "dtype"), ("identity", "identity"),
+                      ("after the call", "in-place"), ("shape", "shape"),
+                      ("gives", "type"), ("values differ", "value")):
+        if key in msg:
+            return name
+    return "value"
+
+
+def run_one(fn, args, backend, np_exc):
+    """'' if solvent agrees with NumPy on this backend, 'refused', or a mismatch class."""
+    differential._JITS.pop((fn, backend), None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if np_exc is not None:
+                try:
+                    with np.errstate(all="ignore"):
+                        solvent.jit(fn, backend=backend)(*copy.deepcopy(args))
+                except UnsupportedError:
+                    return "refused", ""
+                except Exception as e:          # noqa: BLE001 - any class is compared
+                    if isinstance(e, type(np_exc)):
+                        return "", ""
+                    return f"numpy-raises-{type(np_exc).__name__}-solvent-{type(e).__name__}", \
+                        f"{type(e).__name__}: {e}"
+                return f"numpy-raises-{type(np_exc).__name__}-solvent-returns", str(np_exc)
+            differential.check(fn, *args, backend=backend)
+    except UnsupportedError:
+        return "refused", ""
+    except AssertionError as e:
+        return classify_assertion(str(e)), str(e)
+    except Exception as e:                      # noqa: BLE001 - an internal error is a mismatch
+        return f"crash-{type(e).__name__}", f"{type(e).__name__}: {e}"
+    finally:
+        differential._JITS.pop((fn, backend), None)
+    return "", ""
+
+
+def numpy_exception(fn, args):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with np.errstate(all="ignore"):
+                fn(*copy.deepcopy(args))
+    except Exception as e:                      # noqa: BLE001
+        return e
+    return None
+
+
+def run_program(prog, backends=BACKENDS) -> Outcome:
+    try:
+        fn = prog.load()
+    except SyntaxError as e:
+        return Outcome("invalid", "syntax", str(e))
+    args = prog.make_args()
+    np_exc = numpy_exception(fn, args)
+    refused, bad, details = False, [], []
+    for b in backends:
+        cls, detail = run_one(fn, args, b, np_exc)
+        if cls == "refused":
+            refused = True
+        elif cls:
+            bad.append((b, cls))
+            details.append(f"[{b}] {detail}")
+    if bad:
+        return Outcome("mismatch", ";".join(f"{b}:{c}" for b, c in bad), "\n".join(details),
+                       tuple(b for b, _ in bad))
+    return Outcome("refused" if refused else "accepted")
