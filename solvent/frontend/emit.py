@@ -438,8 +438,17 @@ class Emitter:
                 raise OverflowError(f"{self.b.loc}: Python integer {value} out of bounds for "
                                     f"{np_dtype(dtype)}")
             return
-        fits = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, v, Const(info.min)),
-                          self.ufunc(np.less_equal, v, Const(info.max)))
+        # bounds outside the range of v's own dtype hold anyway (and are no constants of
+        # it: uint64's maximum is not an int64)
+        own = np.iinfo(np_dtype(v.dtype)) if v.dtype[0] in "iu" and v.dtype != "i1" else None
+        tests = []
+        if own is None or info.min > own.min:
+            tests.append(self.ufunc(np.greater_equal, v, Const(info.min)))
+        if own is None or info.max < own.max:
+            tests.append(self.ufunc(np.less_equal, v, Const(info.max)))
+        if not tests:
+            return
+        fits = tests[0] if len(tests) == 1 else self.ufunc(np.logical_and, *tests)
         self.check(fits, "OverflowError", f"Python integer {{}} out of bounds for "
                    f"{np_dtype(dtype)}", v)
 
