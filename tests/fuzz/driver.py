@@ -37,7 +37,7 @@ def classify_assertion(msg: str) -> str:
     return "value"
 
 
-def run_one(fn, args, backend, np_exc):
+def run_one(fn, args, backend, np_exc, loose=None):
     """'' if solvent agrees with NumPy on this backend, 'refused', or a mismatch class."""
     differential._JITS.pop((fn, backend), None)
     try:
@@ -55,7 +55,20 @@ def run_one(fn, args, backend, np_exc):
                     return f"numpy-raises-{type(np_exc).__name__}-solvent-{type(e).__name__}", \
                         f"{type(e).__name__}: {e}"
                 return f"numpy-raises-{type(np_exc).__name__}-solvent-returns", str(np_exc)
-            differential.check(fn, *args, backend=backend)
+            try:
+                differential.check(fn, *args, backend=backend)
+            except AssertionError as e:
+                if loose is None or classify_assertion(str(e)) not in ("value", "in-place"):
+                    raise
+                # float16/float32 intermediates (np.sin of int8 is float16) stored into or
+                # combined with float64 carry their own rounding: compare at that precision
+                tols = differential._tols
+                differential._tols = lambda dt: tols(np.dtype(loose)) if dt.kind in "fc" \
+                    else tols(dt)
+                try:
+                    differential.check(fn, *args, backend=backend)
+                finally:
+                    differential._tols = tols
     except UnsupportedError:
         return "refused", ""
     except AssertionError as e:
@@ -78,6 +91,17 @@ def numpy_exception(fn, args):
     return None
 
 
+def lowest_precision(args):
+    """The narrowest float dtype NumPy computes in for these arguments' dtypes (ufuncs of
+    int8/uint8/bool give float16, of int16/float32 float32), or None for float64 only."""
+    kinds = {a.dtype for a in args if isinstance(a, np.ndarray)}
+    if kinds & {np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.bool_)}:
+        return "float16"
+    if kinds & {np.dtype(np.int16), np.dtype(np.float32)}:
+        return "float32"
+    return None
+
+
 def run_program(prog, backends=BACKENDS) -> Outcome:
     try:
         fn = prog.load()
@@ -86,8 +110,9 @@ def run_program(prog, backends=BACKENDS) -> Outcome:
     args = prog.make_args()
     np_exc = numpy_exception(fn, args)
     refused, bad, details = False, [], []
+    loose = lowest_precision(args)
     for b in backends:
-        cls, detail = run_one(fn, args, b, np_exc)
+        cls, detail = run_one(fn, args, b, np_exc, loose)
         if cls == "refused":
             refused = True
         elif cls:

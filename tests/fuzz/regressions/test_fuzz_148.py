@@ -1,4 +1,5 @@
-"""Fuzzer reproducer (seed 148): xla:value.
+"""Fuzzer reproducer (seed 148), open bug in the XLA backend/lowering:
+xla: C += (C == C[B % n]) / (B - B) adds 0 where NumPy adds nan (0/0); interp agrees with NumPy.
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
 """
@@ -26,7 +27,7 @@ def ARGS():
 
 @pytest.mark.parametrize("backend", [
     pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        '[xla] kernel_148[xla] result: values differ')),
+        'xla: C += (C == C[B % n]) / (B - B) adds 0 where NumPy adds nan (0/0); interp agrees with NumPy')),
     "interp"])
 def test_fuzz_148(backend):
     args = ARGS()

@@ -1,4 +1,5 @@
-"""Fuzzer reproducer (seed 207): xla:value.
+"""Fuzzer reproducer (seed 207), open bug in the XLA backend/lowering:
+xla: x // s gives -0.0 where NumPy gives +0.0 (1.0 // that is -inf, NumPy inf).
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
 """
@@ -25,7 +26,7 @@ def ARGS():
 
 @pytest.mark.parametrize("backend", [
     pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        '[xla] kernel_207[xla] result: values differ')),
+        'xla: x // s gives -0.0 where NumPy gives +0.0 (1.0 // that is -inf, NumPy inf)')),
     "interp"])
 def test_fuzz_207(backend):
     args = ARGS()

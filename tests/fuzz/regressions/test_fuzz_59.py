@@ -1,4 +1,5 @@
-"""Fuzzer reproducer (seed 59): xla:value.
+"""Fuzzer reproducer (seed 59), open bug in the XLA backend/lowering:
+xla: arctan2(A, h1 == 0.25) with A == 0.0 and a bool 0 is nan, NumPy 0.0.
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
 """
@@ -30,7 +31,7 @@ def ARGS():
 
 @pytest.mark.parametrize("backend", [
     pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        '[xla] kernel_59[xla] result: values differ')),
+        'xla: arctan2(A, h1 == 0.25) with A == 0.0 and a bool 0 is nan, NumPy 0.0')),
     "interp"])
 def test_fuzz_59(backend):
     args = ARGS()
