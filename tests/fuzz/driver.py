@@ -29,10 +29,13 @@ class Outcome:
 
 
 def classify_assertion(msg: str) -> str:
+    first = msg.splitlines()[0] if msg else ""   # array reprs below it name their dtype
+    if "values differ" in first:
+        return "in-place" if "after the call" in first else "value"
     for key, name in (("dtype", "dtype"), ("identity", "identity"),
                       ("after the call", "in-place"), ("shape", "shape"),
-                      ("gives", "type"), ("values differ", "value")):
-        if key in msg:
+                      ("gives", "type")):
+        if key in first:
             return name
     return "value"
 
