@@ -37,3 +37,18 @@ def test_fuzz_162(backend):
             solvent.jit(kernel_162, backend=backend)(*args)
         return
     check(kernel_162, *args, backend=backend)
+
+
+def min_of_empty_when_positive(x, A):
+    if x > 0:
+        return np.min(A)
+    return A.sum()
+
+
+def test_min_of_empty_raises_where_it_runs(backend):
+    A = np.zeros((0,))
+    check(min_of_empty_when_positive, -1.0, A, backend=backend)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation min"):
+        min_of_empty_when_positive(1.0, A)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation min"):
+        solvent.jit(min_of_empty_when_positive, backend=backend)(1.0, A)
