@@ -213,6 +213,10 @@ class Emitter:
                 try:
                     return Const(_python_apply(uf, [a.value for a in args]))
                 except ZeroDivisionError as e:  # Python raises it: so does solvent
+                    if self.in_loop or self.depth_in_branch or self.shared.get("check_guards"):
+                        # only where it runs: a failing run-time check, 0 stands in
+                        self.check(Const(False), "ZeroDivisionError", str(e))
+                        return Const(0.0 if uf is np.true_divide else 0)
                     raise ZeroDivisionError(f"{self.b.loc}: {e}") from None
                 except (OverflowError, ValueError) as e:
                     raise self.unsupported(f"{uf.__name__}: {e}") from None
