@@ -213,6 +213,10 @@ class Emitter:
                 try:
                     return Const(_python_apply(uf, [a.value for a in args]))
                 except ZeroDivisionError as e:  # Python raises it: so does solvent
+                    if self.in_loop or self.depth_in_branch or self.shared.get("check_guards"):
+                        # only where it runs: a failing run-time check, 0 stands in
+                        self.check(Const(False), "ZeroDivisionError", str(e))
+                        return Const(0.0 if uf is np.true_divide else 0)
                     raise ZeroDivisionError(f"{self.b.loc}: {e}") from None
                 except (OverflowError, ValueError) as e:
                     raise self.unsupported(f"{uf.__name__}: {e}") from None
@@ -419,6 +423,12 @@ class Emitter:
         if v.weak and v.dtype == "i64" and v.type.rank == 0 and dtype[0] in "iu" \
                 and dtype not in ("i1", "i64"):
             self.check_fits(v, dtype)
+        elif not v.weak and v.type.rank == 0 and v.dtype[0] in "iu" and \
+                v.dtype not in ("i1", "u64") and dtype[0] in "iu" and dtype != "i1" and \
+                not np.can_cast(np_dtype(v.dtype), np_dtype(dtype), "safe"):
+            # a NumPy integer scalar stored into a narrower integer array goes through a
+            # Python int: ``a[i] = np.int64(825)`` (and ``a[i] *= s``) raise OverflowError
+            self.check_fits(v, dtype)
         return self.convert(v, dtype)
 
     def check_fits(self, v: Tensor, dtype: str) -> None:
@@ -432,8 +442,17 @@ class Emitter:
                 raise OverflowError(f"{self.b.loc}: Python integer {value} out of bounds for "
                                     f"{np_dtype(dtype)}")
             return
-        fits = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, v, Const(info.min)),
-                          self.ufunc(np.less_equal, v, Const(info.max)))
+        # bounds outside the range of v's own dtype hold anyway (and are no constants of
+        # it: uint64's maximum is not an int64)
+        own = np.iinfo(np_dtype(v.dtype)) if v.dtype[0] in "iu" and v.dtype != "i1" else None
+        tests = []
+        if own is None or info.min > own.min:
+            tests.append(self.ufunc(np.greater_equal, v, Const(info.min)))
+        if own is None or info.max < own.max:
+            tests.append(self.ufunc(np.less_equal, v, Const(info.max)))
+        if not tests:
+            return
+        fits = tests[0] if len(tests) == 1 else self.ufunc(np.logical_and, *tests)
         self.check(fits, "OverflowError", f"Python integer {{}} out of bounds for "
                    f"{np_dtype(dtype)}", v)
 

@@ -114,6 +114,10 @@ class ExprMixin:
         uf = BINOP_UFUNC.get(type(node.op))
         if uf is None:
             raise self.unsupported(f"operator {type(node.op).__name__}")
+        if uf is np.power and isinstance(b, Const) and type(b.value) is int and b.value == 2 \
+                and not isinstance(a, Const) and self.tensor_type(a).rank \
+                and self.tensor_type(a).dtype == "i1":
+            return self.ufunc(np.square, a)  # ndarray ** 2 is np.square: bool ** 2 is int8
         if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and _python_number(a) and \
                 _python_number(b) and not isinstance(b, Const):
             # Python numbers divide as Python does: by zero is an error, not inf or 0

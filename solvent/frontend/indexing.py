@@ -94,8 +94,18 @@ class IndexMixin:
                     not isinstance(it.value, (bool, np.bool_)):
                 k = int(it.value)
                 if not -n <= k < n:
-                    raise IndexError(f"{self.b.loc}: index {k} is out of bounds for axis {d} "
-                                     f"with size {n}")
+                    msg = f"index {k} is out of bounds for axis {d} with size {n}"
+                    if not (self.in_loop or self.depth_in_branch or
+                            self.shared.get("check_guards")):
+                        raise IndexError(f"{self.b.loc}: {msg}")  # it always runs: raise now
+                    # NumPy raises only if this runs: a run-time check that fails where it is
+                    # reached, and element 0 stands in; an empty axis has no stand-in
+                    if n == 0:
+                        raise self.unsupported(
+                            f"{msg}, in code that runs only under a run-time condition",
+                            "guard it with a condition on the shape, known at compile time")
+                    self.check(Const(False), "IndexError", msg)
+                    k = 0
                 spec.append(["c", k % n])
                 ints.append((len(spec) - 1, d, None, k % n))
             elif isinstance(it, (Tensor, ArrayRef, TupleVal)) or (

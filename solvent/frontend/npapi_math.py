@@ -89,8 +89,14 @@ def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
         acc = static_dtype(fe, dtype, None) or _acc_dtype(np_fn, x.type.dtype)
         x = fe.convert(x, acc)
     if kind in ("max", "min") and any(x.shape[ax] == 0 for ax in axes):
-        raise ValueError(f"{fe.b.loc}: zero-size array to reduction operation {kind} which has "
-                         "no identity")
+        msg = f"zero-size array to reduction operation {kind} which has no identity"
+        if not (fe.in_loop or fe.depth_in_branch or fe.shared.get("check_guards")):
+            raise ValueError(f"{fe.b.loc}: {msg}")   # it always runs: raise now, in order
+        # NumPy raises only when the reduction runs: under a run-time condition that is false
+        # (or in a loop that runs zero times) it does not, so the error is a run-time check
+        # that always fails where it is reached; the sum stands in for the value it never has
+        fe.check(Const(False), "ValueError", msg)
+        kind = "sum"
     return Tensor(fe.b.one(f"tensor.reduce_{kind}", x.v, axes=axes, keepdims=keep))
 
 
