@@ -263,3 +263,61 @@ def _qr(fe, a, mode=Const("reduced")):
     if m == "r":
         return Tensor(op.results[1])
     raise fe.unsupported(f"np.linalg.qr with mode={m!r}", "use mode='reduced' or 'r'")
+
+
+# --- SciPy's triangular and banded solves ----------------------------------------------------
+try:
+    import scipy.linalg as _sla
+except ImportError:  # pragma: no cover  (SciPy is optional: without it nothing registers)
+    _sla = None
+
+
+def _solve_operands(fe, a, b):
+    from .npapi_math import _float_operand as flt
+    a, b = flt(fe, a), flt(fe, b)
+    dt = fe.result_dtype([a, b])
+    return fe.convert(a, dt), fe.convert(b, dt)
+
+
+if _sla is not None:
+    @implements(_sla.solve_triangular)
+    def _solve_triangular(fe, a, b, trans=Const(0), lower=Const(False),
+                          unit_diagonal=Const(False), overwrite_b=None, check_finite=None):
+        from .npapi_math import _check_factorization
+        a, b = _solve_operands(fe, a, b)
+        tr = fe.static(trans, "trans")
+        tr = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}.get(tr)
+        if tr is None:
+            raise ValueError(f"{fe.b.loc}: invalid trans {fe.static(trans)!r}")
+        low = bool(fe.static(lower, "lower"))
+        if tr:
+            a = Tensor(fe.b.one("tensor.transpose", a.v, perm=[1, 0]))
+            if tr == 2 and a.dtype[0] == "c":
+                a = fe.ufunc(np.conjugate, a)
+            low = not low
+        x = Tensor(fe.b.one("tensor.triangular_solve", a.v, b.v, lower=low,
+                            unit_diagonal=bool(fe.static(unit_diagonal, "unit_diagonal"))))
+        return _check_factorization(fe, [a, b], x, "singular matrix")
+
+    @implements(_sla.solve_banded)
+    def _solve_banded(fe, l_and_u, ab, b, overwrite_ab=None, overwrite_b=None,
+                      check_finite=None):
+        """The dense matrix of the band (a[i, i + d] = ab[u - d, i + d]), then a dense solve:
+        SciPy's gbsv result, at O(n^3) instead of O(n * band^2)."""
+        from .npapi_creation import _diag
+        from .npapi_math import _solve
+        lo, up = (int(v) for v in fe.static(l_and_u, "(l, u)"))
+        t = fe.tensor(ab)
+        if t.type.rank != 2 or t.shape[0] != lo + up + 1:
+            raise ValueError(f"{fe.b.loc}: invalid values for the number of lower and upper "
+                             "diagonals: l+u+1 (%d) does not equal ab.shape[0] (%d)"
+                             % (lo + up + 1, t.shape[0] if t.type.rank else 0))
+        n = t.shape[1]
+        dense = None
+        for d in range(-lo, up + 1):
+            if abs(d) >= n:
+                continue
+            spec = [["c", up - d], ["s", max(d, 0), n + min(d, 0), 1]]
+            band = _diag(fe, Tensor(fe.b.one("tensor.slice", t.v, spec=spec)), Const(d))
+            dense = band if dense is None else fe.ufunc(np.add, dense, band)
+        return _solve(fe, dense, b)

@@ -207,3 +207,57 @@ def test_unsupported_forms_are_refused_with_the_line(fn, what):
     with pytest.raises(solvent.UnsupportedError,
                        match=rf"test_numpy_ops_new.py:\d+:\d+: {what}"):
         solvent.jit(fn)(np.ones((3, 4)))
+
+
+# --- SciPy triangular and banded solves ---------------------------------------------------------
+scipy_linalg = pytest.importorskip("scipy.linalg")
+
+
+def triangular_solves(a, b):
+    return scipy_linalg.solve_triangular(a, b, lower=True), \
+        scipy_linalg.solve_triangular(a, b), \
+        scipy_linalg.solve_triangular(a, b[:, 0], lower=True, unit_diagonal=True), \
+        scipy_linalg.solve_triangular(a, b, trans="T", lower=True), \
+        scipy_linalg.solve_triangular(a, b, trans=2)
+
+
+def tridiagonal_time_steps(ab, x, steps):
+    """Implicit diffusion: one banded solve per time step, as ocean models write it."""
+    for _ in range(steps):
+        x = scipy_linalg.solve_banded((1, 1), ab, x)
+    return x
+
+
+def banded(ab, b):
+    return scipy_linalg.solve_banded((2, 1), ab, b)
+
+
+def triangular_singular(a, b):
+    return scipy_linalg.solve_triangular(a, b)
+
+
+def band_matrix(dt, lo, up, n):
+    ab = sizes(dt, (lo + up + 1, n))[0] * 0.3
+    ab[up] = 4.0 + ab[up]  # a dominant main diagonal
+    return ab
+
+
+scipy_cases = []
+for dt in (np.float32, np.float64, np.complex128):
+    for n in (4, 9):
+        a = sizes(dt, (n, n))[0] * 0.3 + 3 * np.eye(n, dtype=dt)
+        b = sizes(dt, (n, 2))[0]
+        scipy_cases += [case(triangular_solves, a, b, id=f"triangular_{np.dtype(dt)}_{n}"),
+                        case(banded, band_matrix(dt, 2, 1, n), b, id=f"banded_{np.dtype(dt)}_{n}"),
+                        case(tridiagonal_time_steps, band_matrix(dt, 1, 1, n), b[:, 0].copy(), 3,
+                             id=f"tridiagonal_{np.dtype(dt)}_{n}")]
+scipy_cases.append(case(triangular_solves, INTS[:4, :4] + 40 * np.eye(4, dtype=int), INTS[:4, :2],
+                        id="triangular_int"))
+test_scipy_solves = run_cases(scipy_cases)
+
+
+def test_singular_triangular_raises_linalg_error_with_the_line(backend):
+    a = np.triu(np.ones((3, 3)))
+    a[1, 1] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match=r"test_numpy_ops_new.py:\d+:\d+: singular"):
+        solvent.jit(triangular_singular, backend=backend)(a, np.ones(3))

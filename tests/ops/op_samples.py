@@ -632,6 +632,23 @@ def _sort_fft_decomposition_samples():
                     lhs_contract=[1], rhs_contract=[0]))(b.create("tensor.qr", [a])),
                 lambda rng, dt=dt, m=m, n=n: [gen(rng, (m, n), dt)])
 
+    for dt, bshape, lower, unit in (("f64", (4,), True, False), ("f64", (4, 3), False, False),
+                                    ("f32", (4, 2), True, True), ("c128", (4,), False, True)):
+        add(f"tensor.triangular_solve-{dt}-{_shape_id(bshape)}-{'L' if lower else 'U'}"
+            f"{'-unit' if unit else ''}", [T((4, 4), dt), T(bshape, dt)],
+            lambda b, a, y, lower=lower, unit=unit: b.one(
+                "tensor.triangular_solve", a, y, lower=lower, unit_diagonal=unit),
+            lambda rng, dt=dt, bshape=bshape: [well_conditioned(rng, 4, dt), gen(rng, bshape, dt)],
+            numpy=_scipy_triangular(lower, unit))
+
+
+def _scipy_triangular(lower, unit):
+    try:
+        import scipy.linalg
+    except ImportError:  # pragma: no cover
+        return None
+    return lambda a, y: [scipy.linalg.solve_triangular(a, y, lower=lower, unit_diagonal=unit)]
+
 
 # --- control flow ---------------------------------------------------------------------------
 def _for_body_acc(x):
