@@ -321,3 +321,83 @@ if _sla is not None:
             band = _diag(fe, Tensor(fe.b.one("tensor.slice", t.v, spec=spec)), Const(d))
             dense = band if dense is None else fe.ufunc(np.add, dense, band)
         return _solve(fe, dense, b)
+
+
+# --- pseudo-inverse and least squares (on tensor.svd) ---------------------------------------
+def _swap(fe, t, conj=False):
+    perm = list(range(t.type.rank))
+    perm[-2:] = perm[-2:][::-1]
+    r = Tensor(fe.b.one("tensor.transpose", t.v, perm=perm))
+    return fe.ufunc(np.conjugate, r) if conj and r.dtype[0] == "c" else r
+
+
+def _inverted_values(fe, s, rcond):
+    """NumPy's cutoff: singular values <= rcond * max(s) count as zero (their inverse 0)."""
+    from .npapi_math import reduce
+    smax = reduce(fe, "max", s, Const(-1), Const(True))
+    large = fe.ufunc(np.greater, s, fe.ufunc(np.multiply, fe.convert(fe.constant(rcond),
+                                                                     s.dtype), smax))
+    zero = fe.convert(fe.constant(0.0), s.dtype)
+    return large, fe.select(large, fe.ufunc(np.true_divide, Const(1.0), s), zero)
+
+
+def _default_rcond(t):
+    return max(t.shape[-2:]) * float(np.finfo(np.dtype({"f32": "f4", "f64": "f8", "c64": "f4",
+                                                          "c128": "f8"}[t.dtype])).eps)
+
+
+def _expand_last(fe, t):
+    return fe.tensor(reshape_value(fe, t, Const(tuple(t.shape) + (1,))))
+
+
+@implements(np.linalg.pinv)
+def _pinv(fe, a, rcond=None, hermitian=Const(False), *, rtol=None):
+    from .npapi_math import matmul
+    if fe.static(hermitian, "hermitian"):
+        raise fe.unsupported("np.linalg.pinv with hermitian=True")
+    t = _float_operand(fe, a)
+    if 0 in t.shape[-2:]:
+        raise fe.unsupported("np.linalg.pinv of an empty matrix")
+    rc = fe.static(rcond, "rcond") if not _none(rcond) else (
+        fe.static(rtol, "rtol") if not _none(rtol) else _default_rcond(t))
+    ac = fe.ufunc(np.conjugate, t) if t.dtype[0] == "c" else t
+    u, s, vt = (Tensor(r) for r in fe.b.create("tensor.svd", [ac.v], {
+        "full_matrices": False, "compute_uv": True}).results)
+    _, sinv = _inverted_values(fe, s, rc)
+    scaled = fe.ufunc(np.multiply, fe.convert(_expand_last(fe, sinv), u.dtype), _swap(fe, u))
+    return matmul(fe, _swap(fe, vt), scaled)
+
+
+@implements(np.linalg.lstsq)
+def _lstsq(fe, a, b, rcond=None):
+    """(x, residuals, rank, s) as NumPy's gelsd gives them. Residuals have a data-dependent
+    shape where M > N (empty when rank < N): solvent computes them and raises ValueError at
+    run time if ``a`` turns out rank-deficient there."""
+    from .npapi_math import matmul, reduce
+    a, b = _solve_operands(fe, a, b)
+    if a.type.rank != 2 or b.type.rank not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ValueError(f"{fe.b.loc}: lstsq needs a of shape (M, N) and b of shape (M,) or "
+                         "(M, K)")
+    m, n = a.shape
+    rc = _default_rcond(a) if _none(rcond) else fe.static(rcond, "rcond")
+    u, s, vt = (Tensor(r) for r in fe.b.create("tensor.svd", [a.v], {
+        "full_matrices": False, "compute_uv": True}).results)
+    large, sinv = _inverted_values(fe, s, rc)
+    b2 = b if b.type.rank == 2 else _expand_last(fe, b)
+    ub = fe.ufunc(np.multiply, fe.convert(_expand_last(fe, sinv), a.dtype),
+                  matmul(fe, _swap(fe, u, conj=True), b2))
+    x2 = matmul(fe, _swap(fe, vt, conj=True), ub)
+    rank = fe.convert(reduce(fe, "sum", fe.convert(large, "i64")), "i32")
+    rdt = s.dtype
+    if m > n:
+        r = fe.ufunc(np.subtract, b2, matmul(fe, a, x2))
+        mag = fe.ufunc(np.abs, r)
+        resid = reduce(fe, "sum", fe.ufunc(np.multiply, mag, mag), Const(0))
+        fe.check(fe.ufunc(np.equal, rank, Const(n)), "ValueError",
+                 "lstsq: a has rank {} < N: NumPy returns empty residuals (a shape that "
+                 "depends on the data), which solvent cannot; use np.linalg.pinv(a) @ b", rank)
+    else:
+        from .npapi_creation import filled
+        resid = filled(fe, (0,), Const(0), rdt)
+    x = x2 if b.type.rank == 2 else fe.tensor(reshape_value(fe, x2, Const((n,))))
+    return TupleVal((x, fe.convert(resid, rdt), fe.strong(rank), s))

@@ -261,3 +261,42 @@ def test_singular_triangular_raises_linalg_error_with_the_line(backend):
     a[1, 1] = 0.0
     with pytest.raises(np.linalg.LinAlgError, match=r"test_numpy_ops_new.py:\d+:\d+: singular"):
         solvent.jit(triangular_singular, backend=backend)(a, np.ones(3))
+
+
+# --- pinv and lstsq --------------------------------------------------------------------------
+def pinvs(a):
+    p = np.linalg.pinv(a)
+    return p, a @ p @ a, np.linalg.pinv(a, rcond=1e-3)
+
+
+def least_squares(a, b):
+    x, resid, rank, s = np.linalg.lstsq(a, b)
+    x1, r1, _, _ = np.linalg.lstsq(a, b[:, 0], rcond=None)
+    return x, resid, rank, s, x1, r1
+
+
+def rank_deficient_pinv(a):
+    return np.linalg.pinv(a), np.linalg.lstsq(a.T, np.ones(a.shape[1]))[0]
+
+
+def lstsq_rank_deficient_tall(a, b):
+    return np.linalg.lstsq(a, b)
+
+
+ls_cases = []
+for dt in (np.float32, np.float64, np.complex128):
+    for shape in ((6, 3), (3, 5)):
+        a = sizes(dt, shape)[0]
+        b = sizes(dt, (shape[0], 2))[0]
+        ls_cases += [case(pinvs, a, id=f"pinv_{np.dtype(dt)}_{shape[0]}x{shape[1]}"),
+                     case(least_squares, a, b, id=f"lstsq_{np.dtype(dt)}_{shape[0]}x{shape[1]}")]
+_r = rng.standard_normal((5, 2))
+ls_cases += [case(rank_deficient_pinv, _r @ rng.standard_normal((2, 4)), id="rank2"),
+             case(pinvs, rng.standard_normal((2, 4, 3)), id="pinv_stack")]
+test_pinv_lstsq = run_cases(ls_cases)
+
+
+def test_lstsq_rank_deficient_tall_raises_value_error_with_the_line(backend):
+    a = np.ones((5, 3))
+    with pytest.raises(ValueError, match=r"test_numpy_ops_new.py:\d+:\d+: lstsq: a has rank 1"):
+        solvent.jit(lstsq_rank_deficient_tall, backend=backend)(a, np.ones(5))
