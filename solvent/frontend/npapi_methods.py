@@ -6,6 +6,7 @@ import numpy as np
 from ..ir.types import np_dtype
 from . import npapi_creation as cr
 from . import npapi_math as nm
+from . import npapi_decompositions as nd
 from .values import ArrayRef, Const, Tensor
 
 
@@ -108,8 +109,10 @@ class ApiMixin:
             "std": np.std, "var": np.var, "cumsum": np.cumsum, "cumprod": np.cumprod,
             "dot": np.dot, "clip": np.clip, "round": np.round, "ravel": np.ravel,
             "squeeze": np.squeeze, "repeat": np.repeat, "trace": np.trace, "diagonal": None,
-            "conj": np.conjugate, "conjugate": np.conjugate,
+            "conj": np.conjugate, "conjugate": np.conjugate, "argsort": np.argsort,
         }
+        if name == "sort":
+            return nd.sort_method(self, x, *args, **kwargs)
         if name in ("real", "imag"):
             return self.complex_part(x, name)
         if name in ("reshape", "transpose"):

@@ -74,7 +74,7 @@ def k_list_comp(A):
 
 def k_unknown_call(A):
     A[0] = 100.0
-    return np.fft.fft(A)  # <- offending line
+    return np.linalg.eig(A)  # <- offending line
 
 
 def _helper_bad(X):

@@ -586,6 +586,70 @@ def _linalg_samples():
             lambda rng, dt=dt, batch=batch: [well_conditioned(rng, 3, dt, batch)])
 
 
+def _recon(b, u, s, vh):
+    """u @ diag(s) @ vh for one matrix: independent of the vectors' signs."""
+    us = b.one("tensor.mul", u, b.one("tensor.convert", s, dtype=u.type.dtype))
+    return b.one("tensor.dot_general", us, vh, lhs_batch=[], rhs_batch=[], lhs_contract=[1],
+                 rhs_contract=[0])
+
+
+def _sort_fft_decomposition_samples():
+    for dt, shape, axis in (("f64", (7,), 0), ("f32", (3, 5), 1), ("i64", (4, 3), 0),
+                            ("f64", (2, 3, 4), 1)):
+        for name in ("sort", "argsort"):
+            add(f"tensor.{name}-{dt}-{_shape_id(shape)}-ax{axis}", [T(shape, dt)],
+                lambda b, x, name=name, axis=axis: b.one(f"tensor.{name}", x, axis=axis),
+                lambda rng, shape=shape, dt=dt: [gen(rng, shape, dt, specials=(
+                    (np.nan,) if dt[0] == "f" else ()))],
+                numpy=lambda x, name=name, axis=axis: [getattr(np, name)(x, axis=axis,
+                                                                          kind="stable")])
+    for kind, dt, shape, n, axis in (("fft", "c128", (8,), 8, 0), ("fft", "f64", (3, 6), 4, 1),
+                                     ("ifft", "c64", (5, 2), 7, 0), ("rfft", "f64", (9,), 9, 0),
+                                     ("rfft", "f32", (2, 8), 10, 1),
+                                     ("irfft", "c128", (5,), 8, 0), ("irfft", "c64", (4, 3), 5, 0)):
+        add(f"tensor.fft-{kind}-{dt}-{_shape_id(shape)}-n{n}", [T(shape, dt)],
+            lambda b, x, kind=kind, n=n, axis=axis: b.one("tensor.fft", x, kind=kind, n=n,
+                                                          axis=axis),
+            lambda rng, shape=shape, dt=dt: [gen(rng, shape, dt)])
+    for dt in ("f64", "f32"):
+        add(f"tensor.eigh-{dt}-4x4", [T((4, 4), dt)],
+            lambda b, a: (lambda op: [op.results[0], _recon(
+                b, op.results[1], op.results[0],
+                b.one("tensor.transpose", op.results[1], perm=[1, 0]))])(
+                b.create("tensor.eigh", [a], {"uplo": "L"})),
+            lambda rng, dt=dt: [spd(rng, 4, dt)])
+        for m, n in ((5, 3), (3, 4)):
+            add(f"tensor.svd-{dt}-{m}x{n}", [T((m, n), dt)],
+                lambda b, a: (lambda op: [op.results[1], _recon(b, *op.results)])(
+                    b.create("tensor.svd", [a], {"full_matrices": False, "compute_uv": True})),
+                lambda rng, dt=dt, m=m, n=n: [gen(rng, (m, n), dt)])
+            add(f"tensor.svd-{dt}-{m}x{n}-values", [T((2, m, n), dt)],
+                lambda b, a: b.one("tensor.svd", a, full_matrices=True, compute_uv=False),
+                lambda rng, dt=dt, m=m, n=n: [gen(rng, (2, m, n), dt)])
+            add(f"tensor.qr-{dt}-{m}x{n}", [T((m, n), dt)],
+                lambda b, a: (lambda op: b.one(
+                    "tensor.dot_general", *op.results, lhs_batch=[], rhs_batch=[],
+                    lhs_contract=[1], rhs_contract=[0]))(b.create("tensor.qr", [a])),
+                lambda rng, dt=dt, m=m, n=n: [gen(rng, (m, n), dt)])
+
+    for dt, bshape, lower, unit in (("f64", (4,), True, False), ("f64", (4, 3), False, False),
+                                    ("f32", (4, 2), True, True), ("c128", (4,), False, True)):
+        add(f"tensor.triangular_solve-{dt}-{_shape_id(bshape)}-{'L' if lower else 'U'}"
+            f"{'-unit' if unit else ''}", [T((4, 4), dt), T(bshape, dt)],
+            lambda b, a, y, lower=lower, unit=unit: b.one(
+                "tensor.triangular_solve", a, y, lower=lower, unit_diagonal=unit),
+            lambda rng, dt=dt, bshape=bshape: [well_conditioned(rng, 4, dt), gen(rng, bshape, dt)],
+            numpy=_scipy_triangular(lower, unit))
+
+
+def _scipy_triangular(lower, unit):
+    try:
+        import scipy.linalg
+    except ImportError:  # pragma: no cover
+        return None
+    return lambda a, y: [scipy.linalg.solve_triangular(a, y, lower=lower, unit_diagonal=unit)]
+
+
 # --- control flow ---------------------------------------------------------------------------
 def _for_body_acc(x):
     """loop body (iv, acc, count): acc = 0.5 * acc + x[iv]; count = count + iv."""
@@ -861,6 +925,7 @@ _gather_samples()
 _scatter_samples()
 _reduction_samples()
 _linalg_samples()
+_sort_fft_decomposition_samples()
 _control_samples()
 _array_samples()
 _check_samples()
