@@ -35,6 +35,13 @@ NOT_DIFFERENTIABLE = {
     "tensor.cumprod": "not yet",
     "tensor.cholesky": "not yet",
     "tensor.reduce_any": "boolean", "tensor.reduce_all": "boolean",
+    # ops merged after the autodiff work: differentiating through them raises
+    # DifferentiationError naming the op and its line until their rules exist
+    "tensor.sort": "not yet (the cotangent follows argsort's permutation)",
+    "tensor.argsort": "integer result",
+    "tensor.fft": "not yet: complex values are not differentiated",
+    "tensor.eigh": "not yet", "tensor.svd": "not yet", "tensor.qr": "not yet",
+    "tensor.triangular_solve": "not yet",
 }
 BOOLEAN_OR_INTEGER = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "not", "bitand",
                       "bitor", "bitxor", "shl", "shr", "invert", "isnan", "isinf",
@@ -71,7 +78,9 @@ def _f64_sample(s):
             and all(t.dtype == "f64" or t.dtype[0] in "iu" for t in args))
 
 
-CASES = [s for s in SAMPLES if _f64_sample(s)]
+NO_RULE_YET = {"tensor.sort", "tensor.fft", "tensor.eigh", "tensor.svd", "tensor.qr",
+               "tensor.triangular_solve"}
+CASES = [s for s in SAMPLES if _f64_sample(s) and not (s.ops & NO_RULE_YET)]
 
 
 def _run(fn, args):
