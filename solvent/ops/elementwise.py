@@ -207,6 +207,10 @@ def _convert_xla(op, args, ctx):
         return [x != 0]
     if jnp.iscomplexobj(x) and target.kind != "c":
         x = jnp.real(x)
+    if x.dtype == jnp.bool_ and target.kind in "fc":
+        # a select, not a convert: XLA's simplifier turns `y * convert(mask)` into
+        # `select(mask, y, 0)`, which loses NaN * False = NaN (NumPy keeps it)
+        return [jnp.where(x, jnp.ones((), target), jnp.zeros((), target))]
     return [x.astype(target)]
 
 

@@ -17,7 +17,6 @@ SEEDS = range(150)
 # seed -> reproducer file of the open bug (tests/fuzz/regressions/)
 KNOWN = {
     59: "test_fuzz_59.py",     # xla: arctan2(0.0, 0.0) is nan, NumPy 0.0
-    148: "test_fuzz_148.py",   # xla: gather + 0/0 division gives a number where NumPy has nan
 }
 
 

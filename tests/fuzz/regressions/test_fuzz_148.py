@@ -1,4 +1,4 @@
-"""Fuzzer reproducer (seed 148), open bug in the XLA backend/lowering:
+"""Fuzzer reproducer (seed 148), fixed (was a bug in the XLA lowering: a bool mask converted to float multiplied NaN into 0):
 xla: C += (C == C[B % n]) / (B - B) adds 0 where NumPy adds nan (0/0); interp agrees with NumPy.
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
@@ -26,8 +26,7 @@ def ARGS():
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        'xla: C += (C == C[B % n]) / (B - B) adds 0 where NumPy adds nan (0/0); interp agrees with NumPy')),
+    "xla",  # fixed: bool -> float converts lower as a select on XLA
     "interp"])
 def test_fuzz_148(backend):
     args = ARGS()

@@ -24,8 +24,7 @@ def ARGS():
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        'xla: np.sqrt(A) * np.logical_not(A) is 0 where NumPy has nan (nan * False): the product by a bool loses NaN (as test_fuzz_249)')),
+    "xla",  # fixed: bool -> float converts lower as a select on XLA
     "interp"])
 def test_fuzz_4244(backend):
     args = ARGS()
