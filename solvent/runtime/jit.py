@@ -362,7 +362,8 @@ def _result_value(spec, outs, handed_out: set, args=()):
         # handed over as it is; views of XLA's buffers (read-only), a buffer already handed
         # out for another result, and an argument's own buffer are copied
         if v.flags.writeable and v.flags.owndata and id(v) not in handed_out and not any(
-                isinstance(a, np.ndarray) and np.may_share_memory(v, a) for a in args):
+                isinstance(a, np.ndarray) and (v is a or np.may_share_memory(v, a))
+                for a in args):
             handed_out.add(id(v))
             return v
         return np.array(v, copy=True)
