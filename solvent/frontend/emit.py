@@ -88,6 +88,8 @@ class Emitter:
         For an index array, the message names its largest index if that one is too large,
         else its smallest (NumPy names the first bad one in order)."""
         idx = self.convert(self.tensor(idx), "i64")
+        if idx.type.size == 0:
+            return  # an empty index array selects nothing: nothing can be out of bounds
         ok = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, idx, Const(-n)),
                         self.ufunc(np.less, idx, Const(n)))
         payload = idx

@@ -104,6 +104,12 @@ def test_gather_out_of_bounds(idx, backend):
                        f"index {bad} is out of bounds for axis 0 with size 6")
 
 
+@pytest.mark.parametrize("idx", [np.array([], np.int64), np.zeros((0, 2), np.uint8),
+                                 np.array([4, 0, 5], np.uint8)], ids=["empty", "empty-2d", "u8"])
+def test_gather_with_empty_or_unsigned_index_arrays(idx, backend):
+    check(gather, np.arange(6.0), idx, backend=backend)
+
+
 def test_scatter_out_of_bounds(backend):
     _raises_like_numpy(scatter, (np.ones(6), np.array([1, 6])), backend, IndexError,
                        "index 6 is out of bounds")
