@@ -72,7 +72,7 @@ def loop_work(fn: Function) -> LoopWork:
                 array += 1
         return scalar, access, array
 
-    def visit(op: Operation, depth: int) -> None:
+    def visit(op: Operation) -> None:
         record = get(op.name)
         if record.loop_like:
             w.loops += 1
@@ -85,10 +85,10 @@ def loop_work(fn: Function) -> LoopWork:
                     w.scalar_bodies += 1
         for region in op.regions:
             for inner in region.block.ops:
-                visit(inner, depth + (1 if record.loop_like else 0))
+                visit(inner)
 
     for op in fn.body.ops:
-        visit(op, 0)
+        visit(op)
     return w
 
 

@@ -64,14 +64,6 @@ class OperandList(list):
         except ValueError:
             pass
 
-    def _renumber(self, start: int) -> None:
-        """Uses of operands at positions >= start after an insertion or deletion."""
-        for k in range(start, len(self)):
-            v = list.__getitem__(self, k)
-            v.uses[:] = [(o, j) for o, j in v.uses if o is not self.op or j < start]
-        for k in range(start, len(self)):
-            list.__getitem__(self, k).uses.append((self.op, k))
-
     def __setitem__(self, i, v):
         if isinstance(i, slice):
             new = list(self)

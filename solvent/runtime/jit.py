@@ -42,6 +42,12 @@ class Compiled:
     compile_seconds: float = 0.0
     stages: list = field(default_factory=list)
     param_names: list = field(default_factory=list)
+    # (result index, caller's argument position) of every write-back: fixed per version,
+    # so computed once here instead of on every call
+    writes: list = field(init=False)
+
+    def __post_init__(self):
+        self.writes = _written_args(self)
 
 
 def _type_key(value):
@@ -192,7 +198,7 @@ class JitFunction:
                 return self.pyfn(*args)
             raise
         if self.placement is not None:
-            self.placement.check_written(args, [k for _, k in _written_args(c)])
+            self.placement.check_written(args, [k for _, k in c.writes])
         return run_compiled(c, args)
 
     def explain(self, *args, **kwargs) -> str:
@@ -277,7 +283,7 @@ def _check_writable(c: Compiled, args, written: set[int]):
 
 
 def run_compiled(c: Compiled, args):
-    writes = _written_args(c)
+    writes = c.writes
     written = {k for _, k in writes}
     # every check that can refuse the call runs before anything is computed or written
     _check_aliasing(c, args, written)

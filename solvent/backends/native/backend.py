@@ -15,7 +15,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.core import Function
-from ...ir.registry import lowerings, register_lowering
+from ...ir.registry import get, lowerings, register_lowering
 from ..base import Backend
 from ...ir.types import TensorType, np_dtype
 from . import (rules_control, rules_elementwise, rules_index, rules_linalg, rules_reduce,
@@ -33,7 +33,6 @@ for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, 
         register_lowering(_name, "native", _rule)
 RULES = lowerings("native")
 
-_TERMINATORS = ("loop.yield", "loop.condition", "func.return")
 
 
 def _where(op):
@@ -51,7 +50,7 @@ class NativeBackend(Backend):
             if not isinstance(a.type, TensorType) or a.type.dtype not in SUPPORTED:
                 return False, f"native: argument of type {a.type} is not supported"
         for op in fn.walk():
-            if op.name not in RULES and op.name not in _TERMINATORS:
+            if op.name not in RULES and not get(op.name).terminator:
                 return False, f"native: {op.name}{_where(op)} has no native lowering yet"
             check = getattr(RULES.get(op.name), "check", None)
             why = check(op) if check else None
