@@ -187,3 +187,16 @@ def _select_update(x, vb, starts, sizes, steps):
 def check_spec_operands(spec, dyn_types) -> None:
     for t in dyn_types:
         expect(t.rank == 0 and (t.dtype[0] in "iu"), f"index operands must be integer scalars, got {t}")
+
+
+def speculated_attrs(name: str, attrs: dict) -> dict:
+    """Attributes of an element access that now runs whether or not the program would have
+    made it (if-conversion speculates a branch, LICM hoists out of a loop that may not run):
+    a run-time index is marked ``unchecked``, so a backend that raises IndexError on a bad
+    index clamps it instead, as the IR's total semantics say. The program's own checks
+    (``error.check``) were turned into values earlier and stay conditional."""
+    attrs = dict(attrs)
+    if name in ("tensor.slice", "tensor.update_slice") and \
+            any(it[0] == "i" for it in attrs.get("spec", ())):
+        attrs["unchecked"] = True
+    return attrs

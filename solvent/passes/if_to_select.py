@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Operation
 from ..ir.registry import get
+from ..ops.indexspec import speculated_attrs
 from .base import Pass
 
 # A branch may hold at most this many ops, each producing at most SMALL elements
@@ -41,19 +42,6 @@ def _convertible(op: Operation, max_ops: int = MAX_OPS, small: int = SMALL) -> b
     return True
 
 
-def _speculated(name, attrs: dict) -> dict:
-    """Attributes of an op that now runs whether or not its branch was taken: an element
-    access with a run-time index is marked ``unchecked`` (the IR's total semantics: the index
-    is clamped), so a backend that raises IndexError for a bad index does not raise for an
-    access the program would not have made. (The program's own checks, error.check, were
-    turned into values before this pass and stay conditional.)"""
-    attrs = dict(attrs)
-    if name in ("tensor.slice", "tensor.update_slice") and \
-            any(it[0] == "i" for it in attrs.get("spec", ())):
-        attrs["unchecked"] = True
-    return attrs
-
-
 def _convert(op: Operation) -> None:
     """Replace ``op`` (a convertible loop.if) by its branches' ops, cloned before it, and
     selects of their results."""
@@ -66,7 +54,7 @@ def _convert(op: Operation) -> None:
             vmap: dict = {}
             for inner in region.block.ops[:-1]:
                 new = b.create(inner.name, [vmap.get(o, o) for o in inner.operands],
-                               _speculated(inner.name, inner.attrs),
+                               speculated_attrs(inner.name, inner.attrs),
                                result_types=[r.type for r in inner.results])
                 new.loc = inner.loc
                 vmap.update(zip(inner.results, new.results))
@@ -88,15 +76,17 @@ def _merge(b: Builder, cond, a, c):
             ua.operands[1], uc.operands[1]
     elif ua and ua.operands[0] is c:
         base, spec, dyn, va = c, ua.attrs["spec"], list(ua.operands[2:]), ua.operands[1]
-        vc = b.create("tensor.slice", [c] + dyn, _speculated("tensor.slice", {"spec": spec})).result
+        vc = b.create("tensor.slice", [c] + dyn,
+                      speculated_attrs("tensor.slice", {"spec": spec})).result
     elif uc and uc.operands[0] is a:
         base, spec, dyn, vc = a, uc.attrs["spec"], list(uc.operands[2:]), uc.operands[1]
-        va = b.create("tensor.slice", [a] + dyn, _speculated("tensor.slice", {"spec": spec})).result
+        va = b.create("tensor.slice", [a] + dyn,
+                      speculated_attrs("tensor.slice", {"spec": spec})).result
     else:
         return b.one("tensor.select", cond, a, c)
     sel = b.one("tensor.select", cond, va, vc)
     both = ua is not None and uc is not None  # both branches wrote that element
-    attrs = {"spec": spec} if both else _speculated("tensor.update_slice", {"spec": spec})
+    attrs = {"spec": spec} if both else speculated_attrs("tensor.update_slice", {"spec": spec})
     return b.create("tensor.update_slice", [base, sel] + dyn, attrs).result
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..ir.core import Block, Function, Operation
 from ..ir.registry import get
+from ..ops.indexspec import speculated_attrs
 from .base import Pass
 
 
@@ -40,12 +41,6 @@ def _runs_at_least_once(loop: Operation, region_index: int) -> bool:
     return step != 0 and len(range(lb, ub, step)) > 0
 
 
-def _mark_unchecked(op: Operation) -> None:
-    if op.name in ("tensor.slice", "tensor.update_slice") and \
-            any(it[0] == "i" for it in op.attrs.get("spec", ())):
-        op.attrs["unchecked"] = True
-
-
 def _hoist_from(loop: Operation, parent: Block) -> None:
     inside = _defined_inside(loop)
     for k, region in enumerate(loop.regions):
@@ -57,7 +52,7 @@ def _hoist_from(loop: Operation, parent: Block) -> None:
             if any(o in inside for o in op.operands):
                 continue
             if not certain:
-                _mark_unchecked(op)
+                op.attrs = speculated_attrs(op.name, op.attrs)
             op.move_before(loop)
             inside.difference_update(op.results)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...ir.rewrite import Pattern, constant_value, defining
 from ._samples import binary_with_constant, unary_chain
+from .shapes import operand_if_same_type
 
 
 def _same_type_operand(op, k):
@@ -62,13 +63,6 @@ def _neg_neg(op, rw):
     return True
 
 
-def _convert_same(op, rw):
-    if op.operands[0].type != op.result.type:
-        return False
-    rw.replace_op(op, [op.operands[0]])
-    return True
-
-
 def _select_constant(op, rw):
     c = constant_value(op.operands[0])
     if c is None:
@@ -109,7 +103,7 @@ ALGEBRA = [
             sample=unary_chain(lambda b, x: b.one("tensor.sub", x, x), "i16")),
     Pattern("neg-neg", "tensor.neg", _neg_neg, "-(-x) -> x (exact, wraparound included)",
             sample=unary_chain(lambda b, x: b.one("tensor.neg", b.one("tensor.neg", x)), "i8")),
-    Pattern("convert-same", "tensor.convert", _convert_same,
+    Pattern("convert-same", "tensor.convert", operand_if_same_type,
             "convert(x, dtype(x)) -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.convert", x, dtype="f64"), "f64")),
     Pattern("select-constant", "tensor.select", _select_constant,

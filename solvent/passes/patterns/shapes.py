@@ -39,7 +39,8 @@ def _reshape_reshape(op, rw):
     return True
 
 
-def _same_shape(op, rw):
+def operand_if_same_type(op, rw):
+    """op(x) -> x when the op's result has x's type (a no-op convert, reshape, broadcast)."""
     if op.operands[0].type != op.result.type:
         return False
     rw.replace_op(op, [op.operands[0]])
@@ -72,10 +73,10 @@ SHAPES = [
             sample=unary_chain(lambda b, x: b.one("tensor.reshape", b.one(
                 "tensor.reshape", x, shape=[x.type.size]), shape=list(x.type.shape)),
                 "f64", rank=2)),
-    Pattern("reshape-same", "tensor.reshape", _same_shape, "reshape(x, shape(x)) -> x",
+    Pattern("reshape-same", "tensor.reshape", operand_if_same_type, "reshape(x, shape(x)) -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.reshape", x,
                                                   shape=list(x.type.shape)), "c128", rank=2)),
-    Pattern("broadcast-same", "tensor.broadcast_to", _same_shape,
+    Pattern("broadcast-same", "tensor.broadcast_to", operand_if_same_type,
             "broadcast_to(x, shape(x)) -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.broadcast_to", x,
                                                   shape=list(x.type.shape)), "i1", rank=2)),
