@@ -44,11 +44,31 @@ def _int_identity(name):
     return lambda x: x if jnp.issubdtype(x.dtype, jnp.integer) else getattr(jnp, name)(x)
 
 
+def _float_divmod(a, b):
+    """NumPy's ``npy_divmod`` for floats, step by step (jnp's floor_divide is ``floor(a/b)``,
+    which differs in the sign of a zero quotient and near integer quotients): the remainder
+    is ``fmod`` moved to the divisor's sign, the quotient ``(a - mod) / b`` rounded to the
+    nearest integer below, a zero quotient takes the sign of ``a / b``, and ``b == 0`` gives
+    ``a / b`` and ``fmod``."""
+    zero = jnp.zeros_like(a)
+    m = lax.rem(a, b)                                  # C fmod: the sign of a
+    fix = (m != 0) & ((b < 0) != (m < 0))
+    mod = jnp.where(fix, m + b, jnp.where(m != 0, m, jnp.copysign(zero, b)))
+    q = (a - m) / b
+    q = jnp.where(fix, q - 1, q)
+    fq = jnp.floor(q)
+    fq = jnp.where(q - fq > 0.5, fq + 1, fq)
+    fq = jnp.where(q == 0, jnp.copysign(zero, a / b), fq)
+    bzero = b == 0
+    return jnp.where(bzero, a / b, fq), jnp.where(bzero, m, mod)
+
+
 def _int_safe(name):
-    """Integer // and % by zero give 0 in NumPy (XLA gives other values)."""
+    """Integer // and % by zero give 0 in NumPy (XLA gives other values); floats follow
+    NumPy's ``npy_divmod`` exactly."""
     def fn(a, b):
         if not jnp.issubdtype(a.dtype, jnp.integer):
-            return getattr(jnp, name)(a, b)
+            return _float_divmod(a, b)[0 if name == "floor_divide" else 1]
         zero = b == 0
         r = getattr(jnp, name)(a, jnp.where(zero, jnp.ones_like(b), b))
         return jnp.where(zero, jnp.zeros_like(r), r)

@@ -1,4 +1,4 @@
-"""Fuzzer reproducer (seed 207), open bug in the XLA backend/lowering:
+"""Fuzzer reproducer (seed 207), fixed (XLA floor_divide now follows npy_divmod):
 xla: x // s gives -0.0 where NumPy gives +0.0 (1.0 // that is -inf, NumPy inf).
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
@@ -25,8 +25,7 @@ def ARGS():
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        'xla: x // s gives -0.0 where NumPy gives +0.0 (1.0 // that is -inf, NumPy inf)')),
+    "xla",
     "interp"])
 def test_fuzz_207(backend):
     args = ARGS()

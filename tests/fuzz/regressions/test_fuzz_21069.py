@@ -34,8 +34,7 @@ def ARGS():
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        '[xla] kernel_21069[xla] argument 1 after the call: values differ')),
+    "xla",
     "interp"])
 def test_fuzz_21069(backend):
     args = ARGS()

@@ -1,4 +1,4 @@
-"""Fuzzer reproducer (seed 3352), open bug in floor_divide's lowering:
+"""Fuzzer reproducer (seed 3352), fixed (XLA floor_divide now follows npy_divmod):
 xla: 1.0 // (-0.0 // 0.5) is -inf, NumPy inf: floor_divide loses NumPy's sign of a zero quotient (as test_fuzz_207).
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
@@ -28,8 +28,7 @@ def ARGS():
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        "xla: 1.0 // (-0.0 // 0.5) is -inf, NumPy inf: floor_divide loses NumPy's sign of a zero quotient (as test_fuzz_207)")),
+    "xla",
     "interp"])
 def test_fuzz_3352(backend):
     args = ARGS()
