@@ -77,7 +77,10 @@ class StmtMixin:
     def stmt_AugAssign(self, node):
         from .expressions import BINOP_UFUNC
         t = node.target
-        rhs = self.expr(node.value)
+        # Python's order: the target's object, its index and, for a subscript, the item
+        # itself (`__getitem__`, so its IndexError comes first) before the right-hand side;
+        # the in-place operation then reads the current contents
+        rhs = None if isinstance(t, ast.Subscript) else self.expr(node.value)
         if isinstance(node.op, ast.MatMult):
             op = lambda a, b: self.matmul(a, b)  # noqa: E731
         else:
@@ -95,9 +98,11 @@ class StmtMixin:
             obj = self.expr(t.value)
             items = self.index_items(t.slice)
             if self.is_mask_index(obj, items):
+                rhs = self.expr(node.value)
                 self.mask_update(obj, items[0], lambda cur: op(cur, rhs))
                 return
             cur = self.getitem(obj, items)
+            rhs = self.expr(node.value)
             new = op(cur if not isinstance(cur, ArrayRef) else self.read(cur), rhs)
             if self.tensor_type(cur).rank:
                 # `a[s] += v` runs the ufunc in place on a[s] (same-kind casting); on a single

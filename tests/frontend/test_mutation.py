@@ -360,3 +360,26 @@ def test_return_arg_identity(backend):
     Y = A.copy()
     r = solvent.jit(return_args_tuple, backend=backend)(X, Y)
     assert r[0] is Y and r[1] is X
+
+
+# --- augmented assignment follows Python's evaluation order: the item (B[:, 0]) is fetched
+# before the right-hand side runs, so its IndexError wins over the RHS's error; the in-place
+# operation then reads the contents after the right-hand side (fuzzer seeds 20439, 21472)
+def augassign_item_error_first(B):
+    B[:, 0] -= 1.5 / B.min()          # B has no column 0: IndexError, not min()'s ValueError
+
+
+def augassign_element_read_before_rhs(x):
+    x[0] += x.sum()                   # the element is read, then the sum: both see the old x
+    return x
+
+
+def test_augassign_fetches_the_item_before_the_right_hand_side():
+    import pytest
+    B = np.zeros((3, 0))
+    with pytest.raises(IndexError):
+        augassign_item_error_first(B.copy())
+    for backend in ("xla", "interp"):
+        with pytest.raises(IndexError):
+            solvent.jit(augassign_item_error_first, backend=backend)(B.copy())
+        check(augassign_element_read_before_rhs, np.arange(4.0), backend=backend)

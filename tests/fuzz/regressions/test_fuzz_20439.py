@@ -1,4 +1,4 @@
-"""Fuzzer reproducer (seed 20439): xla:numpy-raises-IndexError-solvent-ValueError;interp:numpy-raises-IndexError-solvent-ValueError.
+"""Fuzzer reproducer (seed 20439), fixed (augmented assignment now reads the item before the right-hand side): xla:numpy-raises-IndexError-solvent-ValueError;interp:numpy-raises-IndexError-solvent-ValueError.
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
 """
@@ -27,10 +27,8 @@ def ARGS():
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        '[xla] ValueError: <solvent-fuzz-20439-8249194602526227437>:5:29: zero-size array to reduction operation min which has no identity')),
-    pytest.param("interp", marks=pytest.mark.xfail(strict=True, reason=
-        '[interp] ValueError: <solvent-fuzz-20439-8249194602526227437>:5:29: zero-size array to reduction operation min which has no identity'))])
+    "xla",
+    "interp"])
 def test_fuzz_20439(backend):
     args = ARGS()
     try:

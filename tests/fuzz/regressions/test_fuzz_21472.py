@@ -1,4 +1,4 @@
-"""Fuzzer reproducer (seed 21472): xla:numpy-raises-IndexError-solvent-ValueError;interp:numpy-raises-IndexError-solvent-ValueError.
+"""Fuzzer reproducer (seed 21472), fixed (augmented assignment now reads the item before the right-hand side): xla:numpy-raises-IndexError-solvent-ValueError;interp:numpy-raises-IndexError-solvent-ValueError.
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
 """
@@ -37,10 +37,8 @@ def ARGS():
 
 
 @pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        '[xla] ValueError: <solvent-fuzz-21472-2535993708789508933>:5:40: zero-size array to reduction operation max which has no identity')),
-    pytest.param("interp", marks=pytest.mark.xfail(strict=True, reason=
-        '[interp] ValueError: <solvent-fuzz-21472-2535993708789508933>:5:40: zero-size array to reduction operation max which has no identity'))])
+    "xla",
+    "interp"])
 def test_fuzz_21472(backend):
     args = ARGS()
     try:
