@@ -231,8 +231,16 @@ class Emitter:
         try:
             np.broadcast_shapes(*(t.shape for t in ts))
         except ValueError:
-            raise ValueError(f"{self.b.loc}: operands could not be broadcast together with "
-                             f"shapes {' '.join(str(t.shape) for t in ts)}") from None
+            msg = ("operands could not be broadcast together with shapes "
+                   f"{' '.join(str(t.shape) for t in ts)}")
+            if not (self.in_loop or self.depth_in_branch or self.shared.get("check_guards")):
+                raise ValueError(f"{self.b.loc}: {msg}") from None
+            # code that may never run (NumPy raises only if it does): a failing run-time
+            # check, and zeros of the largest operand's shape stand in for the others
+            self.check(Const(False), "ValueError", msg)
+            big = max(ts, key=lambda t: (len(t.shape), int(np.prod(t.shape))))
+            ts = [t if _broadcasts_to(t.shape, big.shape)
+                  else Tensor(self.filled(0, t.dtype, big.shape), weak=t.weak) for t in ts]
         probes = [self.probe(t) for t in ts]
         if all(not isinstance(p, np.dtype) for p in probes):
             probes = [np.dtype(type(p)) for p in probes]  # Python scalars only: defaults
@@ -502,6 +510,13 @@ _LOOP_DTYPE_RULES = {
     np.greater: _complex_order("tensor.gt", "tensor.gt"),
     np.greater_equal: _complex_order("tensor.gt", "tensor.ge"),
 }
+
+
+def _broadcasts_to(shape, target) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
 
 
 def full_spec(shape) -> list:
