@@ -117,14 +117,19 @@ def explain(argv=None) -> int:
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: solvent {demo,explain} ...\n  demo      run bundled kernels vs NumPy\n"
-              "  explain   print the IR stages of FILE:FUNC")
+        print("usage: solvent {demo,explain,coverage} ...\n  demo      run bundled kernels vs "
+              "NumPy\n  explain   print the IR stages of FILE:FUNC\n"
+              "  coverage  print what solvent compiles (the generated docs/COVERAGE.md)")
         return 0
     cmd, rest = argv[0], argv[1:]
     if cmd == "demo":
         return demo(rest)
     if cmd == "explain":
         return explain(rest)
+    if cmd == "coverage":
+        from .coverage import generate
+        print(generate(), end="")
+        return 0
     print(f"unknown command {cmd!r}", file=sys.stderr)
     return 2
 

@@ -446,10 +446,20 @@ def _bincount(fe, x, weights=None, minlength=Const(0)):
                                      Const(n)], {}, None, keep_loc=True)
 
 
-for _name in ("unique", "nonzero", "flatnonzero", "argwhere"):
-    implements(getattr(np, _name))((lambda name: lambda fe, *a, **k: (_ for _ in ()).throw(
-        fe.unsupported(f"np.{name} gives an array whose length depends on the data",
-                       "use a mask with np.where or a reduction instead")))(_name))
+# NumPy functions refused with a reason (the coverage document lists them as such)
+REFUSED = {getattr(np, name): ("gives an array whose length depends on the data",
+                               "use a mask with np.where or a reduction instead")
+           for name in ("unique", "nonzero", "flatnonzero", "argwhere")}
+
+
+def _refuse(fn):
+    why, hint = REFUSED[fn]
+    return lambda fe, *a, **k: (_ for _ in ()).throw(fe.unsupported(
+        f"np.{fn.__name__} {why}", hint))
+
+
+for _fn in REFUSED:
+    implements(_fn)(_refuse(_fn))
 
 
 implements(builtins.float)(_py_ctor("f64"))
@@ -568,6 +578,13 @@ implements(math.ceil)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.ceil, x))
                       if not isinstance(x, Const) else Const(math.ceil(x.value)))
 
 
+# ufunc methods: ``outer`` of every ufunc, ``reduce``/``accumulate`` of these, ``np.add.at``
+UFUNC_REDUCE = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min",
+                np.logical_and: "all", np.logical_or: "any"}
+UFUNC_ACCUMULATE = (np.add, np.multiply)
+UFUNC_AT = (np.add,)
+
+
 def _ufunc_method(fe, fn, args, kwargs):
     """np.add.outer / np.multiply.outer / np.add.reduce / np.add.at ..."""
     uf, name = fn.__self__, fn.__name__
@@ -578,17 +595,14 @@ def _ufunc_method(fe, fn, args, kwargs):
         a = fe.tensor(reshape_value(fe, a, Const(a.shape + (1,) * rb)))
         b = fe.tensor(reshape_value(fe, b, Const((1,) * ra + b.shape)))
         return fe.ufunc(uf, a, b)
-    if name == "reduce" and uf in (np.add, np.multiply, np.maximum, np.minimum,
-                                   np.logical_and, np.logical_or):
-        kind = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min",
-                np.logical_and: "all", np.logical_or: "any"}[uf]
-        return reduce(fe, kind, args[0], kwargs.get("axis", Const(0)),
+    if name == "reduce" and uf in UFUNC_REDUCE:
+        return reduce(fe, UFUNC_REDUCE[uf], args[0], kwargs.get("axis", Const(0)),
                       kwargs.get("keepdims", Const(False)))
-    if name == "accumulate" and uf in (np.add, np.multiply):
+    if name == "accumulate" and uf in UFUNC_ACCUMULATE:
         return _scan("cumsum" if uf is np.add else "cumprod",
                      np.cumsum if uf is np.add else np.cumprod)(fe, args[0],
                                                                 kwargs.get("axis", Const(0)))
-    if name == "at" and uf is np.add:
+    if name == "at" and uf in UFUNC_AT:
         return fe.add_at(*args)
     raise fe.unsupported(f"numpy.{uf.__name__}.{name} is not supported")
 

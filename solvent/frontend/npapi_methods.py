@@ -18,6 +18,26 @@ def _prelude_impl(fn):
         return None
 
 
+# ``x.name(...)`` is ``np.name(x, ...)`` for these methods
+METHOD_FUNCTIONS = {
+    "sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean,
+    "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
+    "std": np.std, "var": np.var, "cumsum": np.cumsum, "cumprod": np.cumprod,
+    "dot": np.dot, "clip": np.clip, "round": np.round, "ravel": np.ravel,
+    "squeeze": np.squeeze, "repeat": np.repeat, "trace": np.trace,
+    "conj": np.conjugate, "conjugate": np.conjugate, "argsort": np.argsort,
+}
+# methods with their own translation in ``call_method`` (what each does, for the coverage
+# document; a test checks that every name here is handled and no other is)
+OWN_METHODS = {
+    "sort": "in place, as np.sort along the last axis",
+    "reshape": "view or copy as NumPy's layout rule decides", "transpose": "view",
+    "copy": "new array", "flatten": "new 1-D array", "astype": "new array of the dtype",
+    "fill": "in place, on an array variable", "item": "the element as a Python scalar",
+}
+ATTRIBUTES = ("shape", "ndim", "size", "dtype", "itemsize", "T", "real", "imag")
+
+
 class ApiMixin:
     def function_handler(self, fn):
         try:
@@ -103,14 +123,6 @@ class ApiMixin:
 
     # --- methods --------------------------------------------------------------------------
     def call_method(self, x, name, args, kwargs):
-        simple = {
-            "sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean,
-            "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
-            "std": np.std, "var": np.var, "cumsum": np.cumsum, "cumprod": np.cumprod,
-            "dot": np.dot, "clip": np.clip, "round": np.round, "ravel": np.ravel,
-            "squeeze": np.squeeze, "repeat": np.repeat, "trace": np.trace, "diagonal": None,
-            "conj": np.conjugate, "conjugate": np.conjugate, "argsort": np.argsort,
-        }
         if name == "sort":
             return nd.sort_method(self, x, *args, **kwargs)
         if name in ("real", "imag"):
@@ -133,15 +145,20 @@ class ApiMixin:
                 raise self.unsupported(".fill() on a temporary value")
             self.write_all(x, args[0])
             return Const(None)
+        if name in ("conj", "conjugate") and self.tensor_type(x).dtype[0] != "c":
+            return x  # NumPy: a real array's .conj() is the array itself (np.conj copies)
         if name == "item":
             t = self.tensor(x)
-            if args:
+            if len(args) == 1 and t.type.rank > 1:  # one index: into the flattened array
+                t = self.tensor(cr._ravel(self, x))
+                t = self.tensor(self.getitem(t, list(args)))
+            elif args:
                 t = self.tensor(self.getitem(x, list(args)))
             if t.type.rank and t.type.size != 1:
                 raise ValueError(f"{self.b.loc}: can only convert an array of size 1")
             t = Tensor(self.b.one("tensor.reshape", t.v, shape=[])) if t.type.rank else t
             return Tensor(t.v, weak=True)
-        fn = simple.get(name)
+        fn = METHOD_FUNCTIONS.get(name)
         if fn is None:
             raise self.unsupported(f"array method .{name}() is not supported")
         if isinstance(fn, np.ufunc):
