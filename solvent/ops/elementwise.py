@@ -50,6 +50,7 @@ def _float_divmod(a, b):
     is ``fmod`` moved to the divisor's sign, the quotient ``(a - mod) / b`` rounded to the
     nearest integer below, a zero quotient takes the sign of ``a / b``, and ``b == 0`` gives
     ``a / b`` and ``fmod``."""
+    a, b = jnp.broadcast_arrays(a, b)
     zero = jnp.zeros_like(a)
     m = lax.rem(a, b)                                  # C fmod: the sign of a
     fix = (m != 0) & ((b < 0) != (m < 0))

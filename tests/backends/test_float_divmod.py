@@ -50,3 +50,18 @@ def test_float_divmod_matches_numpy_bitwise(kernel, dtype, backend):
     for w, g in zip(want if isinstance(want, tuple) else (want,),
                     got if isinstance(got, tuple) else (got,)):
         _same(w, g)
+
+
+def mixed_shapes(A, v, s):
+    return A // v[:, None], A % s, s // v, v % A[:, 0], A[0] // A
+
+
+@pytest.mark.parametrize("backend", ["xla", "interp", "native"])
+def test_float_divmod_broadcasts(backend):
+    rng = np.random.default_rng(0)
+    A, v = rng.standard_normal((3, 4)), rng.standard_normal(3)
+    with np.errstate(all="ignore"):
+        want = mixed_shapes(A, v, 0.7)
+    got = solvent.jit(mixed_shapes, backend=backend)(A, v, 0.7)
+    for w, g in zip(want, got):
+        _same(w, g)
