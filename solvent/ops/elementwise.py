@@ -64,6 +64,22 @@ def _float_divmod(a, b):
     return jnp.where(bzero, a / b, fq), jnp.where(bzero, m, mod)
 
 
+def _complex_extremum(is_max: bool):
+    """NumPy's complex maximum/minimum: lexicographic order on (real, imag), and a NaN in
+    either part of either operand wins (jnp's compares without that NaN rule)."""
+    def fn(a, b):
+        if not jnp.issubdtype(a.dtype, jnp.complexfloating):
+            return (jnp.maximum if is_max else jnp.minimum)(a, b)
+        a, b = jnp.broadcast_arrays(a, b)
+        ar, ai, br, bi = jnp.real(a), jnp.imag(a), jnp.real(b), jnp.imag(b)
+        beats = (ar > br) if is_max else (ar < br)
+        ties = (ai >= bi) if is_max else (ai <= bi)
+        keep_a = (jnp.isnan(ar) | jnp.isnan(ai)
+                  | (beats & ~jnp.isnan(ai) & ~jnp.isnan(bi)) | ((ar == br) & ties))
+        return jnp.where(keep_a, a, b)
+    return fn
+
+
 def _int_safe(name):
     """Integer // and % by zero give 0 in NumPy (XLA gives other values); floats follow
     NumPy's ``npy_divmod`` exactly."""
@@ -127,8 +143,8 @@ BINARY = {
     "floordiv": (np.floor_divide, _int_safe("floor_divide"), "if", "same"),
     "mod": (np.remainder, _int_safe("remainder"), "if", "same"),
     "pow": (np.power, _jnp("power"), "ifc", "same"),
-    "max": (np.maximum, _jnp("maximum"), "bifc", "same"),
-    "min": (np.minimum, _jnp("minimum"), "bifc", "same"),
+    "max": (np.maximum, _complex_extremum(True), "bifc", "same"),
+    "min": (np.minimum, _complex_extremum(False), "bifc", "same"),
     "fmax": (np.fmax, _jnp("fmax"), "if", "same"),
     "fmin": (np.fmin, _jnp("fmin"), "if", "same"),
     "atan2": (np.arctan2, _jnp("arctan2"), "f", "same"),
