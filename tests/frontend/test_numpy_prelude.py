@@ -152,3 +152,24 @@ def test_scalar_arguments_give_numpy_scalars(backend):
     from differential import check
     for t in (0.3, -1.0, 2.0):
         check(scalar_lookups, t, backend=backend)
+
+
+def histograms(x, bins):
+    return (np.histogram(x, bins=bins), np.histogram(x, bins=bins, range=(0.1, 0.7)),
+            np.histogram(x * 0.0 + 2.0, bins=3), np.histogram(x.astype(np.float32), bins=5))
+
+
+@pytest.mark.parametrize("backend", ["xla", "interp"])  # native: no scatter-add lowering yet
+def test_histogram_counts_match_numpy_on_edges_and_rounding(backend):
+    """Values outside the range, a constant array (range widened by 0.5), float32 input,
+    and (interp) values on and one ulp beside every edge, where (x - lo) / (hi - lo) * bins
+    rounds across an edge: every count equals NumPy's (its own uniform-bin algorithm,
+    corrected by one). On XLA the edges themselves (linspace) may be 1 ulp from NumPy's
+    (README: XLA's float rewrites), so values placed exactly on an edge are left out there."""
+    from differential import check
+    rng = np.random.default_rng(7)
+    parts = [rng.random(200), [-1.0, 2.0, 0.1, 0.7]]
+    if backend == "interp":
+        edges = np.linspace(0.1, 0.7, 14)
+        parts += [edges, np.nextafter(edges, 0), np.nextafter(edges, 1)]
+    check(histograms, np.concatenate(parts), 13, backend=backend)
