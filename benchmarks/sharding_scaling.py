@@ -22,26 +22,29 @@ columns (a 2-D mesh, for d >= 4). For each ``d`` it reports
 * the collectives of one time step (two half-sweeps) in the partitioned HLO of a
   one-step function (the ``while`` body of the time loop holds the same).
 
-Measured 2026-11-23 on the 2-core development machine (load average 5-9: four other jobs
-shared it), jax 0.10.2, ``--repeat 5``, medians in ms:
+Measured 2026-11-23 on the 2-core development machine while 7 other jobs shared it (so
+ratios vary by 2x between runs), jax 0.10.2, ``--repeat 3 --steps 10 --rows-per-device 128
+--cols 512``, medians in ms; the last two columns turn the halo-shift pass off
+(``passes={"halo_shifts": {"enabled": False}}``):
 
-| devices | split | grid | call ms | ratio | on-device ms | ratio | same grid, 1 device | collectives per step |
-|---|---|---|---|---|---|---|---|---|
-| 1 | rows | 256x1024 | 7.3 | 1.00 | 5.2 | 1.00 | 4.1 | none |
-| 2 | rows | 512x1024 | 52.5 | 7.19 | 55.9 | 10.84 | 7.4 | collective-permute 4 |
-| 4 | rows | 1024x1024 | 215.0 | 29.43 | 169.3 | 32.86 | 30.7 | collective-permute 10 |
-| 4 | rows+cols | 1024x1024 | 212.8 | 29.13 | 197.7 | 38.36 | 23.8 | collective-permute 8 |
-| 8 | rows | 2048x1024 | 371.8 | 50.90 | 367.8 | 71.37 | 90.9 | collective-permute 10 |
-| 8 | rows+cols | 2048x1024 | 516.7 | 70.74 | 460.2 | 89.29 | 78.5 | collective-permute 14 |
+| devices | split | grid | call ms | ratio | on-device ms | ratio | same grid, 1 device | collectives per step | call ms, pass off | collectives per step, pass off |
+|---|---|---|---|---|---|---|---|---|---|---|
+| 1 | rows | 128x512 | 2.3 | 1.00 | 4.6 | 1.00 | 9.4 | none | 7.6 | none |
+| 2 | rows | 256x512 | 7.2 | 3.07 | 9.2 | 1.99 | 2.9 | collective-permute 4 | 11.6 | collective-permute 4 |
+| 4 | rows | 512x512 | 32.8 | 14.08 | 43.2 | 9.33 | 44.3 | collective-permute 4 | 165.9 | collective-permute 10 |
+| 4 | rows+cols | 512x512 | 38.6 | 16.56 | 73.6 | 15.89 | 18.9 | collective-permute 8 | 100.9 | collective-permute 8 |
+| 8 | rows | 1024x512 | 27.3 | 11.72 | 20.9 | 4.50 | 23.4 | collective-permute 4 | 132.0 | collective-permute 10 |
+| 8 | rows+cols | 1024x512 | 79.5 | 34.14 | 67.3 | 14.52 | 7.1 | collective-permute 8 | 442.9 | collective-permute 14 |
 
 Read as ratios only: simulated devices are threads that meet at every collective, and on 2
-busy cores each of the 80-280 collective-permutes of a 20-step run costs a rendezvous
-(about 0.5 ms here), so the sharded runs are far slower than one device on the same grid.
-This says nothing about real devices; it shows that the partitioned program runs and how
-many exchanges a step needs. Per step, 2 devices need the minimum (one halo each way per
-half-sweep: 4); from 4 devices on, XLA adds permutes that realign the shifted slices
-(10 per step for rows, 14 for rows+cols on 8) -- the "repeated shifts share one exchange"
-pass of issue 12 is not written yet.
+busy cores each collective-permute costs a rendezvous, so the sharded runs are slower than
+one device on the same grid. This says nothing about real devices; it shows that the
+partitioned program runs and how many exchanges a step needs. With the halo-shift pass
+(passes/halo_shifts.py: stencil slices become full-size shifted arrays, a ``tensor.pad`` of
+a slice, and a masked select) every layout needs the minimum, one halo each way per sharded
+dimension and half-sweep (4 for rows, 8 for rows+cols); without it XLA adds permutes that
+realign the shifted slices (10 for rows, 14 for rows+cols on 8 devices), and the calls take
+3-5x longer on 4 and 8 devices.
 """
 from __future__ import annotations
 
@@ -83,6 +86,13 @@ def median_time(call, repeat):
     return statistics.median(ts)
 
 
+def collectives(mesh, spec, A, B, passes):
+    """The collectives of one time step in the partitioned HLO."""
+    sc = solvent.jit(one_step, mesh=mesh, in_specs=spec, passes=passes).compile((A, B))
+    counts = count_collectives(sc.executable.compiled(A, B).as_text())
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
+
+
 def layouts(d):
     yield "rows", {"x": d}, P("x")
     if d >= 4:
@@ -101,8 +111,9 @@ def main(argv=None):
           f"devices on {os.cpu_count()} cores; block per device {a.rows_per_device} x "
           f"{a.cols} float64, {a.steps} time steps of jacobi_2d")
     print("| devices | split | grid | call ms | ratio | on-device ms | ratio | "
-          "same grid, 1 device, ms | collectives per time step |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "same grid, 1 device, ms | collectives per time step | call ms, halo_shifts off | "
+          "collectives per step, halo_shifts off |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     base = {}
     for d in [int(x) for x in a.devices.split(",")]:
         for split, mesh, spec in layouts(d):
@@ -125,15 +136,17 @@ def main(argv=None):
             t_dev = median_time(on_device, a.repeat)
             plain = solvent.jit(jacobi_2d.kernel)
             t_one = median_time(lambda: plain(*args), a.repeat)
-            sj = solvent.jit(one_step, mesh=mesh, in_specs=spec)
-            sc = sj.compile((A, B))
-            counts = count_collectives(sc.executable.compiled(A, B).as_text())
-            coll = ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
+            off = {"halo_shifts": {"enabled": False}}
+            jf_off = solvent.jit(jacobi_2d.kernel, mesh=mesh, in_specs={"A": spec, "B": spec},
+                                 passes=off)
+            t_off = median_time(lambda: jf_off(*args), a.repeat)
+            coll, coll_off = (collectives(mesh, spec, A, B, opts) for opts in (None, off))
             if d == 1:
                 base = {"call": t_call, "dev": t_dev}
             print(f"| {d} | {split} | {rows}x{cols} | {t_call * 1e3:.1f} | "
                   f"{t_call / base['call']:.2f} | {t_dev * 1e3:.1f} | "
-                  f"{t_dev / base['dev']:.2f} | {t_one * 1e3:.1f} | {coll} |", flush=True)
+                  f"{t_dev / base['dev']:.2f} | {t_one * 1e3:.1f} | {coll} | "
+                  f"{t_off * 1e3:.1f} | {coll_off} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,12 @@ def _reverse(b, op, xs, ys, cts):
     return [b.one("tensor.reverse", cts[0], axes=list(op.attrs["axes"]))]
 
 
+def _pad(b, op, xs, ys, cts):
+    """The cotangent of the padded region is the slice where x sits."""
+    spec = [["s", lo, lo + n, 1] for lo, n in zip(op.attrs["low"], xs[0].type.shape)]
+    return [b.create("tensor.slice", [cts[0]], {"spec": spec}).result]
+
+
 def _repeat(b, op, xs, ys, cts):
     x, ct = xs[0], cts[0]
     axis, reps = op.attrs["axis"], op.attrs["repeats"]
@@ -119,6 +125,6 @@ def _scatter_add(b, op, xs, ys, cts):
 for _name, _rule in (("broadcast_to", _bcast), ("reshape", _reshape),
                      ("transpose", _transpose), ("slice", _slice), ("update_slice", _update),
                      ("gather", _gather), ("concatenate", _concat), ("reverse", _reverse),
-                     ("repeat", _repeat), ("triangle", _triangle),
+                     ("pad", _pad), ("repeat", _repeat), ("triangle", _triangle),
                      ("scatter_add", _scatter_add)):
     register_vjp(f"tensor.{_name}", _rule)

@@ -405,6 +405,28 @@ register(OpDef(
 )
 
 
+def _pad_infer(types, attrs):
+    t = _one(types, "tensor.pad")
+    lo, hi = attrs["low"], attrs["high"]
+    expect(len(lo) == len(hi) == t.rank and all(n >= 0 for n in lo + hi),
+           "tensor.pad takes one non-negative (low, high) pair per dimension")
+    return [TensorType(tuple(n + a + b for n, a, b in zip(t.shape, lo, hi)), t.dtype)]
+
+
+register(OpDef(
+    name="tensor.pad",
+    doc="numpy.pad(x, list(zip(low, high))): zeros before and after each dimension",
+    infer=_pad_infer,
+),
+    interp=lambda op, args, ctx: [np.pad(args[0], list(zip(op.attrs["low"], op.attrs["high"])))
+                                  if np.ndim(args[0]) else np.array(args[0])],
+    xla=lambda op, args, ctx: [lax.pad(args[0], jnp.zeros((), args[0].dtype),
+                                       [(a, b, 0) for a, b in zip(op.attrs["low"],
+                                                                  op.attrs["high"])])
+                               if args[0].ndim else args[0]],
+)
+
+
 def _repeat_infer(types, attrs):
     t = _one(types, "tensor.repeat")
     axis, reps = attrs["axis"], attrs["repeats"]

@@ -14,6 +14,7 @@ from .checks_to_values import ChecksToValues
 from .cse import CSE
 from .dce import DCE
 from .functionalize import Functionalize
+from .halo_shifts import HaloShifts
 from .if_to_select import IfToSelect
 from .licm import LICM
 from .prove_checks import ProveChecks
@@ -21,7 +22,7 @@ from .prove_checks import ProveChecks
 # the order: functionalize first (refs -> tensors), checks become values before any pass
 # may move or drop ops, then cleanup around the passes that restructure control flow
 ORDER = [Functionalize, ProveChecks, ChecksToValues, Canonicalize, CSE, IfToSelect, LICM,
-         CSE, Canonicalize, DCE]
+         HaloShifts, CSE, Canonicalize, DCE]
 
 
 def build_pipeline(options: dict | None = None) -> list[Pass]:

@@ -27,7 +27,7 @@ from ..ops.checks import KINDS, error_text
 from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
-from ..passes.pipeline import run_pipeline
+from ..passes.pipeline import build_pipeline, run_pipeline
 from ..backends.choice import choose
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
@@ -96,7 +96,7 @@ def make_executable(fn: Function, backend: str):
 class JitFunction:
     def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None,
                  max_versions: int = DEFAULT_MAX_VERSIONS, mesh=None, in_specs=None,
-                 out_specs=None, out: str = "numpy"):
+                 out_specs=None, out: str = "numpy", passes: dict | None = None):
         if fallback not in (None, "python"):
             raise ValueError("fallback must be None or 'python'")
         self.pyfn = pyfn
@@ -123,6 +123,11 @@ class JitFunction:
         elif mesh is None and (in_specs is not None or out_specs is not None
                                or out != "numpy"):
             raise ValueError("in_specs, out_specs and out= need a mesh=")
+        # options by pass name over the defaults (a sharded domain turns halo_shifts on);
+        # build_pipeline checks the names and types now, not at the first call
+        self.pass_options = ({"halo_shifts": {"enabled": True}} if self.placement else {}) | {
+            k: dict(v) for k, v in (passes or {}).items()}
+        build_pipeline(self.pass_options)
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
@@ -165,7 +170,8 @@ class JitFunction:
         self._static[type_key] = static
         key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
         stages = []
-        fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None)
+        fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None,
+                          passes=build_pipeline(self.pass_options))
         backend, reason = choose_backend(fn, self.backend)
         if self.placement is not None:
             from ..backends.xla import XlaExecutable
@@ -395,7 +401,7 @@ def _view(a, steps):
 
 def jit(fn=None, *, fallback: str | None = None, backend: str | None = None,
         max_versions: int = DEFAULT_MAX_VERSIONS, mesh=None, in_specs=None, out_specs=None,
-        out: str = "numpy"):
+        out: str = "numpy", passes: dict | None = None):
     """Compile ``fn`` through solvent. Usable as ``@jit`` or ``@jit(fallback="python")``.
 
     ``max_versions`` bounds the compiled versions kept for ``fn`` (one per shape/dtype/
@@ -404,8 +410,12 @@ def jit(fn=None, *, fallback: str | None = None, backend: str | None = None,
     ``mesh`` (a ``jax.sharding.Mesh`` or a dict like ``{"x": 4, "y": 2}``) with ``in_specs``
     (``jax.sharding.PartitionSpec``s by parameter) runs ``fn`` over many devices through
     XLA's SPMD partitioner; ``out="sharded"`` keeps returned arrays as ``jax.Array``s on the
-    mesh instead of gathering them into NumPy. See runtime/sharding.py."""
-    kw = dict(mesh=mesh, in_specs=in_specs, out_specs=out_specs, out=out)
+    mesh instead of gathering them into NumPy. See runtime/sharding.py.
+
+    ``passes`` sets options of the optimization passes by name (passes/pipeline.py), for
+    example ``{"if_to_select": {"max_ops": 16}}`` or, with a mesh,
+    ``{"halo_shifts": {"enabled": False}}``; an unknown pass or option raises here."""
+    kw = dict(mesh=mesh, in_specs=in_specs, out_specs=out_specs, out=out, passes=passes)
     if fn is None:
         return lambda f: JitFunction(f, fallback, backend, max_versions, **kw)
     return JitFunction(fn, fallback, backend, max_versions, **kw)

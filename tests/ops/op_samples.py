@@ -316,6 +316,11 @@ def _shape_samples():
         add(f"tensor.concatenate-{len(shapes)}-axis{axis}-{dt}", [T(s, dt) for s in shapes],
             lambda b, *xs, axis=axis: b.one("tensor.concatenate", *xs, axis=axis),
             lambda rng, shapes=shapes, dt=dt: [gen(rng, s, dt) for s in shapes])
+    for shape, low, high, dt in (((3, 4), [1, 0], [2, 1], "f64"), ((5,), [0], [3], "i32"),
+                                 ((2, 0), [1, 1], [0, 2], "c128"), ((), [], [], "f32")):
+        add(f"tensor.pad-{dt}-{'x'.join(map(str, shape)) or 'scalar'}", [T(shape, dt)],
+            lambda b, x, low=low, high=high: b.one("tensor.pad", x, low=low, high=high),
+            lambda rng, shape=shape, dt=dt: [gen(rng, shape, dt)])
     for axes in ([0, 2], [1], []):
         add(f"tensor.reverse-{'_'.join(map(str, axes)) or 'none'}", [T((2, 3, 4), "f64")],
             lambda b, x, axes=axes: b.one("tensor.reverse", x, axes=list(axes)),

@@ -94,6 +94,20 @@ def _reverse(op, ctx):
     return [out]
 
 
+def _pad(op, ctx):
+    """Zeros everywhere, then x at offset ``low``."""
+    x = ctx.get(op.operands[0])
+    out = ctx.out(op)
+    zero = scalar_math.convert(ctx, "i64", op.results[0].type.dtype, ir.Constant(I64, 0))
+    ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, zero))
+
+    def body(idx):
+        dst = [ctx.b.add(i, ir.Constant(I64, lo)) for i, lo in zip(idx, op.attrs["low"])]
+        ctx.store(out, dst, ctx.load(x, idx))
+    ctx.loop_nest(op.operands[0].type.shape, body)
+    return [out]
+
+
 def _repeat(op, ctx):
     x = ctx.get(op.operands[0])
     out = ctx.out(op)
@@ -146,6 +160,7 @@ _linspace.check = lambda op: (None if op.attrs["dtype"][0] == "f" and op.attrs["
 RULES.update({
     "tensor.concatenate": _concatenate,
     "tensor.reverse": _reverse,
+    "tensor.pad": _pad,
     "tensor.repeat": _repeat,
     "tensor.triangle": _triangle,
     "tensor.linspace": _linspace,
