@@ -55,9 +55,19 @@ class Emitter:
                                 "run time", "derive it from array shapes or integer arguments")
 
     # --- run-time checks (ops/checks.py) ---------------------------------------------------
+    def raise_now(self) -> bool:
+        """Whether an error found while translating may be raised at compile time: only
+        where NumPy certainly reaches it first, i.e. the code always runs (not in a loop, a
+        branch or a conditionally evaluated operand) and no run-time check comes before it
+        (that check could fail first). Otherwise the error must become a run-time check
+        that always fails where it is reached."""
+        return not (self.in_loop or self.depth_in_branch or self.shared.get("check_guards")
+                    or self.shared.get("checks_emitted"))
+
     def check(self, ok, kind: str, message: str, payload=None) -> None:
         """At run time, raise ``kind(message)`` with this line unless ``ok`` holds.
         ``message`` may hold one ``{}``, filled with the integer ``payload``."""
+        self.shared["checks_emitted"] = True
         ok = self.tensor(ok)
         for g in self.shared.setdefault("check_guards", []):
             ok = self.ufunc(np.logical_or, ok, self.ufunc(np.logical_not, g))
@@ -215,7 +225,7 @@ class Emitter:
                 try:
                     return Const(_python_apply(uf, [a.value for a in args]))
                 except ZeroDivisionError as e:  # Python raises it: so does solvent
-                    if self.in_loop or self.depth_in_branch or self.shared.get("check_guards"):
+                    if not self.raise_now():
                         # only where it runs: a failing run-time check, 0 stands in
                         self.check(Const(False), "ZeroDivisionError", str(e))
                         return Const(0.0 if uf is np.true_divide else 0)
@@ -233,7 +243,7 @@ class Emitter:
         except ValueError:
             msg = ("operands could not be broadcast together with shapes "
                    f"{' '.join(str(t.shape) for t in ts)}")
-            if not (self.in_loop or self.depth_in_branch or self.shared.get("check_guards")):
+            if self.raise_now():
                 raise ValueError(f"{self.b.loc}: {msg}") from None
             # code that may never run (NumPy raises only if it does): a failing run-time
             # check, and zeros of the largest operand's shape stand in for the others

@@ -95,9 +95,13 @@ class IndexMixin:
                 k = int(it.value)
                 if not -n <= k < n:
                     msg = f"index {k} is out of bounds for axis {d} with size {n}"
-                    if not (self.in_loop or self.depth_in_branch or
-                            self.shared.get("check_guards")):
-                        raise IndexError(f"{self.b.loc}: {msg}")  # it always runs: raise now
+                    always_runs = not (self.in_loop or self.depth_in_branch or
+                                       self.shared.get("check_guards"))
+                    if self.raise_now() or (always_runs and n == 0):
+                        # it always runs (and, unless an earlier run-time check may fail
+                        # first, before any other error): raise now; an empty axis has no
+                        # stand-in, so there the earlier check's error is the one lost
+                        raise IndexError(f"{self.b.loc}: {msg}")
                     # NumPy raises only if this runs: a run-time check that fails where it is
                     # reached, and element 0 stands in; an empty axis has no stand-in
                     if n == 0:

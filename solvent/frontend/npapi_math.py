@@ -90,7 +90,7 @@ def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
         x = fe.convert(x, acc)
     if kind in ("max", "min") and any(x.shape[ax] == 0 for ax in axes):
         msg = f"zero-size array to reduction operation {kind} which has no identity"
-        if not (fe.in_loop or fe.depth_in_branch or fe.shared.get("check_guards")):
+        if fe.raise_now():
             raise ValueError(f"{fe.b.loc}: {msg}")   # it always runs: raise now, in order
         # NumPy raises only when the reduction runs: under a run-time condition that is false
         # (or in a loop that runs zero times) it does not, so the error is a run-time check
