@@ -272,6 +272,11 @@ class Function:
     # Filled in by checks_to_values: [kind, message, source location] for each error code
     # 1, 2, ...; the function's last two results are then the code (0: none) and its payload.
     errors: list[list] = field(default_factory=list)
+    # Set when solvent.jit is given a mesh: [[axis, size], ...] of the device mesh, and one
+    # partition spec per argument (None: replicated; else one entry per dimension: None, an
+    # axis name, or a list of axis names). Passes read it (halo_shifts); XLA's SPMD
+    # partitioner splits the program by it.
+    shardings: list = field(default_factory=list)
 
     @property
     def args(self) -> list[Value]:

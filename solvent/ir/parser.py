@@ -136,12 +136,16 @@ class _Parser:
         if ts.peek()[1] == "errors":
             ts.next()
             errors = _parse_attr(ts)
+        shardings = []
+        if ts.peek()[1] == "shardings":
+            ts.next()
+            shardings = _parse_attr(ts)
         ts.expect("{")
         self.parse_ops(body)
         if self.line() != "}":
             raise ParseError(f"expected '}}' closing the function, got {self.line()!r}")
         self.i += 1
-        return Function(sym[1:], body, names, writeback, errors)
+        return Function(sym[1:], body, names, writeback, errors, shardings)
 
     def parse_ops(self, block: Block) -> None:
         while self.i < len(self.lines) and not self.line().startswith("}"):

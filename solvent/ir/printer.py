@@ -98,6 +98,8 @@ def print_function(fn: Function) -> str:
         head += " writeback " + format_attr(list(fn.writeback))
     if fn.errors:
         head += " errors " + format_attr([list(e) for e in fn.errors])
+    if fn.shardings:
+        head += " shardings " + format_attr(fn.shardings)
     out = [head + " {"]
     for op in fn.body.ops:
         _print_op(op, namer, "  ", out)

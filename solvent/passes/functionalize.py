@@ -128,7 +128,7 @@ def functionalize(fn: Function) -> Function:
             outs.append(cur[a])
             writeback.append(i)
     body.append(Operation("func.return", outs, [], {}, None, ret.loc))
-    return Function(fn.name, body, list(fn.arg_names), writeback)
+    return Function(fn.name, body, list(fn.arg_names), writeback, shardings=fn.shardings)
 
 
 class Functionalize(Pass):

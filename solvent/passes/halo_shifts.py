@@ -18,7 +18,9 @@ realigned with extra collective-permutes (and all-gathers); a full-size shift ke
 blocks aligned and needs only the halo rows: one exchange each way per array and sharded
 dimension. Measured on 4 and 8 simulated devices (benchmarks/sharding_scaling.py): see
 the README's "Many devices". The rewrite changes nothing for a single device except more
-arithmetic, so it runs only when ``solvent.jit`` is given a mesh (option ``enabled``).
+arithmetic, so by default it runs only on a function whose IR carries shardings with some
+argument split (``Function.shardings``, set when ``solvent.jit`` is given a mesh); option
+``enabled`` forces it on or off.
 """
 from __future__ import annotations
 
@@ -125,9 +127,12 @@ class HaloShifts(Pass):
 
     @dataclass(frozen=True)
     class Options:
-        enabled: bool = False  # jit turns it on when given a mesh
+        enabled: bool | None = None  # None: where the IR says an argument is split
 
     def run(self, fn: Function) -> Function:
-        if self.options.enabled:
+        on = self.options.enabled
+        if on is None:
+            on = bool(fn.shardings) and any(s is not None for s in fn.shardings[1])
+        if on:
             apply_patterns(fn, PATTERNS)
         return fn

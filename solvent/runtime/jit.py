@@ -123,10 +123,9 @@ class JitFunction:
         elif mesh is None and (in_specs is not None or out_specs is not None
                                or out != "numpy"):
             raise ValueError("in_specs, out_specs and out= need a mesh=")
-        # options by pass name over the defaults (a sharded domain turns halo_shifts on);
-        # build_pipeline checks the names and types now, not at the first call
-        self.pass_options = ({"halo_shifts": {"enabled": True}} if self.placement else {}) | {
-            k: dict(v) for k, v in (passes or {}).items()}
+        # options by pass name over the defaults; build_pipeline checks the names and types
+        # now, not at the first call
+        self.pass_options = {k: dict(v) for k, v in (passes or {}).items()}
         build_pipeline(self.pass_options)
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
@@ -170,6 +169,8 @@ class JitFunction:
         self._static[type_key] = static
         key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
         stages = []
+        if self.placement is not None:  # the IR carries the mesh and the argument specs
+            tr.fn.shardings = self.placement.ir_shardings(tr.fn, tr)
         fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None,
                           passes=build_pipeline(self.pass_options))
         backend, reason = choose_backend(fn, self.backend)

@@ -218,19 +218,34 @@ class Placement:
                     hint="pass a NumPy array for arguments the function writes into")
 
     # --- the shardings handed to jax.jit -------------------------------------------------
-    def shardings(self, fn, translation):
-        """(in_shardings per IR argument, out_shardings per IR result or None for each one
-        the partitioner places) for the compiled ``fn``."""
-        from jax.sharding import NamedSharding, PartitionSpec
-        mesh = self.mesh
-        ins = []
+    def arg_specs(self, fn, translation) -> list:
+        """The PartitionSpec (or None: replicated) of each IR argument of ``fn``."""
+        out = []
         for v, pos in zip(fn.args, translation.arg_map):
             spec = self.specs.get(pos)
             if spec is None and self._all is not None and v.type.shape:
                 spec = self._all
             if spec is not None:  # the IR's view of the argument must fit the spec too
                 self.check_shape(spec, v.type.shape, f"argument {self.params[pos]!r}")
-            ins.append(NamedSharding(mesh, spec if spec is not None else PartitionSpec()))
+            out.append(spec)
+        return out
+
+    def ir_shardings(self, fn, translation) -> list:
+        """What the IR carries (``Function.shardings``): the mesh's [axis, size] pairs and
+        one spec per argument (None, or per dimension None / axis / [axes])."""
+        def entry(e):
+            return list(e) if isinstance(e, tuple) else e
+        specs = [None if s is None or not any(e is not None for e in s) else
+                 [entry(e) for e in s] for s in self.arg_specs(fn, translation)]
+        return [[[k, int(n)] for k, n in self.mesh.shape.items()], specs]
+
+    def shardings(self, fn, translation):
+        """(in_shardings per IR argument, out_shardings per IR result or None for each one
+        the partitioner places) for the compiled ``fn``."""
+        from jax.sharding import NamedSharding, PartitionSpec
+        mesh = self.mesh
+        ins = [NamedSharding(mesh, spec if spec is not None else PartitionSpec())
+               for spec in self.arg_specs(fn, translation)]
         outs = [None] * len(fn.result_types)
         for r, k in enumerate(fn.writeback):
             if k is not None:

@@ -149,3 +149,20 @@ def test_pass_options_are_checked_when_jit_is_called():
     on(*a2)
     for x, y in zip(a1, a2):
         np.testing.assert_allclose(y, x, rtol=1e-12)
+
+
+def test_the_ir_carries_shardings_and_the_pass_reads_them():
+    """Function.shardings (set by jit from mesh= and in_specs=) prints, parses back, and
+    turns the pass on where some argument is split; a fully replicated function is left
+    alone."""
+    args = CASES[0][1](np.random.default_rng(0), 4)
+    tr = translate(jacobi_step, args, set())
+    tr.fn.shardings = [[["x", 4], ["y", 2]], [["x", None], [["x", "y"], None]]]
+    text = print_function(tr.fn)
+    assert 'shardings [[["x", 4], ["y", 2]], [["x", none], [["x", "y"], none]]]' in text
+    assert parse_function(text).shardings == tr.fn.shardings
+    ir = run_pipeline(tr.fn)
+    assert ir.shardings == tr.fn.shardings and "tensor.pad" in _names(ir)
+    tr = translate(jacobi_step, args, set())
+    tr.fn.shardings = [[["x", 4]], [None, None]]
+    assert "tensor.pad" not in _names(run_pipeline(tr.fn))

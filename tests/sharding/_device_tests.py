@@ -107,6 +107,14 @@ def test_sharded_stencil_exchanges_halos_instead_of_gathering(mesh, spec, permut
     assert counts["all-gather"] == 0, counts
 
 
+def test_the_ir_carries_the_mesh_and_the_specs():
+    args = (np.ones((8, 8)), np.ones((8, 8)))
+    fn = solvent.jit(_stencil_step, mesh={"x": 4, "y": 2},
+                     in_specs={"A": P("x", "y")}).compile(args).fn
+    assert fn.shardings == [[["x", 4], ["y", 2]], [["x", "y"], None]]
+    assert "tensor.pad" in {op.name for op in fn.walk()}  # the halo-shift pass ran
+
+
 def test_sharded_stencil_holds_one_nth_of_the_array_per_device():
     n = 512
     args = (np.ones((n, n)), np.ones((n, n)))
