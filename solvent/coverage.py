@@ -28,6 +28,8 @@ _MODULE_PREFIX = {"numpy": "np", "numpy.linalg": "np.linalg", "numpy.fft": "np.f
 
 
 def _qualname(fn) -> str:
+    if type(fn).__name__ == "fortran":  # an f2py wrapper: SciPy's LAPACK (<fortran dgtsv>)
+        return "scipy.linalg.lapack." + repr(fn).split()[-1].rstrip(">")
     module = getattr(fn, "__module__", None) or "numpy"
     if module.startswith("scipy.linalg"):
         prefix = "scipy.linalg"

@@ -268,8 +268,9 @@ def _qr(fe, a, mode=Const("reduced")):
 # --- SciPy's triangular and banded solves ----------------------------------------------------
 try:
     import scipy.linalg as _sla
+    from scipy.linalg import lapack as _lapack
 except ImportError:  # pragma: no cover  (SciPy is optional: without it nothing registers)
-    _sla = None
+    _sla = _lapack = None
 
 
 def _solve_operands(fe, a, b):
@@ -401,3 +402,16 @@ def _lstsq(fe, a, b, rcond=None):
         resid = filled(fe, (0,), Const(0), rdt)
     x = x2 if b.type.rank == 2 else fe.tensor(reshape_value(fe, x2, Const((n,))))
     return TupleVal((x, fe.convert(resid, rdt), fe.strong(rank), s))
+
+
+if _lapack is not None:
+    @implements(_lapack.dgtsv)
+    def _dgtsv(fe, dl, d, du, b, overwrite_dl=Const(0), overwrite_d=Const(0),
+               overwrite_du=Const(0), overwrite_b=Const(0)):
+        """LAPACK's tridiagonal solve, step for step (npapi_prelude.dgtsv); n >= 2."""
+        from .npapi_prelude import dgtsv
+        n = fe.tensor_type(d).shape[0] if fe.tensor_type(d).rank == 1 else -1
+        if n < 2:
+            raise ValueError(f"{fe.b.loc}: dgtsv: unexpected array size (SciPy's wrapper "
+                             "needs a 1-D d with n >= 2)")
+        return fe.inline_call(dgtsv, [dl, d, du, b], {}, None, keep_loc=True)

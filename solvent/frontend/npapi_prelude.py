@@ -253,3 +253,49 @@ def bincount(x, weights=None, minlength=0):
     else:
         np.add.at(counts, x, weights)
     return counts
+
+
+def dgtsv(dl, d, du, b, overwrite_dl=0, overwrite_d=0, overwrite_du=0, overwrite_b=0):
+    """LAPACK's dgtsv (tridiagonal solve, Gaussian elimination with partial pivoting), step
+    for step, so every output agrees with SciPy's: (dl2, d2, du2, x, info) with the factors
+    left in dl2/d2/du2 and info = k > 0 where the k-th pivot is exactly zero (x is then b as
+    far as elimination got, unsolved). Works on copies: the inputs are never overwritten (the
+    overwrite_* flags only allow it in SciPy). npapi_decompositions registers it, refusing
+    n = 1 as SciPy's wrapper does."""
+    n = d.shape[0]
+    dl = dl.astype(np.float64)
+    d = d.astype(np.float64)
+    du = du.astype(np.float64)
+    x = b.astype(np.float64)
+    info = 0
+    fact, temp, tx = 0.0, 0.0, x[0] * 0.0    # (one type each on every path)
+    for i in range(n - 1):
+        if abs(d[i]) >= abs(dl[i]):          # no row interchange
+            if d[i] == 0.0:
+                info = i + 1
+                break
+            fact = dl[i] / d[i]
+            d[i + 1] -= fact * du[i]
+            x[i + 1] -= fact * x[i]
+            if i < n - 2:
+                dl[i] = 0.0
+        else:                                # interchange rows i and i + 1
+            fact = d[i] / dl[i]
+            d[i] = dl[i]
+            temp = d[i + 1]
+            d[i + 1] = du[i] - fact * temp
+            if i < n - 2:
+                dl[i] = du[i + 1]
+                du[i + 1] = -fact * dl[i]
+            du[i] = temp
+            tx = x[i] * 1.0
+            x[i] = x[i + 1]
+            x[i + 1] = tx - fact * x[i + 1]
+    if info == 0 and d[n - 1] == 0.0:
+        info = n
+    if info == 0:                            # back substitution
+        x[n - 1] = x[n - 1] / d[n - 1]
+        x[n - 2] = (x[n - 2] - du[n - 2] * x[n - 1]) / d[n - 2]
+        for i in range(n - 3, -1, -1):
+            x[i] = (x[i] - du[i] * x[i + 1] - dl[i] * x[i + 2]) / d[i]
+    return dl, d, du, x, info
