@@ -45,10 +45,11 @@ def assigned_names(stmts) -> list[str]:
     return list(out)
 
 
-def loads_outside(func: ast.FunctionDef, inner: ast.AST) -> set[str]:
-    """Names read anywhere in ``func`` outside the subtree ``inner``.
-    AugAssign targets count as reads."""
-    inside = {id(n) for n in ast.walk(inner)}
+def loads_outside(func: ast.FunctionDef, inner) -> set[str]:
+    """Names read anywhere in ``func`` outside the subtree ``inner`` (or the subtrees of a
+    list of nodes). AugAssign targets count as reads."""
+    inside = {id(n) for top in (inner if isinstance(inner, list) else [inner])
+              for n in ast.walk(top)}
     names = set()
     for n in ast.walk(func):
         if id(n) in inside:

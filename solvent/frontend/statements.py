@@ -29,7 +29,10 @@ class StmtMixin:
                     if go.value:
                         return
                     continue
-                self.branch(self.logical_not(go), lambda: self.stmts(rest), lambda: None, s)
+                # the guarded region is ``rest``: a name first assigned there and read
+                # only there (or in ``s``) is dead after it
+                self.branch(self.logical_not(go), lambda: self.stmts(rest), lambda: None,
+                            [s] + rest)
                 return
 
     def jump_pending(self):

@@ -146,7 +146,8 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitt
                          getattr(node, "col_offset", 0) + self.src.col_offset + 1)
 
     def live_outside(self, node) -> set[str]:
-        key = id(node)
+        """Names read outside ``node`` (a node, or a list of nodes: one region)."""
+        key = tuple(map(id, node)) if isinstance(node, list) else id(node)
         if key not in self._live_cache:
             self._live_cache[key] = loads_outside(self.src.tree, node)
         return self._live_cache[key]

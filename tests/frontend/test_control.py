@@ -511,3 +511,47 @@ cases = [
 ]
 
 test_control = run_cases(cases)
+
+
+# --- temporaries first assigned after a conditional break/continue (C-style early exits):
+# the statements after the jump form one guarded region, and a name assigned and read only
+# there is dead after it (it was refused as "assigned on only one path")
+def early_exit_temporaries(x, y):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            break
+        t = x[i] * 2
+        u = t + 1.0
+        y[i] = t * u
+
+
+def skip_then_temporaries(x, y):
+    total = x[0] * 0.0      # a NumPy scalar whatever the trip count
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        sq = x[i] * x[i]
+        total += sq
+        y[i] = sq
+    return total
+
+
+def temporary_read_after_the_loop(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            break
+        t = x[i]
+    return t
+
+
+def test_temporaries_after_a_conditional_jump():
+    import pytest
+    import solvent
+    from differential import check
+    for x in (np.array([1.0, 2.0, -1.0, 3.0]), np.array([0.5, 1.5, 2.5]), np.array([-1.0])):
+        for backend in ("xla", "interp", "native"):
+            check(early_exit_temporaries, x, np.zeros(x.shape[0]), backend=backend)
+            check(skip_then_temporaries, x, np.zeros(x.shape[0]), backend=backend)
+    # read after the loop: it may be unbound (Python raises NameError on x[0] < 0): refused
+    with pytest.raises(solvent.UnsupportedError, match="'t' is assigned on only one path"):
+        solvent.jit(temporary_read_after_the_loop)(np.array([1.0, -1.0]))
