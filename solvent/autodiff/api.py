@@ -37,7 +37,7 @@ from .transform import DifferentiationError, vjp_function
 class Gradient:
     """One compiled gradient program and what is needed to call it."""
 
-    def __init__(self, pyfn, args, argnums, backend=None, optimize=True):
+    def __init__(self, pyfn, args, argnums, backend=None, optimize=True, checkpoints=None):
         self.pyfn = pyfn
         names = list(inspect.signature(pyfn).parameters)
         for k in argnums:
@@ -68,7 +68,8 @@ class Gradient:
                 raise DifferentiationError(f"cannot differentiate with respect to argument "
                                            f"{names[k]!r}: it is a compile-time value")
             wrt.append(tr.arg_map.index(k))
-        g, self.seeded = vjp_function(fn, wrt)
+        self.report: dict = {}  # tape_bytes, checkpointed (transform.vjp_function)
+        g, self.seeded = vjp_function(fn, wrt, checkpoints, self.report)
         verify(g, tensor_only=True)
         g = dce(cse(g))
         verify(g, tensor_only=True)
@@ -120,8 +121,9 @@ def _describe(a) -> str:
 
 
 class _Cache:
-    def __init__(self, pyfn, argnums, backend, optimize):
+    def __init__(self, pyfn, argnums, backend, optimize, checkpoints):
         self.pyfn, self.argnums, self.backend, self.optimize = pyfn, argnums, backend, optimize
+        self.checkpoints = checkpoints
         self.versions: dict = {}
 
     def get(self, args) -> Gradient:
@@ -130,7 +132,7 @@ class _Cache:
         g = self.versions.get(key)
         if g is None:
             g = self.versions[key] = Gradient(self.pyfn, args, self.argnums, self.backend,
-                                              self.optimize)
+                                              self.optimize, self.checkpoints)
         return g
 
 
@@ -151,11 +153,17 @@ def _loss_index(g: Gradient) -> int:
     return spec[1]
 
 
-def value_and_grad(f, argnums=0, *, backend=None, optimize=True):
+def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=None):
     """``f``'s value and its gradient w.r.t. the arguments ``argnums`` (an int: one gradient;
-    a tuple: a tuple of gradients). ``f`` returns one float scalar."""
+    a tuple: a tuple of gradients). ``f`` returns one float scalar.
+
+    ``checkpoints``: the memory budget of long loops (``autodiff.checkpoint``): None
+    (automatic: a loop whose tape would exceed 64 MiB keeps ``ceil(sqrt(n))`` checkpoints
+    and recomputes the rest), 0 (tape every trip), or k (k checkpoints per loop level).
+    ``wrapped.compiled(*args)`` gives the compiled ``Gradient`` (its ``report`` holds the
+    tape bytes)."""
     single, nums = _argnums(argnums)
-    cache = _Cache(f, nums, backend, optimize)
+    cache = _Cache(f, nums, backend, optimize, checkpoints)
 
     def wrapped(*args):
         g = cache.get(args)
@@ -165,21 +173,25 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True):
         return g.returned(primal, args), (grads[0] if single else tuple(grads))
 
     wrapped.__name__ = f"value_and_grad({getattr(f, '__name__', 'f')})"
+    wrapped.compiled = lambda *args: cache.get(args)
     return wrapped
 
 
-def grad(f, argnums=0, *, backend=None, optimize=True):
-    """The gradient of ``f`` (returning one float scalar) w.r.t. the arguments ``argnums``."""
-    vg = value_and_grad(f, argnums, backend=backend, optimize=optimize)
+def grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=None):
+    """The gradient of ``f`` (returning one float scalar) w.r.t. the arguments ``argnums``
+    (``checkpoints``: as ``value_and_grad``)."""
+    vg = value_and_grad(f, argnums, backend=backend, optimize=optimize,
+                        checkpoints=checkpoints)
 
     def wrapped(*args):
         return vg(*args)[1]
 
     wrapped.__name__ = f"grad({getattr(f, '__name__', 'f')})"
+    wrapped.compiled = vg.compiled
     return wrapped
 
 
-def vjp(f, *args, argnums=None, backend=None, optimize=True):
+def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     """``(outputs, vjp_fn)``: ``outputs`` is ``f(*args)``'s returned value, or, when ``f``
     mutates arguments, ``(returned, *final values of the mutated arguments)``;
     ``vjp_fn(cotangent)`` (a cotangent shaped like ``outputs``) returns the tuple of
@@ -187,7 +199,7 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True):
     if argnums is None:
         argnums = tuple(k for k, a in enumerate(args) if _is_float_arg(a))
     _, nums = _argnums(argnums)
-    g = Gradient(f, args, nums, backend, optimize)
+    g = Gradient(f, args, nums, backend, optimize, checkpoints)
     primal, _ = g.run(args, {})
     ret = g.returned(primal, args)
     mutated = g.mutated()

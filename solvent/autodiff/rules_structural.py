@@ -58,7 +58,13 @@ def _update(b, op, xs, ys, cts):
     ct = cts[0]
     spec = op.attrs["spec"]
     ct_v = E.slice_(b, ct, dyn, spec)  # read before the update: XLA updates ct in place
-    ct_x = b.create("tensor.update_slice", [ct, E.zeros(b, v.type)] + dyn,
+    base = ct
+    u = ct.owner
+    while getattr(u, "name", None) == "tensor.update_slice" and u.attrs["spec"] == spec \
+            and list(u.operands[2:]) == list(dyn) and all(it[0] != "n" for it in spec):
+        base = u.operands[0]  # that slot is zeroed next: its earlier write is dead
+        u = base.owner
+    ct_x = b.create("tensor.update_slice", [base, E.zeros(b, v.type)] + dyn,
                     {"spec": spec}).result
     return [ct_x, ct_v] + [None] * len(dyn)
 

@@ -40,6 +40,7 @@ from ..ir.registry import _VJPS, get
 from ..ir.types import TensorType, is_complex, is_float
 from ..passes.dce import dce
 from . import emit as E
+from .checkpoint import StripMined, nbytes, segments
 
 LOOPS = ("loop.for", "loop.while", "loop.if")
 
@@ -131,10 +132,12 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
 
 
 class Transformer:
-    def __init__(self, fn: Function, wrt: list[int]):
+    def __init__(self, fn: Function, wrt: list[int], checkpoints=None):
         self.fn = fn
         self.varied = varied_values(fn, wrt)
         self.taped: list = []  # (emitted taped loop, number of primal results)
+        self.checkpoints = checkpoints  # the policy (checkpoint.segments)
+        self.stripped: dict = {}  # original loop.for -> its StripMined template, or None
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and is_float(v.type.dtype)
@@ -169,7 +172,15 @@ class Transformer:
         what their reverse pass needs."""
         for op in block.ops[:-1]:
             if op.name in ("loop.for", "loop.while") and any(self.active(r) for r in op.results):
-                if op.name == "loop.for" and self._trips(op) is not None:
+                sm = self._strip(op) if op.name == "loop.for" else None
+                if sm is not None:
+                    for c in sm.prelude:
+                        self.clone_op(c, scope, b)
+                    for loop in sm.loops:
+                        self.emit_taped_for(loop, scope, b)
+                    for r, v in zip(op.results, sm.results):
+                        scope[r] = scope[v]
+                elif op.name == "loop.for" and self._trips(op) is not None:
                     self.emit_taped_for(op, scope, b)
                 elif op.name == "loop.while":
                     self.emit_counted_while(op, scope, b)
@@ -177,6 +188,31 @@ class Transformer:
                     self.clone_op(op, scope, b)
             else:
                 self.clone_op(op, scope, b)
+
+    def _strip(self, op) -> StripMined | None:
+        """``op`` strip-mined into checkpointed segments when the policy asks for it."""
+        if op in self.stripped:
+            return self.stripped[op]
+        n = self._trips(op)
+        sm = None
+        if n is not None:
+            body = op.regions[0].block
+            ys = body.terminator.operands
+            per_trip = 0
+            for i, c in enumerate(body.args[1:]):
+                chain = _update_chain(body, c, ys[i]) if c.type.rank else None
+                per_trip += nbytes(c.type) if chain is None else sum(
+                    nbytes(u.operands[1].type) + sum(nbytes(d.type) for d in u.operands[2:])
+                    for u in chain)
+            k = segments(n, per_trip, self.checkpoints)
+            if k is not None:
+                lb, step = _static_int(op.operands[0]), _static_int(op.operands[2])
+                sm = StripMined(op, n, lb, step, k)
+                for orig, news in sm.vmap.items():
+                    if orig in self.varied:
+                        self.varied.update(news)
+        self.stripped[op] = sm
+        return sm
 
     def _trips(self, op):
         lb, ub, step = (_static_int(v) for v in op.operands[:3])
@@ -286,6 +322,14 @@ class Transformer:
             adj[v] = E.add(b, adj.get(v), ct)
 
     def reverse_op(self, op: Operation, scope: Scope, b: Builder, adj: dict) -> None:
+        sm = self.stripped.get(op) if op.name == "loop.for" else None
+        if sm is not None:  # reverse the segment loops that replaced it
+            for r, v in zip(op.results, sm.results):
+                if adj.get(r) is not None:
+                    adj[v] = adj.pop(r)
+            for loop in reversed(sm.loops):
+                self.reverse_op(loop, scope, b, adj)
+            return
         cts = [adj.get(r) if self.active(r) else None for r in op.results]
         if all(c is None for c in cts):
             return
@@ -466,12 +510,17 @@ class Transformer:
             self._accumulate(b, adj, v, r)
 
 
-def vjp_function(fn: Function, wrt: list[int]) -> tuple[Function, list[int]]:
+def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
+                 report: dict | None = None) -> tuple[Function, list[int]]:
     """The reverse-mode program of ``fn`` w.r.t. its arguments ``wrt`` (indices).
 
     Returns ``(g, seeded)``: ``g(*fn.args, *cts) -> (*fn.results, *grads)`` where ``cts`` has
     one cotangent per result index in ``seeded`` (the float results) and ``grads`` one per
-    ``wrt`` argument, in order."""
+    ``wrt`` argument, in order. ``checkpoints``: the checkpointing policy of long loops
+    (``checkpoint.segments``: None automatic, 0 never, k checkpoints). ``report`` (a dict),
+    when given, receives ``tape_bytes`` (the bytes of every tape buffer ``g`` allocates; a
+    tape inside a reverse loop is live one trip at a time, so this bounds the tapes' peak)
+    and ``checkpointed`` (``(trips, checkpoints, segment length)`` per strip-mined loop)."""
     for k in wrt:
         a = fn.args[k]
         if not (isinstance(a.type, TensorType) and is_float(a.type.dtype)):
@@ -479,7 +528,7 @@ def vjp_function(fn: Function, wrt: list[int]) -> tuple[Function, list[int]]:
             raise DifferentiationError(
                 f"cannot differentiate with respect to argument {name!r} of type {a.type}: "
                 "only float arrays and scalars have gradients")
-    t = Transformer(fn, wrt)
+    t = Transformer(fn, wrt, checkpoints)
     body = Block()
     b = Builder(body)
     scope = Scope()
@@ -505,6 +554,12 @@ def vjp_function(fn: Function, wrt: list[int]) -> tuple[Function, list[int]]:
         g = dce(g)
     while _drop_dead_carries(g):
         g = dce(g)
+    if report is not None:
+        live = set(g.walk())
+        report["tape_bytes"] = sum(nbytes(r.type) for loop, nres in t.taped if loop in live
+                                   for r in loop.results[nres:])
+        report["checkpointed"] = [(sm.m * sm.s + sm.r, sm.m, sm.s)
+                                  for sm in t.stripped.values() if sm is not None]
     return g, seeded
 
 

@@ -289,3 +289,20 @@ class Function:
 
     def walk(self) -> Iterator[Operation]:
         return self.body.walk()
+
+
+def clone_op(op: Operation, vmap: dict) -> Operation:
+    """A detached copy of ``op`` (regions included) whose operands are mapped through
+    ``vmap`` (values not in it are kept); ``vmap`` learns the copy's values."""
+    regions = []
+    for r in op.regions:
+        nb = Block()
+        for a in r.block.args:
+            vmap[a] = nb.add_arg(a.type, a.hint)
+        for inner in r.block.ops:
+            nb.append(clone_op(inner, vmap))
+        regions.append(Region(nb))
+    new = Operation(op.name, [vmap.get(o, o) for o in op.operands],
+                    [r.type for r in op.results], dict(op.attrs), regions, op.loc)
+    vmap.update(zip(op.results, new.results))
+    return new

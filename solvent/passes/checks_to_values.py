@@ -22,7 +22,7 @@ same ops from the same values (the pass only adds values), so results are unchan
 """
 from __future__ import annotations
 
-from ..ir.core import Block, Function, Operation, Region, Value
+from ..ir.core import Block, Function, Operation, Region, Value, clone_op
 from ..ir.registry import get
 from ..ir.types import TensorType
 from .base import Pass
@@ -105,7 +105,7 @@ class _Threader:
             vmap = dict(zip(cond.args, op.results))
             clone = Block()
             for old in cond.ops[:-1]:
-                clone.ops.append(_clone(old, vmap))
+                clone.ops.append(clone_op(old, vmap))
         cc, cp = cond.add_arg(CODE, "err"), cond.add_arg(PAYLOAD, "err_payload")
         c_end, _ = self.block(cond, cc, cp)
         term = cond.terminator
@@ -139,22 +139,6 @@ class _Threader:
 
 def _has_checks_in(block: Block) -> bool:
     return any(op.name == "error.check" for op in block.walk())
-
-
-def _clone(op: Operation, vmap: dict) -> Operation:
-    regions = []
-    for r in op.regions:
-        nb = Block()
-        for a in r.block.args:
-            vmap[a] = nb.add_arg(a.type, a.hint)
-        for inner in r.block.ops:
-            nb.append(_clone(inner, vmap))
-        regions.append(Region(nb))
-    new = Operation(op.name, [vmap.get(o, o) for o in op.operands],
-                    [r.type for r in op.results], dict(op.attrs), regions, op.loc)
-    for a, b in zip(op.results, new.results):
-        vmap[a] = b
-    return new
 
 
 def checks_to_values(fn: Function) -> Function:

@@ -49,7 +49,7 @@ def _convert(op: Operation) -> None:
     cond = op.operands[0]
     with b.before(op):
         b.loc = op.loc
-        outs = []
+        outs, clones = [], []
         for region in op.regions:
             vmap: dict = {}
             for inner in region.block.ops[:-1]:
@@ -57,10 +57,16 @@ def _convert(op: Operation) -> None:
                                speculated_attrs(inner.name, inner.attrs),
                                result_types=[r.type for r in inner.results])
                 new.loc = inner.loc
+                clones.append(new)
                 vmap.update(zip(inner.results, new.results))
             outs.append([vmap.get(v, v) for v in region.block.ops[-1].operands])
         results = [_merge(b, cond, a, c) for a, c in zip(*outs)]
     op.replace_with(results)
+    # a sunk update (the select picks the element) leaves the branch's whole-array update
+    # unused; erased now, or an enclosing if would count it as a large speculated value
+    for new in reversed(clones):
+        if not any(r.has_uses for r in new.results):
+            new.erase()
 
 
 def _merge(b: Builder, cond, a, c):
