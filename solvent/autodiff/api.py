@@ -34,6 +34,11 @@ from ..frontend.captures import value_key
 from .transform import DifferentiationError, vjp_function
 
 
+# trips a top-level while loop's tape holds at first; a run that needs more rebuilds the
+# gradient with the next power of two (buffers grown in chunks, O(n) work per run)
+WHILE_CAPACITY = 64
+
+
 class Gradient:
     """One compiled gradient program and what is needed to call it."""
 
@@ -68,14 +73,21 @@ class Gradient:
                 raise DifferentiationError(f"cannot differentiate with respect to argument "
                                            f"{names[k]!r}: it is a compile-time value")
             wrt.append(tr.arg_map.index(k))
-        self.report: dict = {}  # tape_bytes, checkpointed (transform.vjp_function)
-        g, self.seeded = vjp_function(fn, wrt, checkpoints, self.report)
+        self.wrt, self.checkpoints, self.want_backend = wrt, checkpoints, backend
+        self.nres = len(fn.result_types)
+        self._build(WHILE_CAPACITY)
+
+    def _build(self, capacity: int) -> None:
+        """Differentiate and compile, top-level while loops taping ``capacity`` trips."""
+        self.capacity = capacity
+        self.report: dict = {}  # tape_bytes, checkpointed, while_trips (vjp_function)
+        g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
+                                      while_capacity=capacity)
         verify(g, tensor_only=True)
         g = dce(cse(g))
         verify(g, tensor_only=True)
         self.fn = g
-        self.nres = len(fn.result_types)
-        self.backend, _ = choose_backend(g, backend)
+        self.backend, _ = choose_backend(g, self.want_backend)
         self.executable = get_backend(self.backend).compile(g)
 
     def run(self, args, result_cts: dict):
@@ -93,7 +105,12 @@ class Gradient:
                 raise ValueError(f"cotangent of shape {c.shape} for an output of shape {t.shape}")
             cts.append(c if t.shape else c[()])
         outs = self.executable(*ir_args, *cts)
-        primal, grads = outs[:self.nres], outs[self.nres:]
+        ntrips = self.report["while_trips"]
+        trips = [int(t) for t in outs[len(outs) - ntrips:]] if ntrips else []
+        if trips and max(trips) > self.capacity:  # a while tape overflowed: grow, repeat
+            self._build(1 << (max(trips) - 1).bit_length())
+            return self.run(args, result_cts)
+        primal, grads = outs[:self.nres], outs[self.nres:len(outs) - ntrips]
         if self.primal.errors:
             raise_if_failed(self.primal.errors, primal[-2], primal[-1])
         return primal, [np.asarray(g) for g in grads]

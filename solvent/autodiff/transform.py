@@ -94,6 +94,13 @@ def _full_spec(shape):
     return [["s", 0, d, 1] for d in shape]
 
 
+def _write_tapes(b: Builder, tapes, writes, k) -> list:
+    """Each tape with its trip ``k`` row set to the value recorded."""
+    return [b.create("tensor.update_slice", [t, w, k],
+                     {"spec": [["i", 0]] + _full_spec(w.type.shape)}).result
+            for t, w in zip(tapes, writes)]
+
+
 def varied_values(fn: Function, wrt: list[int]) -> set:
     """Every value that depends on the arguments ``wrt`` (a fixed point over loops)."""
     varied = {fn.args[k] for k in wrt}
@@ -132,11 +139,14 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
 
 
 class Transformer:
-    def __init__(self, fn: Function, wrt: list[int], checkpoints=None):
+    def __init__(self, fn: Function, wrt: list[int], checkpoints=None,
+                 while_capacity: int | None = None):
         self.fn = fn
         self.varied = varied_values(fn, wrt)
         self.taped: list = []  # (emitted taped loop, number of primal results)
         self.checkpoints = checkpoints  # the policy (checkpoint.segments)
+        self.while_capacity = while_capacity  # trips a top-level while loop's tape holds
+        self.while_trips: list = []  # emitted trip counts of the taped while loops
         self.stripped: dict = {}  # original loop.for -> its StripMined template, or None
 
     def active(self, v: Value) -> bool:
@@ -183,7 +193,9 @@ class Transformer:
                 elif op.name == "loop.for" and self._trips(op) is not None:
                     self.emit_taped_for(op, scope, b)
                 elif op.name == "loop.while":
-                    self.emit_counted_while(op, scope, b)
+                    top = block is self.fn.body and self.while_capacity is not None
+                    self.emit_counted_while(op, scope, b,
+                                            self.while_capacity if top else None)
                 else:
                     self.clone_op(op, scope, b)
             else:
@@ -242,6 +254,27 @@ class Transformer:
         k = ib.one("tensor.sub", iv, ib.constant(lb, dt))
         if step != 1:
             k = ib.one("tensor.floordiv", k, ib.constant(step, dt))
+        writes, plan = self._record_trip(body, carried, inner, ib)
+        tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
+        tapes = [blk.add_arg(t) for t in tape_types]
+        ib.create("loop.yield", [inner[y] for y in yields] + _write_tapes(ib, tapes, writes, k))
+        inits = [E.zeros(b, t) for t in tape_types]
+        new = Operation("loop.for", [scope[o] for o in op.operands] + inits,
+                        [r.type for r in op.results] + tape_types, op.attrs, [Region(blk)],
+                        op.loc)
+        b.block.append(new)
+        nres = len(op.results)
+        for r, v in zip(op.results, new.results):
+            scope[r] = v
+        scope.tapes[op] = ("tape", new.results[nres:], n, plan)
+        self.taped.append((new, nres))
+
+    def _record_trip(self, body: Block, carried, inner: Scope, ib: Builder):
+        """Clone ``body``'s ops (but its terminator) and say what a trip's tape holds:
+        ``(writes, plan)``, the values to record and, per carried value, how the reverse
+        step rebuilds it (``("full", i)`` or ``("undo", [(update op, old slot's write,
+        index writes)])``)."""
+        yields = body.terminator.operands
         chains = [_update_chain(body, c, yields[i]) if c.type.rank else None
                   for i, c in enumerate(carried)]
         in_chain = {u for ch in chains if ch for u in ch}
@@ -267,27 +300,20 @@ class Transformer:
                 writes.append(old)
                 writes.extend(dyn)
             plan.append(("undo", entries))
-        tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
-        tapes = [blk.add_arg(t) for t in tape_types]
-        new_tapes = [ib.create("tensor.update_slice", [t, w, k],
-                               {"spec": [["i", 0]] + _full_spec(w.type.shape)}).result
-                     for t, w in zip(tapes, writes)]
-        ib.create("loop.yield", [inner[y] for y in yields] + new_tapes)
-        inits = [E.zeros(b, t) for t in tape_types]
-        new = Operation("loop.for", [scope[o] for o in op.operands] + inits,
-                        [r.type for r in op.results] + tape_types, op.attrs, [Region(blk)],
-                        op.loc)
-        b.block.append(new)
-        nres = len(op.results)
-        for r, v in zip(op.results, new.results):
-            scope[r] = v
-        scope.tapes[op] = ("tape", new.results[nres:], n, plan)
-        self.taped.append((new, nres))
+        return writes, plan
 
-    def emit_counted_while(self, op: Operation, scope: Scope, b: Builder) -> None:
+    def emit_counted_while(self, op: Operation, scope: Scope, b: Builder,
+                           capacity: int | None = None) -> None:
+        """The while loop counting its trips in an extra carried value; with a
+        ``capacity``, also recording each trip's tape (as ``emit_taped_for``) in buffers of
+        that many trips: the reverse loop then reads them instead of recomputing. The trip
+        count is then a result of the gradient program (``self.while_trips``): a run whose
+        count exceeds the capacity wrote past it (clamped) and must be repeated with larger
+        buffers (``api.Gradient`` does)."""
         cond, body = op.regions
         regions = []
         counter_t = TensorType((), "i64")
+        tape_types = []
         for r, is_body in ((cond, False), (body, True)):
             inner = Scope(scope)
             blk = Block()
@@ -295,20 +321,40 @@ class Transformer:
             for a in r.block.args:
                 inner[a] = blk.add_arg(a.type, a.hint)
             cnt = blk.add_arg(counter_t, "trips")
-            for o in r.block.ops[:-1]:
-                self.clone_op(o, inner, ib)
+            tapes = [blk.add_arg(t) for t in tape_types]
             term = r.block.terminator
+            if is_body and capacity is not None:
+                writes, plan = self._record_trip(r.block, r.block.args, inner, ib)
+                tape_types = [TensorType((capacity,) + w.type.shape, w.type.dtype)
+                              for w in writes]
+                tapes = [blk.add_arg(t) for t in tape_types]
+                for t in tape_types:  # the condition region takes the same carried values
+                    regions[0].block.add_arg(t)
+                at = ib.one("tensor.min", cnt, ib.constant(capacity - 1, "i64"))
+                extra = _write_tapes(ib, tapes, writes, at)
+            else:
+                for o in r.block.ops[:-1]:
+                    self.clone_op(o, inner, ib)
+                extra = []
             ops = [inner[y] for y in term.operands]
             if is_body:
                 ops.append(ib.one("tensor.add", cnt, ib.constant(1, "i64")))
-            ib.create(term.name, ops)
+            ib.create(term.name, ops + extra)
             regions.append(Region(blk))
-        new = Operation("loop.while", [scope[o] for o in op.operands] + [b.constant(0, "i64")],
-                        [r.type for r in op.results] + [counter_t], op.attrs, regions, op.loc)
+        inits = [b.constant(0, "i64")] + [E.zeros(b, t) for t in tape_types]
+        new = Operation("loop.while", [scope[o] for o in op.operands] + inits,
+                        [r.type for r in op.results] + [counter_t] + tape_types, op.attrs,
+                        regions, op.loc)
         b.block.append(new)
+        nres = len(op.results)
         for r, v in zip(op.results, new.results):
             scope[r] = v
-        scope.tapes[op] = ("count", new.results[-1])
+        if capacity is None:
+            scope.tapes[op] = ("count", new.results[nres])
+            return
+        scope.tapes[op] = ("tape", new.results[nres + 1:], capacity, plan, new.results[nres])
+        self.taped.append((new, nres + 1))
+        self.while_trips.append(new.results[nres])
 
     # --- reverse ----------------------------------------------------------------------------
     def sweep(self, block: Block, scope: Scope, b: Builder, adj: dict) -> None:
@@ -404,7 +450,7 @@ class Transformer:
 
     def _trip_count(self, op, scope, b):
         if op.name == "loop.while":
-            return scope.tapes[op][1]
+            return scope.tapes[op][-1]
         n = self._trips(op)
         if n is not None:
             return b.constant(n, "i64")
@@ -511,13 +557,19 @@ class Transformer:
 
 
 def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
-                 report: dict | None = None) -> tuple[Function, list[int]]:
+                 report: dict | None = None,
+                 while_capacity: int | None = None) -> tuple[Function, list[int]]:
     """The reverse-mode program of ``fn`` w.r.t. its arguments ``wrt`` (indices).
 
     Returns ``(g, seeded)``: ``g(*fn.args, *cts) -> (*fn.results, *grads)`` where ``cts`` has
     one cotangent per result index in ``seeded`` (the float results) and ``grads`` one per
     ``wrt`` argument, in order. ``checkpoints``: the checkpointing policy of long loops
-    (``checkpoint.segments``: None automatic, 0 never, k checkpoints). ``report`` (a dict),
+    (``checkpoint.segments``: None automatic, 0 never, k checkpoints). With
+    ``while_capacity``, each while loop of the function's body records a tape of that many
+    trips and ``g`` has one more result per such loop, its trip count (after the grads; a
+    count above the capacity means the run must be repeated with a larger one; their number
+    is ``report["while_trips"]``); without it, the reverse pass of a while loop recomputes
+    each trip's state from the loop's start (O(n^2)). ``report`` (a dict),
     when given, receives ``tape_bytes`` (the bytes of every tape buffer ``g`` allocates; a
     tape inside a reverse loop is live one trip at a time, so this bounds the tapes' peak)
     and ``checkpointed`` (``(trips, checkpoints, segment length)`` per strip-mined loop)."""
@@ -528,7 +580,7 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
             raise DifferentiationError(
                 f"cannot differentiate with respect to argument {name!r} of type {a.type}: "
                 "only float arrays and scalars have gradients")
-    t = Transformer(fn, wrt, checkpoints)
+    t = Transformer(fn, wrt, checkpoints, while_capacity)
     body = Block()
     b = Builder(body)
     scope = Scope()
@@ -546,7 +598,7 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     t.sweep(fn.body, scope, b, adj)
     grads = [adj.get(fn.args[k]) if adj.get(fn.args[k]) is not None
              else E.zeros(b, fn.args[k].type) for k in wrt]
-    b.create("func.return", outs + grads)
+    b.create("func.return", outs + grads + t.while_trips)
     names = list(fn.arg_names) + [f"ct{i}" for i in seeded]
     g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))
     g = dce(g)
@@ -560,6 +612,7 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
                                    for r in loop.results[nres:])
         report["checkpointed"] = [(sm.m * sm.s + sm.r, sm.m, sm.s)
                                   for sm in t.stripped.values() if sm is not None]
+        report["while_trips"] = len(t.while_trips)
     return g, seeded
 
 
@@ -604,16 +657,21 @@ def _prune_tapes(g: Function, taped) -> bool:
         drop = [i for i in range(nres, len(loop.results)) if loop.results[i] not in used]
         if not drop:
             continue
-        body = loop.regions[0].block
+        is_for = loop.name == "loop.for"
+        body = loop.regions[-1].block
         term = body.terminator
+        lead = 3 if is_for else 0  # loop.for's operands and body args start with lb, ub, step
         for i in sorted(drop, reverse=True):
             upd = term.operands.pop(i).owner
             body.ops.remove(upd)
-            body.args.pop(1 + i)
-            loop.operands.pop(3 + i)
+            body.args.pop(lead // 3 + i)
+            if not is_for:
+                loop.regions[0].block.args.pop(i)
+            loop.operands.pop(lead + i)
             loop.results.pop(i)
-        for j, a in enumerate(body.args):
-            a.index = j
+        for blk in (r.block for r in loop.regions):
+            for j, a in enumerate(blk.args):
+                a.index = j
         for j, r in enumerate(loop.results):
             r.index = j
         changed = True

@@ -22,7 +22,7 @@ same ops from the same values (the pass only adds values), so results are unchan
 """
 from __future__ import annotations
 
-from ..ir.core import Block, Function, Operation, Region, Value, clone_op
+from ..ir.core import Block, Function, Operation, Value, clone_op
 from ..ir.registry import get
 from ..ir.types import TensorType
 from .base import Pass
