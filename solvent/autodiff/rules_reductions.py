@@ -4,12 +4,16 @@
 Identities: d sum = the cotangent broadcast back over the reduced axes; max/min send the
 cotangent to the elements equal to the result, shared equally between ties (an equality
 mask); prod: ``ct * prod / x`` (nonzero operands); cumsum's adjoint is the reversed cumsum of
-the reversed cotangent; a contraction's cotangents are the contractions of the cotangent with
+the reversed cotangent; cumprod's (exact with zeros, no division): ``ct_x[j] = y[j-1] * s[j]``
+with ``s[j] = ct[j] + x[j+1] s[j+1]``, a reverse loop over the axis; a contraction's cotangents are the contractions of the cotangent with
 the other operand over its free dimensions, transposed back into the operand's layout.
 """
 from __future__ import annotations
 
+from ..ir.builder import Builder
+from ..ir.core import Block, Region
 from ..ir.registry import register_vjp
+from ..ir.types import TensorType
 from ..ops.linalg import _free
 from . import emit as E
 
@@ -47,6 +51,46 @@ def _cumsum(b, op, xs, ys, cts):
     return [b.one("tensor.reverse", r, axes=[axis])]
 
 
+def _cumprod(b, op, xs, ys, cts):
+    x, y, ct = xs[0], ys[0], cts[0]
+    axis, rank = op.attrs["axis"], x.type.rank
+    n = x.type.shape[axis]
+    if x.type.size == 0:
+        return [E.zeros(b, x.type)]
+    perm = [axis] + [d for d in range(rank) if d != axis]
+    front = (lambda v: v) if axis == 0 else (lambda v: b.one("tensor.transpose", v, perm=perm))
+    xt, yt, ctt = front(x), front(y), front(ct)
+    rest = xt.type.shape[1:]
+    row_t = TensorType((1,) + rest, x.type.dtype)
+    full = [["s", 0, d, 1] for d in rest]
+
+    def rows(v, lo, hi):
+        return b.create("tensor.slice", [v], {"spec": [["s", lo, hi, 1]] + full}).result
+    if n > 1:
+        xnext = b.one("tensor.concatenate", rows(xt, 1, n), E.zeros(b, row_t), axis=0)
+        excl = b.one("tensor.concatenate", E.fill_like(b, row_t, 1.0), rows(yt, 0, n - 1),
+                     axis=0)
+    else:
+        xnext, excl = E.zeros(b, xt.type), E.fill_like(b, xt.type, 1.0)
+    blk = Block()
+    lb = Builder(blk)
+    t = blk.add_arg(TensorType((), "i64"), "t")
+    s_prev = blk.add_arg(TensorType(rest, x.type.dtype), "s")
+    out = blk.add_arg(xt.type, "out")
+    j = lb.one("tensor.sub", lb.constant(n - 1, "i64"), t)
+    at = {"spec": [["i", 0]] + full}
+    s_new = lb.one("tensor.add", lb.create("tensor.slice", [ctt, j], at).result,
+                   lb.one("tensor.mul", lb.create("tensor.slice", [xnext, j], at).result, s_prev))
+    lb.create("loop.yield", [s_new, lb.create("tensor.update_slice", [out, s_new, j], at).result])
+    loop = b.create("loop.for", [b.constant(0, "i64"), b.constant(n, "i64"), b.constant(1, "i64"),
+                                 E.zeros(b, s_prev.type), E.zeros(b, xt.type)], {},
+                    [Region(blk)])
+    g = b.one("tensor.mul", excl, loop.results[1])
+    if axis != 0:
+        g = b.one("tensor.transpose", g, perm=[perm.index(d) for d in range(rank)])
+    return [g]
+
+
 def _dot(b, op, xs, ys, cts):
     a, bb = xs
     ct = cts[0]
@@ -80,6 +124,7 @@ def _to_layout(b, v, order):
 
 for _name, _rule in (("reduce_sum", _sum), ("reduce_max", _extreme),
                      ("reduce_min", _extreme), ("reduce_prod", _prod), ("cumsum", _cumsum),
+                     ("cumprod", _cumprod),
                      ("dot_general", _dot)):
     register_vjp(f"tensor.{_name}", _rule)
 

@@ -4,7 +4,12 @@ Identities: broadcasting sums the cotangent over the stretched axes; reshape, tr
 reverse are undone by their inverse; a slice scatters its cotangent into zeros at the same
 place (``update_slice``); ``update_slice`` gives the overwritten slot a zero cotangent and the
 inserted value the cotangent's slice; a gather's cotangent is a ``scatter_add`` into zeros
-(duplicate indices add up); concatenate splits the cotangent; repeat sums the copies.
+(duplicate indices add up); concatenate splits the cotangent; repeat sums the copies; sort
+sends each sorted slot's cotangent back to where its element came from (``ct[argsort(perm)]``
+along the axis, ``perm`` the stable argsort: ties keep their order); ``scatter`` (last write
+wins) gives the overwritten slots of ``x`` zero cotangent and each written value the slot's
+cotangent if its write is the one that won (found by scattering the writes' ids the same
+way), zero otherwise.
 """
 from __future__ import annotations
 
@@ -128,7 +133,40 @@ def _scatter_add(b, op, xs, ys, cts):
     return [ct, g] + [None] * len(idx)
 
 
-for _name, _rule in (("broadcast_to", _bcast), ("reshape", _reshape),
+def _along_axis(b, x, idx, axis):
+    """``numpy.take_along_axis(x, idx, axis)`` as a gather on every axis."""
+    shape = list(idx.type.shape)
+    ind = [idx if d == axis else b.one("tensor.iota", shape=shape, dim=d, dtype="i64")
+           for d in range(len(shape))]
+    return b.create("tensor.gather", [x] + ind, {"axes": list(range(len(shape))),
+                                                 "front": False}).result
+
+
+def _sort(b, op, xs, ys, cts):
+    axis = op.attrs["axis"]
+    perm = b.one("tensor.argsort", xs[0], axis=axis)
+    return [_along_axis(b, cts[0], b.one("tensor.argsort", perm, axis=axis), axis)]
+
+
+def _scatter(b, op, xs, ys, cts):
+    x, v, idx = xs[0], xs[1], xs[2:]
+    ct = cts[0]
+    axes = list(op.attrs["axes"])
+    ct_x = b.create("tensor.scatter", [ct, E.zeros(b, v.type)] + idx, {"axes": axes}).result
+    if v.type.size == 0:
+        return [ct_x, None] + [None] * len(idx)
+    ids = b.one("tensor.iota", shape=[v.type.size], dim=0, dtype="i64")
+    if list(v.type.shape) != [v.type.size]:
+        ids = b.one("tensor.reshape", ids, shape=list(v.type.shape))
+    holder = b.one("tensor.broadcast_to", b.constant(-1, "i64"), shape=list(x.type.shape))
+    won = b.create("tensor.scatter", [holder, ids] + idx, {"axes": axes}).result
+    won = b.create("tensor.gather", [won] + idx, {"axes": axes, "front": False}).result
+    read = b.create("tensor.gather", [ct] + idx, {"axes": axes, "front": False}).result
+    ct_v = E.where(b, b.one("tensor.eq", won, ids), read, None, v.type)
+    return [ct_x, ct_v] + [None] * len(idx)
+
+
+for _name, _rule in (("sort", _sort), ("scatter", _scatter), ("broadcast_to", _bcast), ("reshape", _reshape),
                      ("transpose", _transpose), ("slice", _slice), ("update_slice", _update),
                      ("gather", _gather), ("concatenate", _concat), ("reverse", _reverse),
                      ("pad", _pad), ("repeat", _repeat), ("triangle", _triangle),

@@ -487,9 +487,11 @@ class Transformer:
         states = []  # carried arrays rebuilt by undoing their writes (reverse loop carries)
         if tape is not None and tape[0] == "tape":
             tv = tape[1]
+            # a while tape that overflowed is read in bounds; the run is then repeated
+            row = k if is_for else rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
 
             def at_k(t):
-                return rb.create("tensor.slice", [t, k], {"spec": [["i", 0]] + _full_spec(
+                return rb.create("tensor.slice", [t, row], {"spec": [["i", 0]] + _full_spec(
                     t.type.shape[1:])}).result
             for i, (c, how) in enumerate(zip(carried, tape[3])):
                 if how[0] == "full":

@@ -1,6 +1,6 @@
 """Checkpointing of long loops (``solvent.grad(..., checkpoints=)``): the checkpointed gradient
 equals the taped one, matches finite differences, and a 10,000-step time loop over a state
-whose full tape would take 328 MB runs with tapes the transform reports as a few MB."""
+whose full tape would take 82 MB runs with tapes the transform reports as 1.6 MB."""
 from __future__ import annotations
 
 import os
@@ -39,9 +39,9 @@ def _np_loss(f):
     return lambda *a: float(f(*_fresh(a)))
 
 
-@pytest.mark.parametrize("backend", ["xla", "interp"])
-@pytest.mark.parametrize("k", [2, 5])
-@pytest.mark.parametrize("steps", [0, 1, 13])
+@pytest.mark.parametrize("steps,k,backend", [(0, 2, "interp"), (1, 2, "interp"),
+                                             (13, 2, "interp"), (13, 5, "interp"),
+                                             (13, 5, "xla")])
 def test_checkpointed_equals_taped_and_finite_differences(steps, k, backend):
     rng = np.random.default_rng(steps + k)
     u, c = rng.standard_normal(6), 0.2
@@ -79,10 +79,10 @@ def test_multi_level_schedule_shrinks_the_tape():
 
 
 def test_ten_thousand_steps_within_a_bounded_tape():
-    """The automatic policy: 10,000 steps of a 4,096-element state would tape 328 MB; the
-    gradient keeps 100 checkpoints and one 100-step segment tape (6.5 MB) and matches the
+    """The automatic policy: 10,000 steps of a 1,024-element state would tape 82 MB; the
+    gradient keeps 100 checkpoints and one 100-step segment tape (1.6 MB) and matches the
     dot-product test against finite differences of plain NumPy."""
-    steps, n = 10_000, 4096
+    steps, n = 10_000, 1024
     rng = np.random.default_rng(0)
     u, c = rng.standard_normal(n), 0.2
     full = steps * n * 8
