@@ -5,7 +5,9 @@ are the operands and ``ys`` the results in the emitted program, ``cts`` the resu
 cotangents; it emits IR through the builder ``b``. Identity each row relies on: the
 derivative of the ufunc (``d/dx exp x = exp x`` ...); operands broadcast, so each cotangent
 is summed back to its operand's shape (``emit.unbroadcast``). Rounding ops (floor, ceil,
-trunc, rint, sign) are piecewise constant: zero cotangent.
+trunc, rint, sign) are piecewise constant: zero cotangent. Complex operands (the convention of
+``rules_complex``): ``mul`` and ``div`` take the conjugate of the other factor; ``abs(z)``
+gives ``ct z / |z|``; ``convert`` between real and complex keeps the real part.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import math
 
 from ..ir.registry import register_vjp
 from . import emit as E
+from .rules_complex import conj_if_complex as _cj
 
 
 def _u(name):
@@ -62,7 +65,6 @@ UNARY_DERIVATIVES = {
     "sqrt": lambda b, x, y: div(b, _c(b, x, 0.5), y),
     "square": lambda b, x, y: mul(b, _c(b, x, 2.0), x),
     "reciprocal": lambda b, x, y: neg(b, mul(b, y, y)),
-    "abs": lambda b, x, y: b.one("tensor.sign", x),
 }
 PIECEWISE_CONSTANT = ("floor", "ceil", "trunc", "rint", "sign")
 
@@ -97,9 +99,10 @@ def _pow_dx(b, x, y, out, ct):
 BINARY_PARTIALS = {
     "add": (lambda b, x, y, o, ct: ct, lambda b, x, y, o, ct: ct),
     "sub": (lambda b, x, y, o, ct: ct, lambda b, x, y, o, ct: neg(b, ct)),
-    "mul": (lambda b, x, y, o, ct: mul(b, ct, y), lambda b, x, y, o, ct: mul(b, ct, x)),
-    "div": (lambda b, x, y, o, ct: div(b, ct, y),
-            lambda b, x, y, o, ct: neg(b, div(b, mul(b, ct, o), y))),
+    "mul": (lambda b, x, y, o, ct: mul(b, ct, _cj(b, y)),
+            lambda b, x, y, o, ct: mul(b, ct, _cj(b, x))),
+    "div": (lambda b, x, y, o, ct: div(b, ct, _cj(b, y)),
+            lambda b, x, y, o, ct: neg(b, mul(b, ct, _cj(b, div(b, o, y))))),
     "pow": (_pow_dx, _pow_dy),
     "atan2": (lambda b, x, y, o, ct: div(b, mul(b, ct, y), add(b, mul(b, x, x), mul(b, y, y))),
               lambda b, x, y, o, ct: neg(b, div(b, mul(b, ct, x),
@@ -141,9 +144,19 @@ def _select(b, op, xs, ys, cts):
 register_vjp("tensor.select", _select)
 
 
+def _abs(b, op, xs, ys, cts):
+    (x,), (ct,) = xs, cts
+    if x.type.dtype[0] != "c":
+        return [mul(b, ct, b.one("tensor.sign", x))]
+    return [mul(b, b.one("tensor.convert", ct, dtype=x.type.dtype), b.one("tensor.sign", x))]
+
+
+register_vjp("tensor.abs", _abs)
+
+
 def _convert(b, op, xs, ys, cts):
     (x,), (ct,) = xs, cts
-    if x.type.dtype[0] != "f":
+    if x.type.dtype[0] not in "fc":
         return [None]  # from an integer or boolean: inactive
     return [b.one("tensor.convert", ct, dtype=x.type.dtype) if ct.type.dtype != x.type.dtype
             else ct]

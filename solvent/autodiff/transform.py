@@ -41,6 +41,7 @@ from ..ir.types import TensorType, is_complex, is_float
 from ..passes.dce import dce
 from . import emit as E
 from .checkpoint import StripMined, nbytes, segments
+from .rules_complex import COMPLEX_RULES
 
 LOOPS = ("loop.for", "loop.while", "loop.if")
 
@@ -150,7 +151,8 @@ class Transformer:
         self.stripped: dict = {}  # original loop.for -> its StripMined template, or None
 
     def active(self, v: Value) -> bool:
-        return v in self.varied and isinstance(v.type, TensorType) and is_float(v.type.dtype)
+        return v in self.varied and isinstance(v.type, TensorType) and (
+            is_float(v.type.dtype) or is_complex(v.type.dtype))
 
     # --- forward: cloning -------------------------------------------------------------------
     def clone_op(self, op: Operation, scope: Scope, b: Builder) -> Operation | None:
@@ -385,11 +387,12 @@ class Transformer:
             return self.reverse_if(op, scope, b, adj, cts)
         rule = _VJPS.get(op.name)
         where = f"line {op.loc.line} ({op.loc})" if op.loc else "an unknown line"
-        if any(o in self.varied and isinstance(o.type, TensorType) and is_complex(o.type.dtype)
-               for o in op.operands):
+        if op.name not in COMPLEX_RULES and any(
+                self.active(v) and is_complex(v.type.dtype) for v in [*op.operands, *op.results]):
             raise DifferentiationError(
-                f"cannot differentiate through {op.name} at {where}: complex values are not "
-                "differentiated yet")
+                f"cannot differentiate through {op.name} at {where}: complex values are "
+                "differentiated only through linear ops, mul, div, abs, real, imag, conj and "
+                "the Fourier transforms")
         if rule is None:
             raise DifferentiationError(
                 f"cannot differentiate through {op.name} at {where}: the op has no VJP rule")

@@ -27,13 +27,8 @@ NOT_DIFFERENTIABLE = {
     "tensor.iota": "no operands",
     "tensor.linspace": "not yet: endpoints as differentiable inputs",
     "tensor.argmax": "integer result", "tensor.argmin": "integer result",
-    "tensor.real": "complex values are not differentiated",
-    "tensor.imag": "complex values are not differentiated",
-    "tensor.conj": "complex values are not differentiated",
-    "tensor.angle": "complex values are not differentiated",
     "tensor.reduce_any": "boolean", "tensor.reduce_all": "boolean",
     "tensor.argsort": "integer result",
-    "tensor.fft": "not yet: complex values are not differentiated",
 }
 BOOLEAN_OR_INTEGER = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "not", "bitand",
                       "bitor", "bitxor", "shl", "shr", "invert", "isnan", "isinf",
@@ -70,8 +65,8 @@ def _f64_sample(s):
             and all(t.dtype == "f64" or t.dtype[0] in "iu" for t in args))
 
 
-NO_RULE_YET = {"tensor.fft"}
-CASES = [s for s in SAMPLES if _f64_sample(s) and not (s.ops & NO_RULE_YET)]
+# complex samples (fft, real, imag, conj, angle) are checked in test_fft_grads.py
+CASES = [s for s in SAMPLES if _f64_sample(s)]
 
 
 def _run(fn, args):
