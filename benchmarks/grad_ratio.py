@@ -4,7 +4,7 @@
 Usage::
 
     python benchmarks/grad_ratio.py [--kernels a,b] [--size-scale F] [--repeat N]
-                                    [--backend xla|interp]
+                                    [--backend xla|interp|native|auto]
 
 For each corpus kernel, arguments are built at ``BENCH_SIZE * size-scale`` (rounded, at least
 the kernel's largest test size). The loss is a fixed random linear functional of the
@@ -98,9 +98,12 @@ def main():
     p.add_argument("--kernels", default="")
     p.add_argument("--size-scale", type=float, default=0.25)
     p.add_argument("--repeat", type=int, default=7)
-    p.add_argument("--backend", default="xla")
+    p.add_argument("--backend", default="xla", help="xla, interp, native, or auto (each "
+                   "program on the backend solvent.jit would choose for it)")
     p.add_argument("--no-jax", action="store_true")
     opts = p.parse_args()
+    if opts.backend == "auto":
+        opts.backend = None
     names = [n for n in opts.kernels.split(",") if n]
     ports = None if opts.no_jax else _jax_ports()
     rows, refused = [], []
