@@ -19,17 +19,18 @@ How it is built:
   count ``n`` whose results are active records, in extra carried values, a *tape* per
   carried value: a tensor of shape ``(n, ...)`` written with ``update_slice`` at the start of
   each iteration (so an array slot overwritten inside the loop keeps its old value on the
-  tape). A ``loop.while`` counts its trips in an extra carried counter.
+  tape). A ``loop.while`` counts its trips in an extra carried counter; at the function's
+  top level it also records a tape of a fixed capacity (``emit_counted_while``). A long loop
+  may first be strip-mined into checkpointed segments (``checkpoint.py``).
 * **Reverse pass**: the ops in reverse order, each op's rule from the VJP table
   (``ir.registry.register_vjp``) emitting IR; cotangents of a value used several times are
   summed. A loop becomes a reverse loop over its trips: each reverse step reads the carried
   values of trip ``k`` from the tape, recomputes the body's intermediates from them, and runs
   the body's reverse pass; cotangents of values defined before the loop and used inside it
   are carried by the reverse loop. Without a tape (a ``loop.for`` with a run-time trip count,
-  any ``loop.while``) a reverse step recomputes the carried values of trip ``k`` by running
-  the body ``k`` times from the loop's initial values: correct for data-dependent trip
-  counts, with ``O(n^2)`` work in the trip count (static shapes forbid a tape whose length is
-  only known at run time). ``loop.if`` becomes an ``if`` on the same condition whose branches
+  a ``loop.while`` nested in a loop or an if) a reverse step recomputes the carried values of
+  trip ``k`` by running the body ``k`` times from the loop's initial values: correct for
+  data-dependent trip counts, with ``O(n^2)`` work in the trip count. ``loop.if`` becomes an ``if`` on the same condition whose branches
   recompute and reverse their own branch.
 """
 from __future__ import annotations
@@ -41,6 +42,7 @@ from ..ir.types import TensorType, is_complex, is_float
 from ..passes.dce import dce
 from . import emit as E
 from .checkpoint import StripMined, nbytes, segments
+from .prune import drop_dead_carries, prune_tapes
 from .rules_complex import COMPLEX_RULES
 
 LOOPS = ("loop.for", "loop.while", "loop.if")
@@ -607,9 +609,9 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     names = list(fn.arg_names) + [f"ct{i}" for i in seeded]
     g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))
     g = dce(g)
-    if _prune_tapes(g, t.taped):
+    if prune_tapes(g, t.taped):
         g = dce(g)
-    while _drop_dead_carries(g):
+    while drop_dead_carries(g):
         g = dce(g)
     if report is not None:
         live = set(g.walk())
@@ -619,65 +621,3 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
                                   for sm in t.stripped.values() if sm is not None]
         report["while_trips"] = len(t.while_trips)
     return g, seeded
-
-
-def _drop_dead_carries(g: Function) -> bool:
-    """Remove loop.for carried values that nothing reads: the result is unused and the block
-    argument feeds only its own next value (a reverse loop's rebuilt array whose slots the
-    reverse step does not read, a cotangent passed through unchanged). Returns whether any
-    was removed."""
-    used = {o for op in g.walk() for o in op.operands}
-    for loop in [op for op in g.walk() if op.name == "loop.for"]:
-        body = loop.regions[0].block
-        ys = body.terminator.operands
-        for i in range(len(loop.results) - 1, -1, -1):
-            if loop.results[i] in used:
-                continue
-            needed = {y for j, y in enumerate(ys) if j != i}
-            for op in reversed(body.ops[:-1]):
-                if any(r in needed for r in op.results):
-                    for inner in op.walk():
-                        needed.update(inner.operands)
-            if body.args[1 + i] in needed:
-                continue
-            ys.pop(i)
-            body.args.pop(1 + i)
-            loop.operands.pop(3 + i)
-            loop.results.pop(i)
-            for j, a in enumerate(body.args):
-                a.index = j
-            for j, r in enumerate(loop.results):
-                r.index = j
-            return True
-    return False
-
-
-def _prune_tapes(g: Function, taped) -> bool:
-    """Drop the tapes no reverse pass reads (cache only what the reverse pass needs): a
-    carried value whose intermediates the reverse loop does not use, such as an accumulator
-    ``y += ...``, is not recorded. Run after dce, which removed the unused tape reads."""
-    used = {o for op in g.walk() for o in op.operands}
-    changed = False
-    for loop, nres in taped:
-        drop = [i for i in range(nres, len(loop.results)) if loop.results[i] not in used]
-        if not drop:
-            continue
-        is_for = loop.name == "loop.for"
-        body = loop.regions[-1].block
-        term = body.terminator
-        lead = 3 if is_for else 0  # loop.for's operands and body args start with lb, ub, step
-        for i in sorted(drop, reverse=True):
-            upd = term.operands.pop(i).owner
-            body.ops.remove(upd)
-            body.args.pop(lead // 3 + i)
-            if not is_for:
-                loop.regions[0].block.args.pop(i)
-            loop.operands.pop(lead + i)
-            loop.results.pop(i)
-        for blk in (r.block for r in loop.regions):
-            for j, a in enumerate(blk.args):
-                a.index = j
-        for j, r in enumerate(loop.results):
-            r.index = j
-        changed = True
-    return changed
