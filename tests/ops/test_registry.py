@@ -117,8 +117,8 @@ def test_a_missing_rule_is_a_clear_error():
         lowering("tensor.add", "no-such-backend")
     with pytest.raises(IRError, match="unknown op 'tensor.nothing'"):
         lowering("tensor.nothing", "xla")
-    with pytest.raises(IRError, match=r"tensor\.cumprod has no VJP rule"):
-        vjp_rule("tensor.cumprod")
+    with pytest.raises(IRError, match=r"tensor\.argsort has no VJP rule"):
+        vjp_rule("tensor.argsort")  # an integer result
     with pytest.raises(IRError, match="unknown op"):
         register_lowering("tensor.nothing", "xla", lambda op, args, ctx: args)
     with pytest.raises(ValueError, match="twice"):
