@@ -45,17 +45,29 @@ class Compiled:
     # (result index, caller's argument position) of every write-back: fixed per version,
     # so computed once here instead of on every call
     writes: list = field(init=False)
+    # what every call of this version needs, computed once (see ``call``)
+    written: frozenset = field(init=False)
+    arg_map: tuple = field(init=False)
+    result_index: int | None = field(init=False)
 
     def __post_init__(self):
         self.writes = _written_args(self)
+        self.written = frozenset(k for _, k in self.writes)
+        self.arg_map = tuple(self.translation.arg_map)
+        spec = self.translation.result
+        # the commonest return, one array computed by the program, skips ``_rebuild``
+        self.result_index = spec[1] if spec[0] == "value" and spec[2] == "array" and \
+            not getattr(self.executable, "keep_sharded", False) else None
 
 
 def _type_key(value):
+    """The cache key of one argument. The dtype object itself (not its ``.str``) is hashed:
+    equal only for identical dtypes, byte order included, and three times cheaper."""
     if type(value) is np.ndarray:  # subclasses (np.matrix, masked arrays) are refused
         if value.flags.c_contiguous:
-            return ("array", value.shape, value.dtype.str)
+            return ("array", value.shape, value.dtype)
         # Fortran-ordered / strided: reshape and ravel follow the layout (copy or view)
-        return ("array", value.shape, value.dtype.str, value.strides)
+        return ("array", value.shape, value.dtype, value.strides)
     if isinstance(value, (bool, int, float, complex)):
         return ("py", type(value).__name__)
     if isinstance(value, np.generic):
@@ -187,9 +199,22 @@ class JitFunction:
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        # the cached-call fast path: positional arguments, no mesh, a version in the cache
+        # whose guards hold. It computes the same key as ``compile`` and nothing else.
+        if not kwargs and len(args) == self._plain_arity and self.placement is None:
+            key = tuple(map(_type_key, args))
+            static = self._static.get(key)
+            if static:
+                key += tuple((i, value_key(args[i])) for i in sorted(static))
+            c = self._cache.get(key)
+            if c is not None:
+                return run_compiled(c, args)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if self._refusal:  # only with fallback="python"
             warnings.warn(f"solvent: running {self.pyfn!r} as plain Python: {self._refusal}",
-                          stacklevel=2)
+                          stacklevel=3)
             return self.pyfn(*args, **kwargs)
         args = self._bind(args, kwargs)
         shapes = args
@@ -201,7 +226,7 @@ class JitFunction:
         except UnsupportedError as e:
             if self.fallback == "python":
                 warnings.warn(f"solvent: running {self.pyfn.__qualname__} as plain Python: {e}",
-                              stacklevel=2)
+                              stacklevel=3)
                 return self.pyfn(*args)
             raise
         if self.placement is not None:
@@ -291,16 +316,19 @@ def _check_writable(c: Compiled, args, written: set[int]):
 
 def run_compiled(c: Compiled, args):
     writes = c.writes
-    written = {k for _, k in writes}
+    written = c.written
     # every check that can refuse the call runs before anything is computed or written
-    _check_aliasing(c, args, written)
-    _check_writable(c, args, written)
-    tr = c.translation
-    ir_args = [args[i] for i in tr.arg_map]
-    outs = c.executable(*ir_args)
-    host = getattr(c.executable, "to_host", np.asarray)  # gathers a sharded jax.Array
+    if written:
+        _check_aliasing(c, args, written)
+        _check_writable(c, args, written)
+    outs = c.executable(*[args[i] for i in c.arg_map])
     if c.fn.errors:  # a failed run-time check raises before anything is written back
+        host = getattr(c.executable, "to_host", np.asarray)  # gathers a sharded jax.Array
         raise_if_failed(c.fn.errors, host(outs[-2]), host(outs[-1]))
+    if not writes and c.result_index is not None:
+        return _result_value(c.translation.result, outs, set(), args,
+                             getattr(c.executable, "fresh_results", False))
+    host = getattr(c.executable, "to_host", np.asarray)
     pending = []
     for r, k in writes:
         out = host(outs[r])
@@ -311,7 +339,8 @@ def run_compiled(c: Compiled, args):
         pending.append((args[k], out))
     # the call succeeded and every result fits: only now write into the caller's buffers
     _write_all(pending)
-    return _rebuild(tr.result, outs, args)
+    return _rebuild(c.translation.result, outs, args,
+                    fresh=getattr(c.executable, "fresh_results", False))
 
 
 def raise_if_failed(errors, code, payload) -> None:
@@ -346,26 +375,27 @@ def _write_all(pending):
         raise KeyboardInterrupt
 
 
-def _rebuild(spec, outs, args, memo=None):
+def _rebuild(spec, outs, args, memo=None, fresh=False):
     """The Python return value. A spec object that occurs twice (one array returned twice)
-    gives one object twice, as in NumPy."""
+    gives one object twice, as in NumPy. ``fresh``: the executable promises that its
+    results are new arrays, none sharing memory with an argument or with another result."""
     memo = {} if memo is None else memo
     if id(spec) in memo:
         return memo[id(spec)]
     kind = spec[0]
     if kind == "tuple":
-        r = tuple(_rebuild(s, outs, args, memo) for s in spec[1])
+        r = tuple(_rebuild(s, outs, args, memo, fresh) for s in spec[1])
     elif kind == "const":
         r = spec[1]
     elif kind == "arg":
         r = _view(args[spec[1]], spec[2])
     else:
-        r = _result_value(spec, outs, memo.setdefault("buffers", set()), args)
+        r = _result_value(spec, outs, memo.setdefault("buffers", set()), args, fresh)
     memo[id(spec)] = r
     return r
 
 
-def _result_value(spec, outs, handed_out: set, args=()):
+def _result_value(spec, outs, handed_out: set, args=(), fresh=False):
     _, i, how = spec
     if how == "array" and not isinstance(outs[i], np.ndarray) and hasattr(outs[i], "sharding"):
         return outs[i]  # out="sharded": the jax.Array stays on its devices
@@ -374,9 +404,9 @@ def _result_value(spec, outs, handed_out: set, args=()):
         # a fresh, writable array that owns its memory (the native backend's results) is
         # handed over as it is; views of XLA's buffers (read-only), a buffer already handed
         # out for another result, and an argument's own buffer are copied
-        if v.flags.writeable and v.flags.owndata and id(v) not in handed_out and not any(
-                isinstance(a, np.ndarray) and (v is a or np.may_share_memory(v, a))
-                for a in args):
+        if v.flags.writeable and v.flags.owndata and id(v) not in handed_out and (
+                fresh or not any(isinstance(a, np.ndarray) and (
+                    v is a or np.may_share_memory(v, a)) for a in args)):
             handed_out.add(id(v))
             return v
         return np.array(v, copy=True)

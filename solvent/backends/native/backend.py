@@ -22,7 +22,7 @@ from . import (rules_control, rules_elementwise, rules_index, rules_linalg, rule
                rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, BufRef, Ctx
-from .engine import Compiled
+from .engine import Compiled, call_with_arrays
 from .types import I64, SUPPORTED
 
 # The native rules go into the op registry's rule table for "native", like every backend's
@@ -119,7 +119,12 @@ class NativeExecutable:
             b = plan.ret_scalar.get(k) or plan.of[v]
             self._rets.append((b.id, b.arg is not None and not b.written))
         self._n = len(plan.bufs)
+        self._table = ctypes.c_void_p * self._n
+        self._shim = call_with_arrays()
         self.options_note = None
+
+    # every result is a new array: none shares memory with an argument or another result
+    fresh_results = True
 
     def __call__(self, *args):
         arrays = [None] * self._n
@@ -133,9 +138,14 @@ class NativeExecutable:
                 arrays[i] = np.ascontiguousarray(a, dtype=dt)
         for i, shape, dt in self._new:
             arrays[i] = np.empty(shape, dt)
-        ptrs = (ctypes.c_void_p * self._n)(*[a.ctypes.data for a in arrays])
         err = np.zeros(5, np.int64)
-        if self.cfunc(ptrs, err.ctypes.data):
+        if self._shim is not None:   # data pointers read in machine code (engine.py)
+            failed = self._shim(self.comp.address, self._table(*map(id, arrays)), self._n,
+                                id(err))
+        else:
+            failed = self.cfunc(self._table(*[a.ctypes.data for a in arrays]),
+                                err.ctypes.data)
+        if failed:
             raise _error(err, self.locs)
         outs, seen = [], set()
         for i, must_copy in self._rets:
