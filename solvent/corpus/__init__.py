@@ -22,8 +22,11 @@ MODULE_NAMES = [
     "array_ops",
     "atax",
     "attention",
+    "attention_f32",
     "axis_stats",
+    "axpby",
     "back_subst_strided",
+    "batched_matmul",
     "bicg",
     "blur_f32",
     "cholesky",
@@ -41,6 +44,7 @@ MODULE_NAMES = [
     "gemm",
     "gemver",
     "go_fast",
+    "gram_f32",
     "heat_2d_slices",
     "heat_3d",
     "hist_equalize",
@@ -59,21 +63,27 @@ MODULE_NAMES = [
     "lu_nopivot",
     "mandelbrot_scalar",
     "mandelbrot_vec",
+    "matvec_chain",
     "mgrid_gaussian",
     "mlp_forward",
     "mvt",
     "nbody",
     "nearest_correlation",
     "newton_sqrt",
+    "normal_eq_f32",
     "polar_helper",
+    "poly_clip_f32",
     "prefix_sum",
     "row_col_norms",
     "row_iteration",
     "running_max_dp",
+    "saxpy_inplace_f32",
     "seidel_2d",
     "soft_threshold",
     "softmax",
     "spmv_ell",
+    "stream_triad",
+    "sym_product",
     "syrk",
     "three_mm",
     "trmm",
@@ -82,7 +92,7 @@ MODULE_NAMES = [
 ]
 
 CATEGORIES = ("stencil", "linalg", "reduction", "ml", "nbody", "scalar-loop", "sequential", "sparse",
-              "misc")
+              "elementwise", "misc")
 
 _CATEGORY_RE = re.compile(r"Category:\s*([a-z-]+)")
 
