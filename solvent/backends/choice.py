@@ -12,6 +12,12 @@ it needs every shape at compile time. The native backend compiles loops to machi
   slice and a copy of the carried array per step;
 - a function of whole-array work (no loops, or loops whose bodies are array operations,
   like time steps of vectorized stencils) goes to XLA;
+- a function whose work is dominated by float32/float64 matrix products (``dot_work``: the
+  products' multiply-adds at least ``DOT_SHARE`` times every other op's elements) goes
+  native, where each product is one call of SciPy's BLAS gemm/gemv (the OpenBLAS NumPy
+  itself calls, multithreaded, on the caller's buffers in place) and a call costs a few
+  microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for float64, and each
+  XLA call costs tens of microseconds of dispatch. Measured with benchmarks/products.py;
 - whichever backend accepts, when only one does (XLA refuses run-time shapes; the native
   backend refuses ops it has no rule for).
 
@@ -92,6 +98,58 @@ def loop_work(fn: Function) -> LoopWork:
     return w
 
 
+# products' multiply-adds per element of other work above which a function counts as
+# dot-dominated (a product of n x n matrices does n multiply-adds per result element, so
+# a product with a contraction of 64 or more outweighs the elementwise work around it: a
+# BLAS multiply-add costs tens of times less than an element of exp, division or a copy)
+DOT_SHARE = 64
+BLAS_DTYPES = ("f32", "f64")
+
+
+@dataclass
+class DotWork:
+    products: int = 0        # dot_general ops whose dtype BLAS takes
+    other_products: int = 0  # dot_general ops of other dtypes (complex, integers)
+    madds: int = 0           # multiply-adds of the BLAS-able products
+    elements: int = 0        # result elements of every other op
+
+    @property
+    def dominated(self) -> bool:
+        return self.products > 0 and not self.other_products and \
+            self.madds >= DOT_SHARE * max(self.elements, 1)
+
+
+def dot_work(fn: Function) -> DotWork:
+    """Multiply-adds of matrix products against the elements every other op produces (a
+    loop body counted once: the rule compares shares, not totals)."""
+    w = DotWork()
+    for op in fn.walk():
+        if get(op.name).terminator or op.regions:
+            continue
+        if op.name == "tensor.dot_general":
+            a = op.operands[0].type
+            out = op.results[0].type
+            if a.dtype not in BLAS_DTYPES:
+                w.other_products += 1
+                continue
+            k = 1
+            for d in op.attrs["lhs_contract"]:
+                k *= a.shape[d]
+            n = 1
+            for d in out.shape:
+                n *= d
+            w.products += 1
+            w.madds += n * k
+        else:
+            for r in op.results:
+                shape = getattr(r.type, "shape", ())
+                n = 1
+                for d in shape:
+                    n *= d if isinstance(d, int) else 1
+                w.elements += n
+    return w
+
+
 def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> tuple[str, str]:
     """Pick among the backends that accepted ``fn`` (name -> their reason), in the order
     given; ``refused`` (name -> reason) is quoted in the explanation."""
@@ -111,6 +169,12 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
         return "native", (f"native: {w.moving_windows} array slice(s) or update(s) move with "
                           "a loop index (rows, columns, triangles): updated in place natively, "
                           "a dynamic slice and copy per step on XLA")
+    if "native" in accepted:
+        d = dot_work(fn)
+        if d.dominated:
+            return "native", (f"native: {d.products} matrix product(s) do {d.madds} "
+                              f"multiply-adds against {d.elements} elements of other work; "
+                              "each product is one BLAS call (SciPy's, as NumPy's own)")
     if "xla" in accepted:
         what = ("no loops" if not w.loops else
                 f"{w.array_ops} array ops and {w.scalar_ops} scalar ops in {w.loops} loop(s)")
