@@ -13,7 +13,8 @@ it needs every shape at compile time. The native backend compiles loops to machi
 - a function of whole-array work (no loops, or loops whose bodies are array operations,
   like time steps of vectorized stencils) goes to XLA;
 - a function whose work is dominated by float32/float64 matrix products (``dot_work``: the
-  products' multiply-adds at least ``DOT_SHARE`` times every other op's elements) goes
+  products' multiply-adds at least ``DOT_SHARE`` times every other op's elements, or so
+  little work in all that dispatch decides, ``SMALL_WORK``) goes
   native, where each product is one call of SciPy's BLAS gemm/gemv (the OpenBLAS NumPy
   itself calls, multithreaded, on the caller's buffers in place) and a call costs a few
   microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for float64, and each
@@ -103,7 +104,13 @@ def loop_work(fn: Function) -> LoopWork:
 # a product with a contraction of 64 or more outweighs the elementwise work around it: a
 # BLAS multiply-add costs tens of times less than an element of exp, division or a copy)
 DOT_SHARE = 64
+# below this many multiply-adds and elements in all, a call is dominated by dispatch
+# (XLA's ~15-30 us against the native backend's few us) and any product goes native
+SMALL_WORK = 1 << 16
 BLAS_DTYPES = ("f32", "f64")
+# ops that move no data on the native backend (a transposed operand is a BLAS flag, a
+# reshape of a contiguous buffer a new shape): not counted as work around the products
+_VIEWS = ("tensor.transpose", "tensor.reshape")
 
 
 @dataclass
@@ -115,8 +122,9 @@ class DotWork:
 
     @property
     def dominated(self) -> bool:
-        return self.products > 0 and not self.other_products and \
+        return self.products > 0 and not self.other_products and (
             self.madds >= DOT_SHARE * max(self.elements, 1)
+            or self.madds + self.elements <= SMALL_WORK)
 
 
 def dot_work(fn: Function) -> DotWork:
@@ -124,7 +132,7 @@ def dot_work(fn: Function) -> DotWork:
     loop body counted once: the rule compares shares, not totals)."""
     w = DotWork()
     for op in fn.walk():
-        if get(op.name).terminator or op.regions:
+        if get(op.name).terminator or op.regions or op.name in _VIEWS:
             continue
         if op.name == "tensor.dot_general":
             a = op.operands[0].type

@@ -2,7 +2,7 @@
 import numpy as np
 
 import solvent
-from solvent.backends.choice import choose, loop_work
+from solvent.backends.choice import DOT_SHARE, SMALL_WORK, choose, dot_work, loop_work
 
 
 def _ir(fn, *args):
@@ -23,7 +23,11 @@ def vector_steps(T, A, B):
 
 
 def no_loops(A):
-    return np.exp(A) @ A
+    return np.exp(A) @ A[:, :2]   # a product, but the elementwise exp is most of the work
+
+
+def scaled_product(alpha, A, B):
+    return alpha * (A @ B) + 1.0
 
 
 def test_scalar_sweep_counts_as_scalar_loops_and_goes_native_when_native_accepts():
@@ -35,13 +39,46 @@ def test_scalar_sweep_counts_as_scalar_loops_and_goes_native_when_native_accepts
 
 
 def test_vectorized_time_loop_and_loop_free_code_go_to_xla():
-    for fn in (_ir(vector_steps, 3, np.ones(16), np.ones(16)), _ir(no_loops, np.ones((4, 4)))):
+    for fn in (_ir(vector_steps, 3, np.ones(16), np.ones(16)), _ir(no_loops, np.ones((200, 200)))):
         assert not loop_work(fn).scalar_loops
         name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
         assert name == "xla" and "tensor program" in why
 
 
 def test_only_accepting_backend_is_chosen_with_the_refusal_quoted():
-    fn = _ir(no_loops, np.ones((4, 4)))
+    fn = _ir(no_loops, np.ones((200, 200)))
     name, why = choose(fn, {"native": "ok"}, {"xla": "run-time shape at f.py:3"})
     assert name == "native" and "xla refuses it: run-time shape at f.py:3" in why
+
+
+def test_product_dominated_code_goes_native_where_blas_runs_it():
+    """n x n products do n multiply-adds per result element: at n = 256 they outweigh
+    the scale and add around them (DOT_SHARE), so the BLAS call on the native side wins."""
+    fn = _ir(scaled_product, 2.0, np.ones((256, 256)), np.ones((256, 256)))
+    d = dot_work(fn)
+    assert d.products == 1 and d.madds == 256 ** 3 and d.madds >= DOT_SHARE * d.elements
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "BLAS" in why
+    # a product among much elementwise work stays with XLA, which fuses that work
+    fn = _ir(no_loops, np.ones((200, 200)))
+    assert not dot_work(fn).dominated
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+
+
+def test_tiny_products_go_native_and_complex_products_never_take_the_blas_rule():
+    fn = _ir(scaled_product, 2.0, np.ones((4, 4)), np.ones((4, 4)))
+    d = dot_work(fn)
+    assert d.madds + d.elements <= SMALL_WORK and d.dominated
+    z = np.ones((128, 128), complex)
+    d = dot_work(_ir(scaled_product, 2.0, z, z))
+    assert d.other_products == 1 and d.products == 0 and not d.dominated
+
+
+def test_transposed_operands_are_not_counted_as_work():
+    fn = _ir(transposed_matvec, np.ones((128, 128)), np.ones(128))
+    d = dot_work(fn)
+    assert d.madds == 128 * 128 and d.elements < 128 * 128
+
+
+def transposed_matvec(A, x):
+    return A.T @ x
