@@ -7,6 +7,7 @@ never changed.
 """
 from __future__ import annotations
 
+import ctypes
 import threading
 
 import numpy as np
@@ -31,6 +32,9 @@ class _Ctx(BlockEvaluator):
 
 _ALIGN = 64
 _STAGE_MIN_BYTES = 1 << 16
+# results at least this large are handed to the caller in XLA's own buffer (zero-copy);
+# below it one small copy costs less than wrapping the buffer
+_HANDOVER_MIN_BYTES = 1 << 16
 
 
 def _aligned_empty(shape, dtype):
@@ -40,8 +44,51 @@ def _aligned_empty(shape, dtype):
     return raw[off:off + n].view(dtype).reshape(shape)
 
 
+def _from_boundary(a: np.ndarray):
+    """(read-only flat view of ``a``'s memory starting at the 64-byte boundary at or below
+    its first element, that boundary's distance in elements), or None when the distance is
+    not a whole number of elements. The bytes before the first element lie in the same
+    64-byte line, hence in the same mapped page: reading them is safe, and the program
+    slices them away. The view keeps ``a`` alive."""
+    ptr = a.ctypes.data
+    off = ptr % _ALIGN
+    if off % a.itemsize:
+        return None
+    raw = (ctypes.c_char * (a.nbytes + off)).from_address(ptr - off)
+    raw.keep = a
+    flat = np.frombuffer(raw, dtype=a.dtype)
+    flat.flags.writeable = False
+    return flat, off // a.itemsize
+
+
+def _handed_over(o, v: np.ndarray) -> np.ndarray:
+    """A writable NumPy array over the buffer of the jax.Array ``o`` (``v`` is its read-only
+    view): only for a result that nothing else holds (see ``XlaExecutable._fresh``). The
+    array keeps ``o`` alive; jax never reads or reuses the buffer of a result again."""
+    raw = (ctypes.c_char * v.nbytes).from_address(v.ctypes.data)
+    raw.keep = o
+    return np.frombuffer(raw, dtype=v.dtype).reshape(v.shape)
+
+
+class Results(list):
+    """An executable's results; ``fresh`` holds the indices of those the runtime may hand to
+    the caller as they are: new, writable, sharing memory with no argument, no other result
+    and nothing a cache holds."""
+    fresh: frozenset = frozenset()
+
+
 class XlaExecutable:
     """A compiled function: call it with NumPy values, get NumPy results.
+
+    The boundary copies as little as it can. Arguments: XLA:CPU reads a host array in place
+    when it is contiguous and 64-byte aligned; a large contiguous argument that is not
+    aligned (NumPy aligns to 16 bytes) is passed from the boundary below it and sliced in
+    the program (``_from_boundary``), so it is not copied either; any other large argument
+    (Fortran-ordered, strided) is copied into a reused aligned buffer by NumPy, which is
+    faster than XLA's own copy. Results: a large result that the traced program computes
+    (not an argument passed through, not a constant, not a second copy of another result)
+    is handed over in XLA's buffer; the rest are copied by the runtime. ``copy_note`` says
+    which, for ``explain``.
 
     With ``shardings`` (``(in_shardings, out_shardings)`` of ``NamedSharding``s, None for a
     result the partitioner places; see runtime/sharding.py) the program is partitioned over
@@ -55,27 +102,101 @@ class XlaExecutable:
         self._staging = threading.local()  # per thread: argument index -> aligned buffer
         self.shardings = shardings
         self.keep_sharded = keep_sharded
+        self._shapes = [v.type.shape for v in fn.args]
+        self._dtypes = [np.dtype(np_dtype(v.type.dtype)) for v in fn.args]
+        self._fresh_by_pads: dict = {}
 
-        def body(*args):
+        def body(pads, *args):
+            from jax import lax
+            args = [a if p is None else
+                    lax.slice(a, (p,), (p + int(np.prod(shape, dtype=np.int64)),)).reshape(shape)
+                    for a, p, shape in zip(args, pads, self._shapes)]
             return tuple(_Ctx().run_block(fn.body, list(args)))
 
+        self._body = body
         self.options, self.options_note = compiler_options(jax.default_backend())
         kw = {}
         if shardings is not None:
             kw = {"in_shardings": tuple(shardings[0]), "out_shardings": tuple(shardings[1])}
-        self._jitted = jax.jit(body, compiler_options=self.options or None, **kw)
+            body_fixed = body
+            body = lambda *args: body_fixed((None,) * len(args), *args)  # noqa: E731
+            self._jitted = jax.jit(body, compiler_options=self.options or None, **kw)
+        else:
+            self._jitted = jax.jit(body, static_argnums=0,
+                                   compiler_options=self.options or None)
+        self._none = (None,) * len(fn.args)
 
     def __call__(self, *args) -> list:
         with self._jax.enable_x64(True):
-            out = self._jitted(*self._inputs(args))
-            if self.keep_sharded:
-                return list(out)
-            return [self.to_host(o) for o in out]
+            if self.shardings is not None:
+                out = self._jitted(*self._inputs(args))
+                if self.keep_sharded:
+                    return list(out)
+                return [self.to_host(o) for o in out]
+            staged = [self._stage(k, a) for k, a in enumerate(args)]
+            pads = tuple(p for _, p in staged) if any(
+                p is not None for _, p in staged) else self._none
+            out = self._jitted(pads, *[x for x, _ in staged])
+            fresh = self._fresh(pads, staged)
+        res = Results()
+        handed = set()
+        for i, o in enumerate(out):
+            v = np.asarray(o)
+            if i in fresh and v.nbytes >= _HANDOVER_MIN_BYTES:
+                v = _handed_over(o, v)
+                handed.add(i)
+            res.append(v)
+        res.fresh = frozenset(handed)
+        return res
+
+    def _fresh(self, pads, staged) -> frozenset:
+        """Indices of the results the traced program computes itself: not an argument
+        passed through (jax returns the argument's own buffer), not a constant (its buffer
+        may be jax's cached copy), each buffer once. Traced once per padding pattern."""
+        fresh = self._fresh_by_pads.get(pads)
+        if fresh is None:
+            from jax.extend import core as jcore
+            avals = [self._jax.ShapeDtypeStruct(np.shape(x), np.asarray(x).dtype)
+                     for x, _ in staged]
+            closed = self._jax.make_jaxpr(self._body, static_argnums=0)(pads, *avals)
+            jaxpr = closed.jaxpr
+            held = {id(v) for v in list(jaxpr.invars) + list(jaxpr.constvars)}
+            seen, found = set(), set()
+            for i, v in enumerate(jaxpr.outvars):
+                if isinstance(v, jcore.Var) and id(v) not in held and id(v) not in seen:
+                    found.add(i)
+                seen.add(id(v))
+            fresh = self._fresh_by_pads[pads] = frozenset(found)
+        return fresh
+
+    def copy_note(self, args) -> str:
+        """Which arguments and results cross the boundary without a copy, for ``explain``."""
+        notes = []
+        for k, (a, v) in enumerate(zip(args, self.fn.args)):
+            a = np.asarray(a)
+            name = v.hint or f"argument {k}"
+            if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES:
+                notes.append(f"{name}: small ({a.nbytes} B), passed as it is")
+            elif a.flags.c_contiguous and a.ctypes.data % _ALIGN == 0:
+                notes.append(f"{name}: read in place (64-byte aligned)")
+            elif a.flags.c_contiguous and (a.ctypes.data % _ALIGN) % a.itemsize == 0:
+                notes.append(f"{name}: read in place from the 64-byte boundary below it")
+            else:
+                notes.append(f"{name}: copied into an aligned buffer (not C-contiguous)")
+        staged = [self._stage(k, a) for k, a in enumerate(args)]
+        pads = tuple(p for _, p in staged)
+        with self._jax.enable_x64(True):
+            fresh = self._fresh(pads, staged)
+        n = len(self.fn.body.terminator.operands)
+        copied = [str(i) for i in range(n) if i not in fresh]
+        notes.append("results computed by the program and at least "
+                     f"{_HANDOVER_MIN_BYTES} B are handed over in XLA's buffer" +
+                     (f"; results {', '.join(copied)} are copied (an argument passed "
+                      "through, a constant, or a repeated result)" if copied else ""))
+        return "; ".join(notes)
 
     def _inputs(self, args) -> list:
-        staged = [self._stage(k, a, v) for k, (a, v) in enumerate(zip(args, self.fn.args))]
-        if self.shardings is None:
-            return staged
+        staged = [self._stage_copy(k, a, self._dtypes[k]) for k, a in enumerate(args)]
         from .xla_sharded import global_inputs
         return global_inputs(staged, self.shardings[0])
 
@@ -87,15 +208,31 @@ class XlaExecutable:
         from .xla_sharded import gather
         return gather(value)
 
-    def _stage(self, k, a, v):
-        """XLA:CPU reads a host array in place only when it is 64-byte aligned and
-        contiguous; otherwise it copies it with a slow memcpy. NumPy aligns to 16 bytes, so
-        large unaligned arguments are copied (fast, by NumPy) into a reused aligned buffer.
-        XLA never writes into its inputs, and results never alias a staging buffer after
-        the runtime copies them out, so reuse is safe within one thread."""
+    def _stage(self, k, a):
+        """(the value XLA is given for argument ``k``, its padding or None): see the class
+        docstring."""
         if isinstance(a, self._jax.Array):
-            return a  # already on devices: jax.jit moves it if its placement differs
-        a = np.asarray(a, dtype=np_dtype(v.type.dtype))
+            return a, None  # already on devices: jax.jit moves it if its placement differs
+        dt = self._dtypes[k]
+        if type(a) is not np.ndarray or a.dtype != dt:
+            a = np.asarray(a, dtype=dt)
+        if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES:
+            return a, None
+        if a.flags.c_contiguous:
+            if a.ctypes.data % _ALIGN == 0:
+                return a, None
+            view = _from_boundary(a)
+            if view is not None:
+                return view
+        return self._stage_copy(k, a, dt), None
+
+    def _stage_copy(self, k, a, dt):
+        """A large argument XLA cannot read in place, copied (fast, by NumPy) into a reused
+        aligned buffer. XLA never writes into its inputs, and results never alias a staging
+        buffer (they are computed into XLA's own), so reuse is safe within one thread."""
+        if isinstance(a, self._jax.Array):
+            return a
+        a = np.asarray(a, dtype=dt)
         if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES or (
                 a.flags.c_contiguous and a.ctypes.data % _ALIGN == 0):
             return a
@@ -106,13 +243,17 @@ class XlaExecutable:
         np.copyto(buf, a)
         return buf
 
+    def _abstract(self, args):
+        import jax
+        return [jax.ShapeDtypeStruct(np.shape(a), np_dtype(v.type.dtype))
+                for a, v in zip(args, self.fn.args)]
+
     def lower(self, *args):
         """``jax.jit(...).lower`` on these arguments (abstract: nothing runs)."""
-        import jax
         with self._jax.enable_x64(True):
-            return self._jitted.lower(*[jax.ShapeDtypeStruct(np.shape(a),
-                                                             np_dtype(v.type.dtype))
-                                        for a, v in zip(args, self.fn.args)])
+            if self.shardings is not None:
+                return self._jitted.lower(*self._abstract(args))
+            return self._jitted.lower(self._none, *self._abstract(args))
 
     def lower_text(self, *args) -> str:
         """The StableHLO text XLA receives (for ``explain``)."""

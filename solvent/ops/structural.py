@@ -436,14 +436,26 @@ def _repeat_infer(types, attrs):
     return [TensorType(tuple(shape), t.dtype)]
 
 
+def _repeat_xla(op, args, ctx):
+    """repeat(x, r, axis) = reshape(broadcast(x with a new axis of r after ``axis``)): pure
+    data movement that XLA fuses into its consumer. (``jnp.repeat`` with
+    ``total_repeat_length`` builds a scatter, a cumulative sum and a gather: 20x slower
+    on XLA:CPU.)"""
+    x = args[0]
+    axis, reps = op.attrs["axis"], op.attrs["repeats"]
+    shape = tuple(x.shape)
+    wide = shape[:axis + 1] + (reps,) + shape[axis + 1:]
+    dims = tuple(range(axis + 1)) + tuple(range(axis + 2, len(shape) + 1))
+    return [lax.broadcast_in_dim(x, wide, dims).reshape(ctx.shape_of(op))]
+
+
 register(OpDef(
     name="tensor.repeat",
     doc="numpy.repeat(x, repeats, axis) with an integer repeat count",
     infer=_repeat_infer,
 ),
     interp=lambda op, args, ctx: [np.repeat(args[0], op.attrs["repeats"], op.attrs["axis"])],
-    xla=lambda op, args, ctx: [jnp.repeat(args[0], op.attrs["repeats"], op.attrs["axis"],
-                                          total_repeat_length=ctx.shape_of(op)[op.attrs["axis"]])],
+    xla=_repeat_xla,
 )
 
 

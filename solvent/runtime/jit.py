@@ -254,6 +254,14 @@ class JitFunction:
         note = getattr(c.executable, "options_note", None)
         if note:
             out.append(f"# XLA options: {note}")
+        if self.placement is None and hasattr(c.executable, "copy_note"):
+            out.append("# copies at the call boundary: " + c.executable.copy_note(
+                [args[i] for i in c.translation.arg_map]))
+        elif getattr(c.executable, "fresh_results", False):
+            out.append("# copies at the call boundary: arguments that are C-contiguous "
+                       "and of the compiled dtype are read in place, others converted; "
+                       "written arguments are computed on a copy and copied back after "
+                       "the call succeeds; results are new arrays, handed over as they are")
         out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
                    "compilation, which happens on the first call)")
         if self.placement is not None:
@@ -325,9 +333,9 @@ def run_compiled(c: Compiled, args):
     if c.fn.errors:  # a failed run-time check raises before anything is written back
         host = getattr(c.executable, "to_host", np.asarray)  # gathers a sharded jax.Array
         raise_if_failed(c.fn.errors, host(outs[-2]), host(outs[-1]))
+    fresh = _fresh(c, outs)
     if not writes and c.result_index is not None:
-        return _result_value(c.translation.result, outs, set(), args,
-                             getattr(c.executable, "fresh_results", False))
+        return _result_value(c.translation.result, outs, set(), args, fresh)
     host = getattr(c.executable, "to_host", np.asarray)
     pending = []
     for r, k in writes:
@@ -339,8 +347,15 @@ def run_compiled(c: Compiled, args):
         pending.append((args[k], out))
     # the call succeeded and every result fits: only now write into the caller's buffers
     _write_all(pending)
-    return _rebuild(c.translation.result, outs, args,
-                    fresh=getattr(c.executable, "fresh_results", False))
+    return _rebuild(c.translation.result, outs, args, fresh=fresh)
+
+
+def _fresh(c: Compiled, outs):
+    """True when every result is new (the native backend), else the indices of those that
+    are (``backends.xla.Results.fresh``): these are handed to the caller without a copy."""
+    if getattr(c.executable, "fresh_results", False):
+        return True
+    return getattr(outs, "fresh", frozenset())
 
 
 def raise_if_failed(errors, code, payload) -> None:
@@ -375,10 +390,11 @@ def _write_all(pending):
         raise KeyboardInterrupt
 
 
-def _rebuild(spec, outs, args, memo=None, fresh=False):
+def _rebuild(spec, outs, args, memo=None, fresh=frozenset()):
     """The Python return value. A spec object that occurs twice (one array returned twice)
-    gives one object twice, as in NumPy. ``fresh``: the executable promises that its
-    results are new arrays, none sharing memory with an argument or with another result."""
+    gives one object twice, as in NumPy. ``fresh`` (True for all, or a set of indices): the
+    results the executable promises are new arrays, sharing memory with no argument, no
+    other result and nothing cached (see ``_fresh``)."""
     memo = {} if memo is None else memo
     if id(spec) in memo:
         return memo[id(spec)]
@@ -395,18 +411,20 @@ def _rebuild(spec, outs, args, memo=None, fresh=False):
     return r
 
 
-def _result_value(spec, outs, handed_out: set, args=(), fresh=False):
+def _result_value(spec, outs, handed_out: set, args=(), fresh=frozenset()):
     _, i, how = spec
     if how == "array" and not isinstance(outs[i], np.ndarray) and hasattr(outs[i], "sharding"):
         return outs[i]  # out="sharded": the jax.Array stays on its devices
     v = np.asarray(outs[i])
     if how == "array":
-        # a fresh, writable array that owns its memory (the native backend's results) is
-        # handed over as it is; views of XLA's buffers (read-only), a buffer already handed
-        # out for another result, and an argument's own buffer are copied
-        if v.flags.writeable and v.flags.owndata and id(v) not in handed_out and (
-                fresh or not any(isinstance(a, np.ndarray) and (
-                    v is a or np.may_share_memory(v, a)) for a in args)):
+        # a result the executable calls fresh (see ``_fresh``), or a writable array that
+        # owns its memory and shares none with an argument, is handed over as it is; views
+        # of XLA's buffers (read-only), a buffer already handed out for another result, and
+        # an argument's own buffer are copied
+        if v.flags.writeable and id(v) not in handed_out and (
+                fresh is True or i in fresh or (v.flags.owndata and not any(
+                    isinstance(a, np.ndarray) and (v is a or np.may_share_memory(v, a))
+                    for a in args))):
             handed_out.add(id(v))
             return v
         return np.array(v, copy=True)

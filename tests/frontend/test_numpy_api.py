@@ -1,7 +1,8 @@
 """Differential tests: reductions, array creation, shape manipulation and joining."""
 import numpy as np
+import pytest
 
-from differential import case, run_cases
+from differential import case, check, run_cases
 
 rng = np.random.default_rng(2)
 A = rng.standard_normal((3, 4))
@@ -379,3 +380,15 @@ def test_respecialization(backend):
                  (F32, np.float32(0.5))):
         assert_same_value(h(X.copy(), s), generic_kernel(X.copy(), s),
                           f"generic_kernel({X.dtype}{X.shape}, {type(s).__name__})")
+
+
+def _repeat_axes(x):
+    return np.repeat(x, 3, axis=0), np.repeat(x, 2, axis=1), np.repeat(x, 0, axis=2), \
+        np.repeat(x, 4)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.complex64, np.bool_])
+def test_repeat_with_an_int_count_on_every_axis(dtype):
+    x = (np.arange(2 * 3 * 4) % 5).astype(dtype).reshape(2, 3, 4)
+    check(_repeat_axes, x, backend="xla")
+    check(_repeat_axes, np.zeros((0, 1, 2), dtype), backend="xla")

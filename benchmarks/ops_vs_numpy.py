@@ -1,0 +1,201 @@
+#!/usr/bin/env python
+"""Every op of the registry against NumPy's own function on the same input, one line per op.
+
+Usage: python benchmarks/ops_vs_numpy.py [--sizes 1e3,1e5,1e7] [--ops exp,cumsum]
+                                         [--dtype f8] [--backend auto|xla|native]
+                                         [--repeat 5]
+
+The script walks ``solvent.ir.registry.REGISTRY``. Elementwise ops take their NumPy function
+from the op family's own table (``solvent.ops.elementwise.UNARY``/``BINARY``, which the op
+records are built from); the other ops that have a NumPy spelling are listed in ``CALLS``
+below (the NumPy source that solvent's frontend turns into that op). Each call is written
+as a one-line Python function in a temporary module, run by plain NumPy and by
+``solvent.jit`` of the same function (after a warm-up call, results compared), median of
+--repeat calls each, alternating. Ratio = NumPy time / solvent time (> 1: solvent faster);
+``*`` marks ratios below 0.8. Ops with no NumPy spelling (loops, refs, checks, constants)
+are listed at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+
+import numpy as np
+
+from products import median_s  # benchmarks/products.py: two warm-up calls, then the median
+
+# op name -> (NumPy source of the body over x (and y, idx), argument kinds)
+# argument kinds: "x" float vector of n, "xc" complex vector, "m" sqrt(n) x sqrt(n) matrix,
+# "idx" int64 index vector of n into x, "b" bool vector
+CALLS = {
+    "tensor.reduce_sum": ("x.sum()", "x"),
+    "tensor.reduce_prod": ("(x * 1e-300 + 1.0).prod()", "x"),
+    "tensor.reduce_max": ("x.max()", "x"),
+    "tensor.reduce_min": ("x.min()", "x"),
+    "tensor.reduce_any": ("np.any(b)", "b"),
+    "tensor.reduce_all": ("np.all(b)", "b"),
+    "tensor.argmax": ("np.argmax(x)", "x"),
+    "tensor.argmin": ("np.argmin(x)", "x"),
+    "tensor.cumsum": ("np.cumsum(x)", "x"),
+    "tensor.cumprod": ("np.cumprod(1.0 + x * 1e-9)", "x"),
+    "tensor.sort": ("np.sort(x)", "x"),
+    "tensor.argsort": ("np.argsort(x)", "x"),
+    "tensor.repeat": ("np.repeat(x, 3)", "x"),
+    "tensor.reverse": ("x[::-1].copy()", "x"),
+    "tensor.slice": ("x[1::2].copy()", "x"),
+    "tensor.transpose": ("m.T.copy()", "m"),
+    "tensor.reshape": ("m.T.reshape(-1)", "m"),
+    "tensor.concatenate": ("np.concatenate([x, y])", "xy"),
+    "tensor.broadcast_to": ("m + x[:m.shape[1]]", "mx"),
+    "tensor.gather": ("x[idx]", "xidx"),
+    "tensor.scatter": ("_scatter(x, idx, y)", "xidxy"),
+    "tensor.scatter_add": ("_scatter_add(x, idx, y)", "xidxy"),
+    "tensor.update_slice": ("_update(x, y)", "xy"),
+    "tensor.select": ("np.where(x > 0, x, y)", "xy"),
+    "tensor.convert": ("x.astype(np.float32)", "x"),
+    "tensor.iota": ("np.arange(x.shape[0]) * 1.0", "x"),
+    "tensor.linspace": ("np.linspace(0.0, 1.0, x.shape[0])", "x"),
+    "tensor.triangle": ("np.triu(m)", "m"),
+    "tensor.dot_general": ("m @ m", "m"),
+    "tensor.fft": ("np.fft.fft(xc)", "xc"),
+    "tensor.abs+c": ("np.abs(xc)", "xc"),
+    "tensor.max+c": ("np.maximum(xc, xc * 0.5)", "xc"),
+    "tensor.reduce_max+c": ("xc.real.max()", "xc"),
+}
+HELPERS = '''
+def _scatter(x, idx, y):
+    z = x.copy()
+    z[idx] = y
+    return z
+
+
+def _scatter_add(x, idx, y):
+    z = x.copy()
+    np.add.at(z, idx, y)
+    return z
+
+
+def _update(x, y):
+    z = np.zeros(2 * x.shape[0])
+    z[::2] = y
+    return z
+'''
+
+
+def elementwise_calls():
+    from solvent.ops.elementwise import BINARY, UNARY
+    calls = {}
+    for name, (np_fn, _, kinds, _) in UNARY.items():
+        arg = "x" if "f" in kinds else ("b" if kinds == "b" else "i")
+        if name in ("arccosh",):
+            body = f"np.{np_fn.__name__}(1.0 + np.abs(x))"
+        elif name in ("arcsin", "arccos", "arctanh"):
+            body = f"np.{np_fn.__name__}(np.tanh(x))"
+        elif name in ("log", "log2", "log10", "log1p", "sqrt", "reciprocal"):
+            body = f"np.{np_fn.__name__}(np.abs(x) + 1.0)"
+        else:
+            body = f"np.{np_fn.__name__}({arg})"
+        calls[f"tensor.{name}"] = (body, arg)
+    for name, (np_fn, _, kinds, _) in BINARY.items():
+        if "f" in kinds:
+            calls[f"tensor.{name}"] = (f"np.{np_fn.__name__}(x, y)", "xy")
+        elif "i" in kinds:
+            calls[f"tensor.{name}"] = (f"np.{np_fn.__name__}(i, j)", "ij")
+        else:
+            calls[f"tensor.{name}"] = (f"np.{np_fn.__name__}(b, c)", "bc")
+    return calls
+
+
+def build_module(calls: dict):
+    lines = ["import numpy as np", HELPERS]
+    params = {}
+    for k, (body, kinds) in calls.items():
+        ps = []
+        for p in ("xc", "idx", "x", "y", "m", "b", "c", "i", "j"):
+            if p in kinds:
+                ps.append(p)
+                kinds = kinds.replace(p, "", 1)
+        fname = "op_" + k.split(".", 1)[1].replace("+", "_")
+        params[k] = (fname, ps)
+        lines.append(f"\n\ndef {fname}({', '.join(ps)}):\n    return {body}\n")
+    d = tempfile.mkdtemp(prefix="solvent_ops_")
+    path = os.path.join(d, "ops_generated.py")
+    with open(path, "w") as fh:
+        fh.write("".join(lines))
+    spec = importlib.util.spec_from_file_location("ops_generated", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, params
+
+
+def arguments(ps, n, rng):
+    side = max(2, int(round(n ** 0.5)))
+    made = {"x": rng.standard_normal(n), "y": rng.standard_normal(n),
+            "xc": rng.standard_normal(n) + 1j * rng.standard_normal(n),
+            "m": rng.standard_normal((side, side)), "idx": rng.integers(0, n, n),
+            "b": rng.random(n) < 0.5, "c": rng.random(n) < 0.5,
+            "i": rng.integers(1, 1 << 20, n), "j": rng.integers(1, 16, n)}
+    return [made[p] for p in ps]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1e3,1e5,1e7")
+    ap.add_argument("--ops", default="", help="comma-separated op names without 'tensor.'")
+    ap.add_argument("--backend", default="auto")
+    ap.add_argument("--repeat", type=int, default=5)
+    a = ap.parse_args()
+    import solvent
+    from solvent.ir.registry import REGISTRY
+    calls = elementwise_calls()
+    calls.update(CALLS)
+    wanted = {f"tensor.{o}" for o in a.ops.split(",") if o}
+    listed = [k for k in calls if k.split("+")[0] in REGISTRY and (
+        not wanted or k.split("+")[0] in wanted)]
+    mod, params = build_module({k: calls[k] for k in listed})
+    sizes = [int(float(s)) for s in a.sizes.split(",")]
+    rng = np.random.default_rng(0)
+    print(f"{'op':24s}" + "".join(f" {'n=%.0e' % n:>10s}" for n in sizes)
+          + "   (NumPy time / solvent time; * below 0.8)")
+    slow = []
+    for k in listed:
+        fname, ps = params[k]
+        f = getattr(mod, fname)
+        jf = solvent.jit(f, backend=None if a.backend == "auto" else a.backend)
+        cells = []
+        for n in sizes:
+            args = arguments(ps, n, rng)
+            try:
+                with np.errstate(all="ignore"):
+                    want = f(*args)
+                    got = jf(*args)
+                if not np.allclose(np.asarray(got, dtype=complex),
+                                   np.asarray(want, dtype=complex), rtol=1e-6,
+                                   atol=1e-9, equal_nan=True):
+                    cells.append("MISMATCH")
+                    continue
+                with np.errstate(all="ignore"):
+                    rounds = [(median_s(f, args, a.repeat), median_s(jf, args, a.repeat))
+                              for _ in range(2)]
+                r = statistics.median(t for t, _ in rounds) / statistics.median(
+                    t for _, t in rounds)
+                cells.append(f"{r:9.2f}" + ("*" if r < 0.8 else " "))
+                if r < 0.8 and n >= 10 ** 5:
+                    slow.append((k, n, r))
+            except Exception as e:  # noqa: BLE001 - a benchmark reports and goes on
+                cells.append(type(e).__name__[:10])
+        print(f"{k:24s}" + "".join(f" {c:>10s}" for c in cells), flush=True)
+    others = sorted(set(REGISTRY) - {k.split("+")[0] for k in calls})
+    print("\nno NumPy spelling in this table (loops, refs, checks, decompositions):",
+          ", ".join(others))
+    if slow:
+        print("\nslower than NumPy by more than 20% at n >= 1e5:",
+              ", ".join(f"{k} (n={n:.0e}: {r:.2f})" for k, n, r in slow))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
