@@ -67,7 +67,9 @@ CALLS = {
     "tensor.reduce_max+c": ("xc.real.max()", "xc"),
 }
 # Ops measured slower than NumPy by more than 20% whose lowering was not (yet) changed, and
-# why. Printed beside the table. Shared by every op at small n: a cached XLA call costs
+# the likely reason (from issue 9's measurements and the shape of XLA's lowering; NOT yet
+# confirmed on an unloaded machine: on the shared 2-core host, at load 20+, every XLA op
+# measured slow, its thread pool waiting to be scheduled). Printed beside the table. Shared by every op at small n: a cached XLA call costs
 # 15-30 us of dispatch (jax.jit's own, plus solvent's boundary) against NumPy's ~1 us, so
 # below about 1e5 elements every single-op function on XLA is slower than NumPy; the
 # native backend's call costs a few us.
