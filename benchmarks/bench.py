@@ -6,7 +6,8 @@ Usage::
     python benchmarks/bench.py [--kernels a,b] [--repeat N] [--size-scale F] [--json PATH]
                                [--competitors numpy,solvent,numba,jax]
 
-For every kernel in ``solvent.corpus`` the arguments are built once at ``BENCH_SIZE``
+For every kernel in ``solvent.corpus`` except the loop twins (``benchmarks/loop_twins.py``
+times those without running their Python loops under NumPy) the arguments are built once at ``BENCH_SIZE``
 (times ``--size-scale``) and every call gets fresh copies of them (copying is not timed).
 
 * NumPy: the unmodified kernel; one warm-up call, then the median of N calls.  Its
@@ -313,8 +314,12 @@ def main(argv=None):
 
     if a.kernels:
         kernels = [corpus.get(n.strip()) for n in a.kernels.split(",") if n.strip()]
+        twins = [k.name for k in kernels if k.twin_of]
+        if twins:
+            p.error(f"loop twins {twins}: NumPy would run their Python loops at BENCH_SIZE; "
+                    "use benchmarks/loop_twins.py")
     else:
-        kernels = list(corpus.KERNELS)
+        kernels = corpus.vectorized()
 
     for n in notes:
         print(n)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Native backend vs NumPy, solvent-XLA and Numba on every corpus kernel the native backend
-accepts, side by side.
+accepts, side by side (loop twins aside: ``benchmarks/loop_twins.py``).
 
 Usage::
 
@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import solvent  # noqa: E402
 from solvent.backends.native import NativeBackend  # noqa: E402
-from solvent.corpus import KERNELS  # noqa: E402
+from solvent.corpus import vectorized  # noqa: E402
 
 
 def _same(got, exp):
@@ -69,7 +69,7 @@ def main():
     opts = p.parse_args()
     wanted = set(opts.kernels.split(",")) if opts.kernels else None
     rows = []
-    for k in KERNELS:
+    for k in vectorized():
         if wanted and k.name not in wanted:
             continue
         n = max(1, int(k.bench_size * opts.size_scale))
