@@ -3,13 +3,11 @@ scalar conversions and the Python builtins/math functions that act on numbers.""
 from __future__ import annotations
 
 import builtins
-import math
 import string
 
 import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
-from .expressions import MATH_UFUNC
 from .npapi_creation import implements, reshape_value, static_dtype
 from .values import Const, Tensor, TupleVal
 
@@ -558,24 +556,6 @@ def _pyround(fe, x, ndigits=None):
     r = _round(fe, x, Const(0) if ndigits is None else ndigits)
     return Tensor(fe.convert(r, "i64").v, weak=True) if ndigits is None else r
 
-
-for _mf, _uf in MATH_UFUNC.items():
-    implements(_mf)((lambda uf: lambda fe, *a: _weak(fe, fe.ufunc(uf, *(fe.tensor(x) if not isinstance(x, Const) else x for x in a))))(_uf))
-
-
-def _weak(fe, r):
-    """math.* functions return Python floats (weak under NEP 50)."""
-    if isinstance(r, Tensor) and r.type.rank == 0:
-        return Tensor(fe.convert(r, "f64").v, weak=True, deps=r.deps)
-    if isinstance(r, Const) and isinstance(r.value, np.generic):
-        return Const(float(r.value))
-    return r
-
-
-implements(math.floor)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.floor, x))
-                       if not isinstance(x, Const) else Const(math.floor(x.value)))
-implements(math.ceil)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.ceil, x))
-                      if not isinstance(x, Const) else Const(math.ceil(x.value)))
 
 
 # ufunc methods: ``outer`` of every ufunc, ``reduce``/``accumulate`` of these, ``np.add.at``

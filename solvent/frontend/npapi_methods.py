@@ -7,6 +7,7 @@ from ..ir.types import np_dtype
 from . import npapi_creation as cr
 from . import npapi_math as nm
 from . import npapi_decompositions as nd
+from . import npapi_pymath  # noqa: F401  (registers the math module's functions)
 from .values import ArrayRef, Const, Tensor
 
 

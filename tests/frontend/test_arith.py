@@ -2,8 +2,11 @@
 import math
 
 import numpy as np
+import pytest
 
-from differential import case, run_cases
+import solvent
+
+from differential import case, check, run_cases
 
 rng = np.random.default_rng(0)
 A34 = rng.standard_normal((3, 4))
@@ -318,3 +321,57 @@ cases = [
 ]
 
 test_arith = run_cases(cases)
+
+
+def math_sqrt_of_float32(A):
+    return math.sqrt(A[0]), math.sqrt(A[1] * A[2]), math.sqrt(A[3]) + A[0]
+
+
+@pytest.mark.parametrize("be", ["xla", "interp", "native"])
+def test_math_functions_convert_float32_to_double_first(be):
+    """Python's math.sqrt converts a float32 argument to a double and computes in double;
+    solvent computed np.sqrt in float32 and widened the result (found by polar_helper_loops
+    on float32 inputs). sqrt is correctly rounded on every backend: compare exactly."""
+    A = np.array([2.0, 3.0, 1.7, 0.3], dtype=np.float32)
+    got = solvent.jit(math_sqrt_of_float32, backend=be)(A)
+    exp = math_sqrt_of_float32(A)
+    assert [type(g) for g in got] == [type(e) for e in exp]
+    assert got == exp
+
+
+def math_in_loop(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.sqrt(A[i]) + math.log(A[i] + 1.0) + math.exp(A[i])
+
+
+def math_const_in_untaken_branch(A, flag):
+    if flag:
+        return math.sqrt(-1.0) + A
+    return 2.0 * A
+
+
+@pytest.mark.parametrize("be", ["xla", "interp", "native"])
+@pytest.mark.parametrize("value,error", [(-1.0, ValueError), (-1.5, ValueError),
+                                         (800.0, OverflowError), (np.nan, None),
+                                         (np.inf, None), (0.5, None)])
+def test_math_functions_raise_where_python_raises(be, value, error):
+    """math.sqrt(-1) and math.log(0) raise ValueError and math.exp(800) OverflowError in
+    Python, where NumPy's ufunc gives NaN or inf; a NaN or inf argument raises nothing. The
+    caller's arrays are left untouched when it raises."""
+    A = np.array([0.25, value, 2.0])
+    out = np.zeros(3)
+    f = solvent.jit(math_in_loop, backend=be)
+    if error is None:
+        check(math_in_loop, A, np.zeros(3), backend=be)
+        return
+    with pytest.raises(error, match="math (domain|range) error"):
+        math_in_loop(A, out.copy())
+    with pytest.raises(error, match="math (domain|range) error"):
+        f(A, out)
+    assert not out.any()
+
+
+def test_math_error_of_constants_only_where_it_runs(backend):
+    check(math_const_in_untaken_branch, np.ones(2), False, backend=backend)
+    with pytest.raises(ValueError, match="math domain error"):
+        solvent.jit(math_const_in_untaken_branch, backend=backend)(np.ones(2), True)

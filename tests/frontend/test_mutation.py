@@ -1,5 +1,6 @@
 """Differential tests: views, aliasing and in-place mutation of argument arrays."""
 import numpy as np
+import pytest
 
 import solvent
 from differential import case, check, run_cases
@@ -351,6 +352,19 @@ def test_returned_view_shares_memory(backend):
     out = solvent.jit(return_view, backend=backend)(X2)
     out[0, 0] = 1234.0
     assert X2[1, 0] == 1234.0, "the returned view is a copy: writing into it does not reach X"
+
+
+def return_arg_or_new(X, x):
+    if x > 0.0:
+        return X + 1.0
+    return X
+
+
+@pytest.mark.xfail(strict=True, reason="an argument returned from one arm of a run-time if "
+                   "comes back as a copy: which object is returned depends on the data")
+def test_return_arg_from_one_arm_of_an_if_is_the_callers_object(backend):
+    X = A.copy()
+    assert solvent.jit(return_arg_or_new, backend=backend)(X, -1.0) is X
 
 
 def test_return_arg_identity(backend):

@@ -1,0 +1,88 @@
+"""Python's ``math`` module on numbers: each argument converted to a C double, a Python float
+back, and Python's errors where NumPy's ufunc would give a NaN or an infinity."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .expressions import MATH_UFUNC
+from .npapi_creation import implements
+from .npapi_math import _py_ctor
+from .values import Const, Tensor
+
+# CPython's rule (mathmodule.c, math_1): a NaN from arguments that are not NaN is a domain
+# error; an infinity from finite arguments is a range error where the function can overflow,
+# else a domain error (the pole of log at 0). Functions missing here never raise.
+_DOMAIN = {math.sqrt, math.log, math.log10, math.log2, math.log1p, math.sin, math.cos, math.tan,
+           math.asin, math.acos}
+_INFINITE = {math.exp: "OverflowError", math.expm1: "OverflowError", math.sinh: "OverflowError",
+             math.cosh: "OverflowError", math.log: "ValueError", math.log10: "ValueError",
+             math.log2: "ValueError", math.log1p: "ValueError"}
+_MESSAGE = {"ValueError": "math domain error", "OverflowError": "math range error"}
+
+
+def _as_double(fe, x):
+    """A math.* argument as Python passes it: converted to a C double, so that math.sqrt of
+    a float32 or an integer is computed in float64 (a complex one is left for the ufunc)."""
+    if isinstance(x, Const):
+        v = x.value
+        return Const(float(v)) if isinstance(v, (int, float, np.integer, np.floating, np.bool_)) else x
+    t = fe.tensor(x)
+    return t if t.dtype.startswith("c") else fe.convert(t, "f64")
+
+
+def _weak(fe, r):
+    """math.* functions return Python floats (weak under NEP 50)."""
+    if isinstance(r, Tensor) and r.type.rank == 0:
+        return Tensor(fe.convert(r, "f64").v, weak=True, deps=r.deps)
+    if isinstance(r, Const) and isinstance(r.value, np.generic):
+        return Const(float(r.value))
+    return r
+
+
+def _fold(fe, combine, pred, xs, start):
+    out = Const(start)
+    for x in xs:
+        out = fe.ufunc(combine, out, fe.ufunc(pred, x))
+    return out
+
+
+def _check_errors(fe, mf, r, args):
+    """Run-time checks of Python's ValueError/OverflowError for ``r = mf(*args)``."""
+    if mf in _DOMAIN:
+        nan_made = fe.ufunc(np.logical_and, fe.ufunc(np.isnan, r),
+                            fe.ufunc(np.logical_not, _fold(fe, np.logical_or, np.isnan, args, False)))
+        fe.check(fe.ufunc(np.logical_not, nan_made), "ValueError", _MESSAGE["ValueError"])
+    if mf in _INFINITE:
+        kind = _INFINITE[mf]
+        finite_in = _fold(fe, np.logical_and, np.isfinite, args, True)
+        inf_made = fe.ufunc(np.logical_and, fe.ufunc(np.isinf, r), finite_in)
+        fe.check(fe.ufunc(np.logical_not, inf_made), kind, _MESSAGE[kind])
+
+
+def _math_function(mf, uf):
+    def handler(fe, *a):
+        args = [_as_double(fe, x) for x in a]
+        if all(isinstance(x, Const) and isinstance(x.value, float) for x in args):
+            try:
+                return Const(mf(*(x.value for x in args)))
+            except (ValueError, OverflowError) as e:  # Python raises it: so does solvent
+                if fe.in_loop or fe.depth_in_branch or fe.shared.get("check_guards"):
+                    fe.check(Const(False), type(e).__name__, str(e))  # only where it runs
+                    return Const(0.0)
+                raise type(e)(f"{fe.b.loc}: {e}") from None
+        r = fe.ufunc(uf, *args)
+        if isinstance(r, Tensor) and not r.dtype.startswith("c"):
+            _check_errors(fe, mf, r, [fe.tensor(x) for x in args])
+        return _weak(fe, r)
+    return handler
+
+
+for _mf, _uf in MATH_UFUNC.items():
+    implements(_mf)(_math_function(_mf, _uf))
+
+implements(math.floor)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.floor, x))
+                       if not isinstance(x, Const) else Const(math.floor(x.value)))
+implements(math.ceil)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.ceil, x))
+                      if not isinstance(x, Const) else Const(math.ceil(x.value)))
