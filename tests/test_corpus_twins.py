@@ -77,3 +77,35 @@ def test_twin_computes_what_the_vectorized_kernel_computes(name, size_index):
 def test_twin_on_the_interpreter(name):
     k = get(name)
     check(k.func, *k.make_args(k.sizes[1], np.random.default_rng(7)), backend="interp")
+
+
+def _float32(a):
+    return a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a
+
+
+def _fortran(a):
+    return np.asfortranarray(a) if isinstance(a, np.ndarray) and a.ndim > 1 else a
+
+
+def _strided(a):
+    if not isinstance(a, np.ndarray):
+        return a
+    big = np.zeros(tuple(2 * s for s in a.shape), a.dtype)
+    view = big[tuple(slice(None, None, 2) for _ in a.shape)]
+    view[...] = a
+    return view
+
+
+# the way a stranger calls a ported loop: float32 data (accumulators start as Python floats
+# and become float32, math.* computes in double), Fortran-ordered and strided arrays
+VARIANTS = [("polar_helper_loops", _float32), ("softmax_loops", _float32),
+            ("gemm_loops", _float32), ("jacobi_2d_loops", _float32),
+            ("gemm_loops", _fortran), ("trmm_loops", _fortran), ("fdtd_2d_loops", _strided)]
+
+
+@pytest.mark.parametrize("be", ["xla", "native"])
+@pytest.mark.parametrize("name,variant", VARIANTS, ids=[f"{n}-{v.__name__[1:]}" for n, v in VARIANTS])
+def test_twin_on_float32_and_non_contiguous_arguments(name, variant, be):
+    k = get(name)
+    args = tuple(variant(a) for a in k.make_args(k.sizes[0], np.random.default_rng(3)))
+    check(k.func, *args, backend=be)
