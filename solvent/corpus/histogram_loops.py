@@ -23,6 +23,6 @@ def kernel(nbins, lo, hi, x):
 
 
 SIZES = (3, 6)
-BENCH_SIZE = 1000
+BENCH_SIZE = 300
 JAX_PORT = None
 NUMBA_OK = True

@@ -16,6 +16,6 @@ def kernel(TSTEPS, A):
 
 
 SIZES = (4, 7)
-BENCH_SIZE = 300
+BENCH_SIZE = 100
 JAX_PORT = None
 NUMBA_OK = True
