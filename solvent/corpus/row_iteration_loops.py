@@ -32,6 +32,6 @@ def kernel(A, points, center):
 
 
 SIZES = (3, 7)
-BENCH_SIZE = 200000
+BENCH_SIZE = 2000
 JAX_PORT = None
 NUMBA_OK = True
