@@ -68,7 +68,7 @@ def _math_function(mf, uf):
             try:
                 return Const(mf(*(x.value for x in args)))
             except (ValueError, OverflowError) as e:  # Python raises it: so does solvent
-                if fe.in_loop or fe.depth_in_branch or fe.shared.get("check_guards"):
+                if not fe.raise_now():
                     fe.check(Const(False), type(e).__name__, str(e))  # only where it runs
                     return Const(0.0)
                 raise type(e)(f"{fe.b.loc}: {e}") from None
