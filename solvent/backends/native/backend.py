@@ -111,7 +111,8 @@ class NativeExecutable:
         self.locs = locs
         self.llvm_ir = llvm_ir
         self.cfunc = comp.cfunc
-        self._new = [(b.id, b.shape, np_dtype(b.dtype)) for b in plan.bufs if b.arg is None]
+        self._new = [(b.id, b.shape if b.copies == 1 else (b.copies,) + b.shape,
+                      np_dtype(b.dtype)) for b in plan.bufs if b.arg is None]
         self._args = [(b.id, b.arg, np_dtype(b.dtype), b.written, len(b.shape) == 0)
                       for b in plan.bufs if b.arg is not None]
         self._rets = []

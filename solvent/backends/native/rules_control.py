@@ -10,6 +10,7 @@ from llvmlite import ir
 
 from .bufferize import is_array
 from .context import ERR_ZERO_STEP
+from .rules_parallel import lower_parallel
 
 
 def _enter(op, ctx, inits):
@@ -52,6 +53,10 @@ def _write_back(ctx, term, slots):
 
 
 def _for(op, ctx):
+    if op.attrs.get("parallel"):
+        results = lower_parallel(op, ctx)
+        if results is not None:
+            return results
     b = ctx.b
     lb, ub, step = (ctx.get(v) for v in op.operands[:3])
     iv_t = op.operands[0].type.dtype
