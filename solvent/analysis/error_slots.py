@@ -18,6 +18,9 @@ sequential loop yields. So the pair is a reduction whose combiner is "first set 
 from __future__ import annotations
 
 from ..ir.core import Function, Operation
+from ..ir.types import TensorType
+
+CODE, PAYLOAD = TensorType((), "i32"), TensorType((), "i64")   # as checks_to_values makes them
 
 
 def _prev(v):
@@ -33,8 +36,8 @@ def error_slots(fn: Function) -> dict:
     if not fn.errors:
         return out
     term = fn.body.terminator
-    if len(term.operands) < 2:
-        return out
+    if len(term.operands) < 2 or [v.type for v in term.operands[-2:]] != [CODE, PAYLOAD]:
+        return out   # not checks_to_values' layout (a gradient program returns more)
     seen = set()
     work = [(term.operands[-2], term.operands[-1])]
     while work:
@@ -43,7 +46,7 @@ def error_slots(fn: Function) -> dict:
         if not isinstance(op, Operation) or not op.regions or pay.owner is not op:
             continue
         a, b = code.index, pay.index
-        if id(op) in seen:
+        if id(op) in seen or (code.type, pay.type) != (CODE, PAYLOAD):
             continue
         seen.add(id(op))
         if op.name in ("loop.for", "loop.while"):

@@ -28,6 +28,7 @@ from ..ir.types import TensorType, is_float, np_dtype
 from ..ir.verifier import verify
 from ..passes.cse import cse
 from ..passes.dce import dce
+from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
 from ..runtime.jit import _rebuild, _type_key, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
@@ -69,8 +70,9 @@ class Gradient:
                                            f"{names[k]!r}: it is a compile-time value")
             wrt.append(tr.arg_map.index(k))
         g, self.seeded = vjp_function(fn, wrt)
+        clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
-        g = dce(cse(g))
+        g = MarkParallel().run(dce(cse(g)))
         verify(g, tensor_only=True)
         self.fn = g
         self.nres = len(fn.result_types)
