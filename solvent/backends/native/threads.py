@@ -16,8 +16,11 @@ Policy, all decided here at run time:
 - **Parallel** otherwise: ``min(trip, 4 * threads, 256)`` contiguous chunks of the range,
   taken in increasing order from an atomic counter by the calling thread and the workers
   (dynamic scheduling balances uneven iterations, as in Mandelbrot rows). Workers are
-  ``threads - 1`` pthreads created on first use and kept, sleeping on a condition variable
-  between loops.
+  ``threads - 1`` pthreads (``SOLVENT_NUM_THREADS``, default: the cores this process may
+  use) created on first use and kept, sleeping on a condition variable between loops.
+- **Join**: the job closes when the calling thread finds no chunk left; it then waits only
+  for the workers that joined before that (a worker that wakes later sees the job closed),
+  so a worker the OS has not scheduled yet, on a busy machine, does not hold up the loop.
 - **Errors**: a chunk that fails stops its thread, and no thread takes a new chunk after a
   failure. Chunks are taken in order, so every chunk below the lowest failing one ran to
   its end without failing; the lowest failing chunk's record is the error that sequential
@@ -36,6 +39,7 @@ from .engine import target_machine
 MAX_THREADS = 64
 MAX_CHUNKS = 256
 CHUNKS_PER_THREAD = 4
+MIN_MAX_THREADS = 4
 ENV_THREADS = "SOLVENT_NUM_THREADS"
 ENV_THRESHOLD = "SOLVENT_PARALLEL_THRESHOLD"
 DEFAULT_THRESHOLD = 100_000   # cost units (~scalar ops); see benchmarks/parallel_overhead.py
@@ -49,7 +53,8 @@ _RUNTIME = r"""
 @ready = internal global i64 0
 @gen = internal global i64 0
 @gen0 = internal global i64 0
-@pending = internal global i64 0
+@active = internal global i64 0
+@job_open = internal global i64 0
 @nworkers = internal global i64 0
 @busy = internal global i64 0
 @pid = internal global i32 0
@@ -61,7 +66,6 @@ _RUNTIME = r"""
 @job_stop = internal global i64 0
 @job_rec = internal global i64* null
 @solvent_par_threads = global i64 1
-@solvent_par_max_threads = global i64 1
 @solvent_par_threshold = global i64 MAXCOST
 
 declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
@@ -125,30 +129,37 @@ entry:
   %g0 = load i64, i64* @gen0
   br label %wait
 wait:
-  %seen = phi i64 [%g0, %entry], [%g, %unlock]
+  %seen = phi i64 [%g0, %entry], [%g, %late], [%g, %unlock]
   %l1 = call i32 @pthread_mutex_lock(i8* %mx)
   br label %check
 check:
   %g = load i64, i64* @gen
   %same = icmp eq i64 %g, %seen
-  br i1 %same, label %sleep, label %go
+  br i1 %same, label %sleep, label %woken
 sleep:
   %w = call i32 @pthread_cond_wait(i8* %cw, i8* %mx)
   br label %check
-go:
-  %u1 = call i32 @pthread_mutex_unlock(i8* %mx)
+woken:
+  %open = load i64, i64* @job_open
   %t = load i64, i64* @solvent_par_threads
   %mine = icmp slt i64 %tid, %t
-  br i1 %mine, label %run, label %finish
-run:
+  %isopen = icmp ne i64 %open, 0
+  %join = and i1 %mine, %isopen
+  br i1 %join, label %go, label %late
+late:
+  %u0 = call i32 @pthread_mutex_unlock(i8* %mx)
+  br label %wait
+go:
+  %a = load i64, i64* @active
+  %a1 = add i64 %a, 1
+  store i64 %a1, i64* @active
+  %u1 = call i32 @pthread_mutex_unlock(i8* %mx)
   call void @run_chunks(i64 %tid)
-  br label %finish
-finish:
   %l2 = call i32 @pthread_mutex_lock(i8* %mx)
-  %p = load i64, i64* @pending
-  %p1 = sub i64 %p, 1
-  store i64 %p1, i64* @pending
-  %last = icmp eq i64 %p1, 0
+  %b = load i64, i64* @active
+  %b1 = sub i64 %b, 1
+  store i64 %b1, i64* @active
+  %last = icmp eq i64 %b1, 0
   br i1 %last, label %signal, label %unlock
 signal:
   %s = call i32 @pthread_cond_signal(i8* %cd)
@@ -158,15 +169,17 @@ unlock:
   br label %wait
 }
 
-; start the workers (called with the mutex held, once per process)
+; start workers until there are %want - 1 (called with the mutex held)
 define internal void @start(i64 %want) {
 entry:
   %g = load i64, i64* @gen
   store i64 %g, i64* @gen0
   %th = alloca i64
+  %n0 = load i64, i64* @nworkers
+  %k0 = add i64 %n0, 1
   br label %loop
 loop:
-  %k = phi i64 [1, %entry], [%k1, %ok]
+  %k = phi i64 [%k0, %entry], [%k1, %ok]
   %more = icmp slt i64 %k, %want
   br i1 %more, label %make, label %done
 make:
@@ -175,9 +188,7 @@ make:
   %failed = icmp ne i32 %r, 0
   br i1 %failed, label %done, label %ok
 ok:
-  %nw = load i64, i64* @nworkers
-  %nw1 = add i64 %nw, 1
-  store i64 %nw1, i64* @nworkers
+  store i64 %k, i64* @nworkers
   %k1 = add i64 %k, 1
   br label %loop
 done:
@@ -216,7 +227,7 @@ par:
   %mx = call i8* @m()
   %rdy = load i64, i64* @ready
   %isready = icmp ne i64 %rdy, 0
-  br i1 %isready, label %lock, label %init
+  br i1 %isready, label %grow, label %init
 init:
   %i1 = call i32 @pthread_mutex_init(i8* %mx, i8* null)
   %cw0 = bitcast [16 x i64]* @cv_work to i8*
@@ -225,9 +236,15 @@ init:
   %i3 = call i32 @pthread_cond_init(i8* %cd0, i8* null)
   store i64 1, i64* @ready
   store i32 %mypid, i32* @pid
+  br label %grow
+grow:
+  %nw0 = load i64, i64* @nworkers
+  %nw0p = add i64 %nw0, 1
+  %short = icmp slt i64 %nw0p, %t
+  br i1 %short, label %spawn, label %lock
+spawn:
   %l0 = call i32 @pthread_mutex_lock(i8* %mx)
-  %want = load i64, i64* @solvent_par_max_threads
-  call void @start(i64 %want)
+  call void @start(i64 %t)
   %u0 = call i32 @pthread_mutex_unlock(i8* %mx)
   br label %lock
 lock:
@@ -265,7 +282,7 @@ go:
   store i64 0, i64* @job_next
   store i64 0, i64* @job_stop
   store i64* %recp, i64** @job_rec
-  store i64 %nw, i64* @pending
+  store i64 1, i64* @job_open
   %g = load i64, i64* @gen
   %g1 = add i64 %g, 1
   store i64 %g1, i64* @gen
@@ -274,10 +291,11 @@ go:
   %u1 = call i32 @pthread_mutex_unlock(i8* %mx)
   call void @run_chunks(i64 0)
   %l2 = call i32 @pthread_mutex_lock(i8* %mx)
+  store i64 0, i64* @job_open
   %cd = bitcast [16 x i64]* @cv_done to i8*
   br label %join
 join:
-  %p = load i64, i64* @pending
+  %p = load i64, i64* @active
   %busyw = icmp sgt i64 %p, 0
   br i1 %busyw, label %joinwait, label %joined
 joinwait:
@@ -349,14 +367,13 @@ class _Runtime:
         llvm.add_symbol("solvent_par_for", self.par_for)
         self._threads = ctypes.c_int64.from_address(
             self.engine.get_global_value_address("solvent_par_threads"))
-        self._max = ctypes.c_int64.from_address(
-            self.engine.get_global_value_address("solvent_par_max_threads"))
         self._threshold = ctypes.c_int64.from_address(
             self.engine.get_global_value_address("solvent_par_threshold"))
-        n = _env_int(ENV_THREADS, _cores())
-        self.max_threads = max(1, min(MAX_THREADS, n))
-        self._max.value = self.max_threads
-        self._threads.value = self.max_threads
+        n = max(1, min(MAX_THREADS, _env_int(ENV_THREADS, _cores())))
+        # private buffers get max_threads copies, fixed for the process; at least
+        # MIN_MAX_THREADS so that tests can run loops on more threads than cores
+        self.max_threads = max(n, MIN_MAX_THREADS)
+        self._threads.value = n
         self._threshold.value = max(0, _env_int(ENV_THRESHOLD, DEFAULT_THRESHOLD))
 
 
