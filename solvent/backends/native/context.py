@@ -69,6 +69,8 @@ class Ctx:
         self.shared: set | None = None
         self.unsafe_writes: list = []
         self.current: Operation | None = None
+        # counter of a loop with static bounds -> (first, last) value (rules_control._for)
+        self.iv_range: dict = {}
 
     def _buffer_pointer(self, buf):
         """The pointer to ``buf``, loaded from the buffer table in the entry block (in a

@@ -71,6 +71,11 @@ def _for(op, ctx):
         else:
             ctx.fail_if(b.icmp_signed("==", step, zero), op, ERR_ZERO_STEP)
     slots = _enter(op, ctx, inits)
+    bounds = [int(v.owner.attrs["value"]) if getattr(v.owner, "name", None) == "tensor.constant"
+              else None for v in op.operands[:3]]
+    if None not in bounds and bounds[2] and iv_t[0] == "i" and range(*bounds):
+        r = range(*bounds)
+        ctx.iv_range[body.args[0]] = (min(r[0], r[-1]), max(r[0], r[-1]))
     iv = ctx.slot(iv_t)
     b.store(lb, iv)
     head = ctx.fn.append_basic_block("for.head")

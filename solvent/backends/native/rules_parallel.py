@@ -33,6 +33,7 @@ from llvmlite import ir
 from ...ir.core import Operation
 from ...ops.control import FOLDS
 from .bufferize import is_array
+from .rules_elementwise import ELEMENTWISE
 from .context import BufRef, Ctx
 from .types import I64, const, is_float, is_signed, reg_type
 from . import scalar_math
@@ -91,7 +92,7 @@ def body_cost(block) -> int:
     """Rough work of one run of ``block``, in scalar ops: an array op costs its elements, a
     nested loop its trip count (``GUESS_TRIP`` when not static) times its body."""
     total = 0
-    for op in block.ops:
+    for op in block.ops[:-1]:           # the terminator moves no data
         if op.name == "loop.for":
             lb, ub, st = (_static_int(v) for v in op.operands[:3])
             trip = len(range(lb, ub, st)) if None not in (lb, ub, st) and st else GUESS_TRIP
@@ -100,6 +101,10 @@ def body_cost(block) -> int:
             total += GUESS_TRIP * sum(body_cost(r.block) for r in op.regions)
         elif op.regions:
             total += 1 + max(body_cost(r.block) for r in op.regions)
+        elif op.name == "tensor.update_slice":
+            total += _numel(op.operands[1].type)    # the elements written, not the array
+        elif op.name == "tensor.slice":
+            total += _numel(op.results[0].type)
         else:
             total += max([1] + [_numel(v.type) for v in list(op.operands) + list(op.results)])
         if total > MAX_COST:
@@ -215,15 +220,24 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
     iv_t = op.operands[0].type.dtype
     # env: [table, free scalars and non-plan buffer pointers..., inits of scalar slots,
     # partial arrays of scalar slots]
-    fields = [("table", ctx._table), ("lb", ctx.get(op.operands[0]))]
-    for v in free:
+    fields = [("table", ctx._table)]
+    remat, captured = [], []
+    for v in [op.operands[0], op.operands[1]] + free:
         x = ctx.get(v)
+        if isinstance(x, ir.Constant) or v in remat or v in captured:
+            continue   # used as it is: LLVM still sees the constant (bounds, checks)
         if isinstance(x, ir.Value):
-            fields.append((v, x))
+            leaves = _remat_leaves(ctx, v)
+            if leaves is None:
+                captured.append(v)
+            else:
+                remat.append(v)
+                captured += [w for w in leaves if w not in captured]
         else:  # a buffer: its plan buffer is found again through the table
             pb = ctx.plan.of.get(v)
             if pb is None or ctx.bufs.get(pb.id) is not x:
                 fields.append((v, x.ptr))
+    fields += [(v, ctx.get(v)) for v in captured]
     scalar_slots = [k for k, v in enumerate(inits) if not is_array(v)]
     partial_t = {k: ir.ArrayType(reg_type(inits[k].type.dtype), threads.MAX_CHUNKS)
                  for k in scalar_slots}
@@ -246,10 +260,16 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
         cc.bufs[buf.id] = ref
         if buf.copies == 1:
             shared.add(id(ref.ptr))
-    for v in free:
+    for v in captured:
+        cc.env[v] = loaded[v]
+        if v in ctx.iv_range:   # an enclosing loop's counter: its range helps prove checks
+            _assume_range(cc, loaded[v], *ctx.iv_range[v])
+    for v in [op.operands[0], op.operands[1]] + free:
         x = ctx.get(v)
-        if isinstance(x, ir.Value):
-            cc.env[v] = loaded[v]
+        if isinstance(x, ir.Constant):
+            cc.env[v] = x
+        elif isinstance(x, ir.Value):
+            _materialize(cc, v)
         elif v in loaded:
             cc.env[v] = BufRef(loaded[v], x.shape, x.dtype)
             shared.add(id(cc.env[v].ptr))
@@ -267,13 +287,17 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
         start = init if comb[k] == "last" else b.select(first, init, _identity(comb[k], dt))
         b.store(start, s)
         slots[k] = s
-    lb = loaded["lb"]
+    lb, ub = cc.env[op.operands[0]], cc.env[op.operands[1]]
     ivt = reg_type(iv_t)
 
     def iteration(i):
         k = b.add(lo, i)
         kk = k if ivt == I64 else b.trunc(k, ivt)
-        args = [b.add(lb, b.mul(kk, ir.Constant(ivt, step)))]
+        iv = b.add(lb, b.mul(kk, ir.Constant(ivt, step)))
+        if is_signed(iv_t):
+            _assume(cc, b.icmp_signed("<" if step > 0 else ">", iv, ub))
+            _assume(cc, b.icmp_signed(">=" if step > 0 else "<=", iv, lb))
+        args = [iv]
         for j, v in enumerate(inits):
             args.append(cc.buf(op.results[j]) if is_array(v) else b.load(slots[j]))
         term = cc.lower_block(body, args)
@@ -290,6 +314,50 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
         # the (internal, unused) chunk for LLVM to delete and run the loop sequentially
         return None
     return fn, fields, partials
+
+
+def _remat_leaves(ctx: Ctx, v, depth: int = 0):
+    """When scalar ``v`` is computed by scalar elementwise ops from constants and counters of
+    enclosing loops with static bounds: those counters (the chunk recomputes ``v`` from them,
+    so LLVM sees its range, as in the loop before outlining); else None."""
+    if isinstance(ctx.env.get(v), ir.Constant):
+        return []
+    if v in ctx.iv_range:
+        return [v]
+    op = v.owner
+    if depth > 6 or not isinstance(op, Operation) or op.name not in ELEMENTWISE or \
+            len(op.results) != 1 or any(o.type.rank for o in list(op.operands) + op.results):
+        return None
+    out = []
+    for o in op.operands:
+        sub = _remat_leaves(ctx, o, depth + 1)
+        if sub is None:
+            return None
+        out += sub
+    return out
+
+
+def _materialize(cc: Ctx, v):
+    """``cc.env[v]``, lowering the scalar ops that compute it (see _remat_leaves) in ``cc``."""
+    if v in cc.env:
+        return cc.env[v]
+    op = v.owner
+    for o in op.operands:
+        _materialize(cc, o)
+    (r,) = cc.rules[op.name](op, cc)
+    cc.env[v] = r
+    return r
+
+
+def _assume(cc: Ctx, cond):
+    f = cc.module.globals.get("llvm.assume") or ir.Function(
+        cc.module, ir.FunctionType(ir.VoidType(), [ir.IntType(1)]), "llvm.assume")
+    cc.b.call(f, [cond])
+
+
+def _assume_range(cc: Ctx, x, lo: int, hi: int):
+    _assume(cc, cc.b.icmp_signed(">=", x, ir.Constant(x.type, lo)))
+    _assume(cc, cc.b.icmp_signed("<=", x, ir.Constant(x.type, hi)))
 
 
 def _trip(ctx: Ctx, op, step: int):
