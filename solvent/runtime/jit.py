@@ -229,6 +229,7 @@ class JitFunction:
         note = getattr(c.executable, "options_note", None)
         if note:
             out.append(f"# XLA options: {note}")
+        out.extend(f"# {line}" for line in getattr(c.executable, "explain_lines", ()))
         out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
                    "compilation, which happens on the first call)")
         if self.placement is not None:

@@ -71,6 +71,7 @@ class Ctx:
         self.current: Operation | None = None
         # counter of a loop with static bounds -> (first, last) value (rules_control._for)
         self.iv_range: dict = {}
+        self.notes: list[str] = []   # for explain: what became of each parallel loop
 
     def _buffer_pointer(self, buf):
         """The pointer to ``buf``, loaded from the buffer table in the entry block (in a

@@ -172,36 +172,46 @@ def _private_bufs(op: Operation, plan) -> set | None:
 def lower_parallel(op: Operation, ctx: Ctx):
     """The results of parallel ``loop.for`` ``op``, or None when it must run sequentially
     here (the caller then lowers it as an ordinary loop; nothing has been emitted into the
-    current function)."""
-    step = _static_int(op.operands[2])
-    comb = _combiners(op)
-    if ctx.tid is not None or not step or comb is None:
-        return None
+    current function). Either way, a line for ``explain`` goes to ``ctx.notes``."""
+    where = f"line {op.loc.line}" if op.loc is not None else "a loop"
+    why = _sequential_reason(op, ctx)
+    if why is None:
+        copies = threads.max_threads()
+        ctx.plan.thread_copies = copies
+        for b in _private_bufs(op, ctx.plan):
+            b.copies = copies
+        chunk = _emit_chunk(op, ctx, _combiners(op), _free_values(op),
+                            _static_int(op.operands[2]))
+        if chunk is not None:
+            cost = min(body_cost(op.regions[0].block), MAX_COST)
+            ctx.notes.append(f"{where}: parallel loop on the thread pool when its trip count "
+                             f"x {cost} (estimated body cost) >= the threshold")
+            return _emit_call(op, ctx, _combiners(op), *chunk, _static_int(op.operands[2]))
+        why = "the body writes a shared array other than element by element in place"
+    ctx.notes.append(f"{where}: marked parallel, runs sequentially: {why}")
+    return None
+
+
+def _sequential_reason(op: Operation, ctx: Ctx) -> str | None:
+    if ctx.tid is not None:
+        return "nested in a loop that runs on the pool (the outermost one does)"
+    if not _static_int(op.operands[2]):
+        return "the step is not a constant"
+    if _combiners(op) is None:
+        return "a combiner the native backend does not fold (an array reduction)"
     body = op.regions[0].block
-    inits = op.operands[3:]
     plan = ctx.plan
-    for k, v in enumerate(inits):
+    for k, v in enumerate(op.operands[3:]):
         if is_array(v) and plan.of.get(body.terminator.operands[k]) is not plan.of[op.results[k]]:
-            return None   # the body's new version is not written in the slot itself
+            return "bufferization did not keep a carried array in place"
     if plan.swap_tmp.get(body.terminator):
-        return None
-    free = _free_values(op)
-    for v in free:
-        x = ctx.get(v)
-        if not (isinstance(x, ir.Value) or isinstance(x, BufRef)):
-            return None   # a fused computation or an unmaterialized transpose
-    private = _private_bufs(op, plan)
-    if private is None:
-        return None
-    copies = threads.max_threads()
-    plan.thread_copies = copies
-    for b in private:
-        b.copies = copies
-    chunk = _emit_chunk(op, ctx, comb, free, step)
-    if chunk is None:
-        return None
-    fn, env_fields, partials = chunk
-    return _emit_call(op, ctx, comb, fn, env_fields, partials, step)
+        return "bufferization did not keep a carried array in place"
+    for v in _free_values(op):
+        if not isinstance(ctx.get(v), (ir.Value, BufRef)):
+            return "it reads a fused computation or an unmaterialized transpose"
+    if _private_bufs(op, plan) is None:
+        return "a private array has a run-time shape"
+    return None
 
 
 def _emit_chunk(op, ctx: Ctx, comb, free, step):
@@ -213,6 +223,7 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
     cc = Ctx(module, fn, ctx.plan, ctx.rules)
     cc.locs = ctx.locs
     cc.scratch_bufs = ctx.scratch_bufs
+    cc.notes = ctx.notes
     cc.tid = tid
     cc._err = err
     body = op.regions[0].block

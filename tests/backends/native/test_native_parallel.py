@@ -287,3 +287,11 @@ def test_verifier_checks_the_attributes():
             verify(f)
         loop.attrs = saved
     verify(f)
+
+
+def test_explain_states_the_threshold_and_each_loop():
+    A, B = RNG.random((3, 4)), RNG.random((4, 3))
+    text = solvent.jit(nested_fill, backend="native").explain(A, B, np.zeros((3, 4)))
+    assert "SOLVENT_PARALLEL_THRESHOLD" in text and "reassociated" in text
+    assert "parallel loop on the thread pool" in text
+    assert "nested in a loop that runs on the pool" in text
