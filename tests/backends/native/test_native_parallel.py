@@ -295,3 +295,25 @@ def test_explain_states_the_threshold_and_each_loop():
     assert "SOLVENT_PARALLEL_THRESHOLD" in text and "reassociated" in text
     assert "parallel loop on the thread pool" in text
     assert "nested in a loop that runs on the pool" in text
+
+
+def test_two_python_threads_share_the_pool(pool):
+    """A second caller while the pool is busy runs its loop on its own thread instead."""
+    import threading
+    f = solvent.jit(row_norms, backend="native")
+    A = RNG.random((300, 50))
+    expected = row_norms(A, np.zeros(300))
+    f(A, np.zeros(300))                     # compiled before the threads start
+    bad = []
+
+    def work():
+        for _ in range(20):
+            got = f(A, np.zeros(300))
+            if not np.allclose(got, expected, rtol=1e-12, atol=0):
+                bad.append(got)
+    ts = [threading.Thread(target=work) for _ in range(3)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not bad
