@@ -15,8 +15,8 @@ the call); a mismatch prints MISMATCH instead of a time.
 
 Parallel loops: "native" is compiled as shipped (passes/mark_parallel.py marks the loops the
 dependence test proves parallel; the thread pool runs them when trip count x body cost is
-over the threshold), "native seq" with the pass turned off (``SOLVENT_PARALLEL=0`` while it
-compiles); "par x" = native seq / native. ``--threads N`` sets the pool's threads.
+over the threshold), "native seq" with the pass turned off
+(``passes={"mark_parallel": {"enabled": False}}``); "par x" = native seq / native. ``--threads N`` sets the pool's threads.
 "auto/best" compares the automatic choice with the fastest forced backend.
 """
 import argparse
@@ -60,24 +60,6 @@ def _run(f, args, repeat):
     return first, min(times), result
 
 
-class _Sequential:
-    """``solvent.jit(..., backend="native")`` compiled with mark_parallel turned off."""
-
-    def __init__(self, func):
-        self.f = solvent.jit(func, backend="native")
-
-    def __call__(self, *args):
-        saved = os.environ.get("SOLVENT_PARALLEL")
-        os.environ["SOLVENT_PARALLEL"] = "0"
-        try:
-            return self.f(*args)
-        finally:
-            if saved is None:
-                del os.environ["SOLVENT_PARALLEL"]
-            else:
-                os.environ["SOLVENT_PARALLEL"] = saved
-
-
 def _fmt(t):
     if isinstance(t, str):
         return t
@@ -110,7 +92,8 @@ def main():
         auto = solvent.jit(k.func)
         row["chosen"] = auto.compile(args).backend
         competitors = [("native", solvent.jit(k.func, backend="native")),
-                       ("native_seq", _Sequential(k.func)),
+                       ("native_seq", solvent.jit(k.func, backend="native",
+                                                  passes={"mark_parallel": {"enabled": False}})),
                        ("xla", solvent.jit(k.func, backend="xla")), ("auto", auto)]
         if k.numba_ok:
             import numba
