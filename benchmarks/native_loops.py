@@ -7,16 +7,21 @@ Usage::
     python benchmarks/native_loops.py [--kernels a,b] [--repeat N] [--size-scale F]
 
 Arguments are built once at ``BENCH_SIZE`` (times ``--size-scale``); every call gets fresh
-copies (copying is not timed). Steady-state times are the median of N calls after the first.
+copies (copying is not timed). Steady-state times are the best of N calls after the first (the least disturbed by other processes).
 "first call" is translation + pipeline + compilation + one run, for solvent-native and for
 ``numba.njit`` on the same unmodified source (only where the module says ``NUMBA_OK``).
 Every competitor's first-call result is compared with NumPy's (returns and arguments after
 the call); a mismatch prints MISMATCH instead of a time.
+
+Parallel loops: "native" is compiled as shipped (passes/mark_parallel.py marks the loops the
+dependence test proves parallel; the thread pool runs them when trip count x body cost is
+over the threshold), "native seq" with the pass turned off
+(``passes={"mark_parallel": {"enabled": False}}``); "par x" = native seq / native. ``--threads N`` sets the pool's threads.
+"auto/best" compares the automatic choice with the fastest forced backend.
 """
 import argparse
 import copy
 import os
-import statistics
 import sys
 import time
 
@@ -27,7 +32,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import solvent  # noqa: E402
-from solvent.backends.native import NativeBackend  # noqa: E402
+from solvent.backends.native import NativeBackend, threads  # noqa: E402
 from solvent.corpus import vectorized  # noqa: E402
 
 
@@ -52,7 +57,7 @@ def _run(f, args, repeat):
         t0 = time.perf_counter()
         f(*a)
         times.append(time.perf_counter() - t0)
-    return first, statistics.median(times), result
+    return first, min(times), result
 
 
 def _fmt(t):
@@ -66,7 +71,11 @@ def main():
     p.add_argument("--kernels")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--size-scale", type=float, default=1.0)
+    p.add_argument("--threads", type=int)
     opts = p.parse_args()
+    if opts.threads:
+        threads.configure(threads=opts.threads)
+    print(f"# thread pool: {threads.settings()}")
     wanted = set(opts.kernels.split(",")) if opts.kernels else None
     rows = []
     for k in vectorized():
@@ -83,6 +92,8 @@ def main():
         auto = solvent.jit(k.func)
         row["chosen"] = auto.compile(args).backend
         competitors = [("native", solvent.jit(k.func, backend="native")),
+                       ("native_seq", solvent.jit(k.func, backend="native",
+                                                  passes={"mark_parallel": {"enabled": False}})),
                        ("xla", solvent.jit(k.func, backend="xla")), ("auto", auto)]
         if k.numba_ok:
             import numba
@@ -102,14 +113,16 @@ def main():
         forced = [r[b] for b in ("native", "xla") if isinstance(r.get(b), float)]
         if forced and isinstance(r.get("auto"), float):
             r["auto_vs_best"] = f"{r['auto'] / min(forced):.2f}"
-    cols = ["kernel", "n", "numpy", "native", "xla", "numba", "native_first", "numba_first",
-            "chosen", "auto_vs_best"]
-    heads = ["kernel", "n", "NumPy ms", "native ms", "XLA ms", "Numba ms",
-             "native 1st ms", "Numba 1st ms", "auto picks", "auto/best"]
+        if isinstance(r.get("native"), float) and isinstance(r.get("native_seq"), float):
+            r["par"] = f"{r['native_seq'] / r['native']:.2f}"
+    cols = ["kernel", "n", "numpy", "native", "native_seq", "par", "xla", "numba",
+            "native_first", "numba_first", "chosen", "auto_vs_best"]
+    heads = ["kernel", "n", "NumPy ms", "native ms", "native seq ms", "par x", "XLA ms",
+             "Numba ms", "native 1st ms", "Numba 1st ms", "auto picks", "auto/best"]
     print("| " + " | ".join(heads) + " |")
     print("|" + "---|" * len(heads))
     for r in rows:
-        print("| " + " | ".join(_fmt(r.get(c, "-")) if c not in ("kernel", "n", "chosen")
+        print("| " + " | ".join(_fmt(r.get(c, "-")) if c not in ("kernel", "n", "chosen", "par")
                                 else str(r[c]) for c in cols) + " |")
     ratios = [r["numpy"] / r["native"] for r in rows if isinstance(r.get("native"), float)]
     if ratios:

@@ -55,6 +55,7 @@ from ..ir.registry import REGISTRY
 from ..ir.types import TensorType
 from .accesses import Access, Dim, collect
 from .affine import Affine, LoopInfo
+from .error_slots import error_slots
 from .reductions import loop_reduction, reduction_kind, rounding_note
 
 INDEPENDENT, REDUCTION, CARRIED = "independent", "reduction", "carried"
@@ -129,6 +130,12 @@ class LoopReport:
     reason: str
     dependences: list[Dependence] = field(default_factory=list)
     reductions: list[tuple[str, str, str]] = field(default_factory=list)  # (what, op, note)
+    # per carried value: "same" (passed through unchanged), "last" (a scalar nobody reads:
+    # the last iteration's value), "shared" (an array no two iterations touch at one
+    # element), a reduction kind ("sum", ...) of a scalar or "whole <kind>" of a whole
+    # array, "element <kind>" (s[e] = s[e] op v at one element), "first_error" /
+    # "error_payload" (the run-time check flags, error_slots.py), or None: carried
+    slots: list = field(default_factory=list)
 
     def line_text(self) -> str:
         where = f"line {self.line}" if self.line is not None else "line ?"
@@ -346,21 +353,29 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
                           f"at most {trip} iteration{'s' if trip != 1 else ''}")
     term = block.terminator
     carried_reasons, deps, reds, lasts = [], [], [], []
+    flags = _error_slots(info).get(loop, ())
+    slots: list = [None] * len(loop.operands[3:])
     for k, init in enumerate(loop.operands[3:]):
         seed = block.args[1 + k]
         top = term.operands[k]
+        if k in flags:
+            slots[k] = "first_error" if k == flags[0] else "error_payload"
+            continue
         if top is seed:
+            slots[k] = "same"
             continue  # read-only pass-through
         if not info.uses.get(seed) and seed.type.rank == 0:
             # never read: the loop's result is whatever the last iteration computed (the
             # loop variable leaking out of a Python for loop looks like this)
             lasts.append(_scalar_name(info, loop, k))
+            slots[k] = "last"
             continue
         kind = loop_reduction(info, loop, k)
         if kind is not None:
             what = _scalar_name(info, loop, k) if seed.type.rank == 0 else \
                 f"{info.array_name(seed)} (whole)"
             reds.append((what, kind, rounding_note(kind, seed.type)))
+            slots[k] = kind if seed.type.rank == 0 else f"whole {kind}"
             continue
         if isinstance(seed.type, TensorType) and seed.type.rank == 0:
             carried_reasons.append(f"{_scalar_name(info, loop, k)} carries a value from one "
@@ -379,25 +394,35 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
                 if dep is not None:
                     conflicts.append(dep)
         if not conflicts:
+            slots[k] = "shared"
             continue
         red = _array_reduction(info, loop, conflicts)
         if red is not None:
             reds.append((red[0], red[1], rounding_note(red[1], seed.type)))
+            slots[k] = f"element {red[1]}"
             continue
         deps += conflicts
     if deps or carried_reasons:
         first = _pick(deps)
         reason = first.describe() if first is not None else carried_reasons[0]
-        return LoopReport(loop, var, line, CARRIED, reason, deps, reds)
+        return LoopReport(loop, var, line, CARRIED, reason, deps, reds, slots)
     if reds:
         text = "; ".join(f"{op} into {what} ({note})" for what, op, note in reds)
-        return LoopReport(loop, var, line, REDUCTION, text, [], reds)
+        return LoopReport(loop, var, line, REDUCTION, text, [], reds, slots)
     tail = ""
     if lasts:
         tail = f"; {', '.join(lasts)} keep{'s' if len(lasts) == 1 else ''} the last " \
                "iteration's value"
+    if flags:
+        tail += "; its run-time check flags keep the first failure"
     return LoopReport(loop, var, line, INDEPENDENT, "no element is written by one iteration "
-                      "and touched by another" + tail)
+                      "and touched by another" + tail, slots=slots)
+
+
+def _error_slots(info: LoopInfo) -> dict:
+    if not hasattr(info, "_error_slots"):
+        info._error_slots = error_slots(info.fn)
+    return info._error_slots
 
 
 def _array_reduction(info, loop, conflicts):

@@ -28,6 +28,7 @@ from ..ir.types import TensorType, is_float, np_dtype
 from ..ir.verifier import verify
 from ..passes.cse import cse
 from ..passes.dce import dce
+from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
 from ..runtime.jit import _rebuild, _type_key, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
@@ -83,8 +84,9 @@ class Gradient:
         self.report: dict = {}  # tape_bytes, checkpointed, while_trips (vjp_function)
         g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
                                       while_capacity=capacity)
+        clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
-        g = dce(cse(g))
+        g = MarkParallel().run(dce(cse(g)))
         verify(g, tensor_only=True)
         self.fn = g
         self.backend, _ = choose_backend(g, self.want_backend)

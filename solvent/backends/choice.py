@@ -59,9 +59,16 @@ def loop_work(fn: Function) -> LoopWork:
     w = LoopWork()
 
     def body_counts(block) -> tuple[int, int, int]:
+        """Work of one iteration of a loop whose body is ``block``; the branches of an ``if``
+        in it are part of the iteration (nested loops are counted as loops of their own)."""
         scalar = access = array = 0
         for op in block.ops:
             record = get(op.name)
+            if record.region_branch:
+                for region in op.regions:
+                    s, a, r = body_counts(region.block)
+                    scalar, access, array = scalar + s, access + a, array + r
+                continue
             if op.regions or record.terminator:
                 continue
             if op.name in ("tensor.slice", "tensor.update_slice") and \

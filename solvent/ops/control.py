@@ -28,6 +28,34 @@ def _check_int_scalar(t, what):
 
 
 # --- loop.for -------------------------------------------------------------------------------
+# ``parallel = true``: iterations may run in any order (passes/mark_parallel.py proves it, a
+# frontend may state it); ``combiners`` says per carried value how values of iterations run
+# apart combine: "shared" (an array whose elements no two iterations share), "last" (a
+# scalar: the last iteration's value), "first_error"/"error_payload" (the check flags of
+# checks_to_values: the first failure wins), or the op folding a reduction (FOLDS).
+# Backends that do not parallelize ignore both.
+FOLDS = tuple(f"tensor.{n}" for n in ("add", "mul", "max", "min", "fmax", "fmin", "and", "or",
+                                      "xor", "bitand", "bitor", "bitxor"))
+COMBINERS = ("shared", "last", "first_error", "error_payload") + FOLDS
+
+
+def _check_parallel(attrs, inits):
+    par = attrs.get("parallel", False)
+    expect(isinstance(par, bool), f"loop.for parallel must be true or false, got {par!r}")
+    comb = attrs.get("combiners")
+    if comb is None:
+        expect(not par or all(t.rank > 0 for t in inits),
+               "a parallel loop.for that carries scalars needs combiners")
+        return
+    expect(par, "loop.for has combiners but is not parallel")
+    expect(isinstance(comb, (list, tuple)) and len(comb) == len(inits),
+           "loop.for combiners: one per carried value")
+    for c, t in zip(comb, inits):
+        expect(c in COMBINERS, f"loop.for combiner {c!r} is not one of {', '.join(COMBINERS)}")
+        expect(c != "shared" or t.rank > 0, "loop.for combiner 'shared' is for arrays")
+        expect(c in FOLDS + ("shared",) or t.rank == 0, f"loop.for combiner {c!r} is for scalars")
+
+
 def _for_infer(types, attrs, regions):
     expect(len(types) >= 3, "loop.for takes (lb, ub, step, *inits)")
     for t, w in zip(types[:3], ("lower bound", "upper bound", "step")):
@@ -39,6 +67,7 @@ def _for_infer(types, attrs, regions):
            "loop.for block args must be (iv, *carried) matching the inits")
     expect(arg_types[0] == types[0], "loop.for induction variable type")
     expect(_yield_types(body) == inits, "loop.for yields must match the carried types")
+    _check_parallel(attrs, inits)
     return inits
 
 

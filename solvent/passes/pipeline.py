@@ -17,12 +17,14 @@ from .functionalize import Functionalize
 from .halo_shifts import HaloShifts
 from .if_to_select import IfToSelect
 from .licm import LICM
+from .mark_parallel import MarkParallel
 from .prove_checks import ProveChecks
 
 # the order: functionalize first (refs -> tensors), checks become values before any pass
-# may move or drop ops, then cleanup around the passes that restructure control flow
+# may move or drop ops, then cleanup around the passes that restructure control flow; the
+# parallel marks go on last, on the loops the backends will see
 ORDER = [Functionalize, ProveChecks, ChecksToValues, Canonicalize, CSE, IfToSelect, LICM,
-         HaloShifts, CSE, Canonicalize, DCE]
+         HaloShifts, CSE, Canonicalize, DCE, MarkParallel]
 
 
 def build_pipeline(options: dict | None = None) -> list[Pass]:

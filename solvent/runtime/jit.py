@@ -262,6 +262,7 @@ class JitFunction:
                        "and of the compiled dtype are read in place, others converted; "
                        "written arguments are computed on a copy and copied back after "
                        "the call succeeds; results are new arrays, handed over as they are")
+        out.extend(f"# {line}" for line in getattr(c.executable, "explain_lines", ()))
         out.append(f"# compile time: {c.compile_seconds * 1e3:.1f} ms (before XLA's own "
                    "compilation, which happens on the first call)")
         if self.placement is not None:

@@ -23,6 +23,7 @@ from . import (rules_control, rules_elementwise, rules_index, rules_linalg, rule
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, BufRef, Ctx
 from .engine import Compiled, call_with_arrays
+from . import threads
 from .types import I64, SUPPORTED
 
 # The native rules go into the op registry's rule table for "native", like every backend's
@@ -63,8 +64,13 @@ class NativeBackend(Backend):
         return True, "native: every op has a native lowering"
 
     def describe(self) -> str:
+        pool = threads.settings()
         return (f"native: solvent IR -> LLVM IR (llvmlite) -> machine code, O{self.opt_level} "
-                f"with loop/SLP vectorization; {len(RULES)} op rules")
+                f"with loop/SLP vectorization; {len(RULES)} op rules; the outermost loop "
+                f"marked parallel runs on {pool['threads']} thread(s) when trip count x "
+                f"estimated body cost >= {pool['threshold']} ({threads.ENV_THRESHOLD}), "
+                "reductions folded per chunk in chunk order (float sums and products are "
+                "reassociated)")
 
     def compile(self, fn: Function) -> "NativeExecutable":
         ok, reason = self.accepts(fn)
@@ -73,11 +79,12 @@ class NativeBackend(Backend):
             raise UnsupportedError(reason)
         t0 = time.perf_counter()
         plan = Plan(fn)
-        module, locs = lower(fn, plan)
+        module, ctx = lower(fn, plan)
         text = str(module)
         t1 = time.perf_counter()
         comp = Compiled(text, "solvent_entry", self.opt_level)
-        exe = NativeExecutable(fn, plan, comp, locs, text)
+        exe = NativeExecutable(fn, plan, comp, ctx.locs, text)
+        exe.explain_lines = [f"native: {n}" for n in ctx.notes]
         exe.seconds = {"lower": t1 - t0, **comp.seconds}
         return exe
 
@@ -101,7 +108,7 @@ def lower(fn: Function, plan: Plan):
             ctx.store(ctx.bufs[plan.ret_scalar[k].id], [], ctx.get(v))
     b.ret(ir.Constant(I64, 0))
     ctx.finish_entry()
-    return module, ctx.locs
+    return module, ctx
 
 
 class NativeExecutable:
@@ -111,7 +118,8 @@ class NativeExecutable:
         self.locs = locs
         self.llvm_ir = llvm_ir
         self.cfunc = comp.cfunc
-        self._new = [(b.id, b.shape, np_dtype(b.dtype)) for b in plan.bufs if b.arg is None]
+        self._new = [(b.id, b.shape if b.copies == 1 else (b.copies,) + b.shape,
+                      np_dtype(b.dtype)) for b in plan.bufs if b.arg is None]
         self._args = [(b.id, b.arg, np_dtype(b.dtype), b.written, len(b.shape) == 0)
                       for b in plan.bufs if b.arg is not None]
         self._rets = []
@@ -122,6 +130,7 @@ class NativeExecutable:
         self._table = ctypes.c_void_p * self._n
         self._shim = call_with_arrays()
         self.options_note = None
+        self.explain_lines: list[str] = []
 
     # every result is a new array: none shares memory with an argument or another result
     fresh_results = True

@@ -29,7 +29,7 @@ from ...ir.core import Block, Function, Operation, Value
 
 
 class Buf:
-    __slots__ = ("id", "shape", "dtype", "arg", "written")
+    __slots__ = ("id", "shape", "dtype", "arg", "written", "copies")
 
     def __init__(self, id, shape, dtype, arg=None):
         self.id = id
@@ -37,6 +37,14 @@ class Buf:
         self.dtype = dtype
         self.arg = arg          # IR argument index for an argument's buffer, else None
         self.written = False
+        self.copies = 1         # one per thread for a buffer private to a parallel loop body
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
 
     def __repr__(self):
         return f"<Buf {self.id} {self.shape}{self.dtype} arg={self.arg} w={self.written}>"
@@ -61,6 +69,7 @@ class Plan:
         self.reused: set[Operation] = set()           # elementwise ops writing an operand's buffer
         self.fused: set[Operation] = set()            # computed inside their consumer's loop
         self._donated: frozenset = frozenset()        # outer values a loop.if branch may reuse
+        self.thread_copies = 1                        # copies of a parallel-private buffer
         for i, a in enumerate(fn.args):
             b = self.new(a.type.shape, a.type.dtype, arg=i)
             self.of[a] = b

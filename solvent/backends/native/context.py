@@ -59,14 +59,29 @@ class Ctx:
         self._entry = entry
         self._start = body
         self.locs: list = []   # location id -> SourceLoc (or None)
+        self._table = fn.args[0]
         self._err = fn.args[1]
         self.scratch_bufs: list = []
+        # set in the chunk function of a parallel loop (rules_parallel.py): the executing
+        # thread's number (private buffers hold one copy per thread), the buffers shared by
+        # all threads, and writes into them that the dependence test did not prove disjoint
+        self.tid = None
+        self.shared: set | None = None
+        self.unsafe_writes: list = []
+        self.current: Operation | None = None
+        # counter of a loop with static bounds -> (first, last) value (rules_control._for)
+        self.iv_range: dict = {}
+        self.notes: list[str] = []   # for explain: what became of each parallel loop
 
     def _buffer_pointer(self, buf):
-        """The pointer to ``buf``, loaded from the buffer table in the entry block."""
+        """The pointer to ``buf``, loaded from the buffer table in the entry block (in a
+        parallel chunk, this thread's copy of a private buffer)."""
         ab = self.alloca_builder
-        raw = ab.load(ab.gep(self.fn.args[0], [ir.Constant(I64, buf.id)]))
-        return ab.bitcast(raw, ir.PointerType(mem_type(buf.dtype)))
+        raw = ab.load(ab.gep(self._table, [ir.Constant(I64, buf.id)]))
+        ptr = ab.bitcast(raw, ir.PointerType(mem_type(buf.dtype)))
+        if buf.copies > 1 and self.tid is not None:
+            ptr = ab.gep(ptr, [ab.mul(self.tid, ir.Constant(I64, buf.size))])
+        return ptr
 
     def finish_entry(self):
         self.alloca_builder.branch(self._start)
@@ -82,6 +97,8 @@ class Ctx:
     def scratch(self, op: Operation, shape, dtype) -> BufRef:
         """A temporary buffer private to ``op`` (allocated by the executable per call)."""
         buf = self.plan.new(shape, dtype)
+        if self.tid is not None:
+            buf.copies = self.plan.thread_copies
         self.scratch_bufs.append(buf)
         ptr = self._buffer_pointer(buf)
         ref = BufRef(ptr, tuple(shape), dtype)
@@ -119,6 +136,10 @@ class Ctx:
         return x.at(idx) if isinstance(x, Lazy) else self.load(x, idx)
 
     def store(self, ref: BufRef, idx, value):
+        if self.shared is not None and id(ref.ptr) in self.shared and not (
+                self.current is not None and self.current.name == "tensor.update_slice"
+                and self.current in self.plan.inplace):
+            self.unsafe_writes.append(self.current)
         ptr = self.b.gep(ref.ptr, [self.offset(ref, idx)], inbounds=True)
         if ref.dtype == "i1":
             value = self.b.zext(value, mem_type("i1"))
@@ -220,7 +241,9 @@ class Ctx:
             rule = self.rules.get(op.name)
             if rule is None:
                 raise IRError(f"native: no rule for {op.name}")
+            outer, self.current = self.current, op
             results = rule(op, self)
+            self.current = outer
             for r, v in zip(op.results, results):
                 self.env[r] = v
         return block.ops[-1]

@@ -10,6 +10,7 @@ from llvmlite import ir
 
 from .bufferize import is_array
 from .context import ERR_ZERO_STEP
+from .rules_parallel import lower_parallel
 
 
 def _enter(op, ctx, inits):
@@ -52,6 +53,10 @@ def _write_back(ctx, term, slots):
 
 
 def _for(op, ctx):
+    if op.attrs.get("parallel"):
+        results = lower_parallel(op, ctx)
+        if results is not None:
+            return results
     b = ctx.b
     lb, ub, step = (ctx.get(v) for v in op.operands[:3])
     iv_t = op.operands[0].type.dtype
@@ -66,6 +71,11 @@ def _for(op, ctx):
         else:
             ctx.fail_if(b.icmp_signed("==", step, zero), op, ERR_ZERO_STEP)
     slots = _enter(op, ctx, inits)
+    bounds = [int(v.owner.attrs["value"]) if getattr(v.owner, "name", None) == "tensor.constant"
+              else None for v in op.operands[:3]]
+    if None not in bounds and bounds[2] and iv_t[0] == "i" and range(*bounds):
+        r = range(*bounds)
+        ctx.iv_range[body.args[0]] = (min(r[0], r[-1]), max(r[0], r[-1]))
     iv = ctx.slot(iv_t)
     b.store(lb, iv)
     head = ctx.fn.append_basic_block("for.head")

@@ -1,0 +1,434 @@
+"""The thread pool that runs parallel loops: a small runtime written in LLVM IR over libc's
+pthreads, compiled once per process and linked into every native module by symbol.
+
+``solvent_par_for(chunk, env, trip, cost, err) -> i64`` runs the iterations ``[0, trip)`` of
+one parallel loop, whose body was outlined into ``chunk(env, lo, hi, c, tid, err) -> i64``
+(rules_parallel.py). It returns how many chunks ran (their partial results are combined by
+the caller in chunk order), or -1 after a failed run-time check, with that check's record in
+``err``.
+
+Policy, all decided here at run time:
+
+- **Sequential** (one chunk, on the calling thread) when ``trip * cost`` is below the
+  threshold (``SOLVENT_PARALLEL_THRESHOLD``, in the cost units of rules_parallel.body_cost,
+  about one scalar op each), when the pool has one thread, when another call is using the
+  pool (two Python threads, or a forked child of a process whose pool had started).
+- **Parallel** otherwise: ``min(trip, 4 * threads, 256)`` contiguous chunks of the range,
+  taken in increasing order from an atomic counter by the calling thread and the workers
+  (dynamic scheduling balances uneven iterations, as in Mandelbrot rows). Workers are
+  ``threads - 1`` pthreads (``SOLVENT_NUM_THREADS``, default: the cores this process may
+  use) created on first use and kept, sleeping on a condition variable between loops.
+- **Join**: the job closes when the calling thread finds no chunk left; it then waits only
+  for the workers that joined before that (a worker that wakes later sees the job closed),
+  so a worker the OS has not scheduled yet, on a busy machine, does not hold up the loop.
+- **Errors**: a chunk that fails stops its thread, and no thread takes a new chunk after a
+  failure. Chunks are taken in order, so every chunk below the lowest failing one ran to
+  its end without failing; the lowest failing chunk's record is the error that sequential
+  execution would have raised first. That is the one returned: deterministic.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+import llvmlite.binding as llvm
+
+from .engine import target_machine
+
+MAX_THREADS = 64
+MAX_CHUNKS = 256
+CHUNKS_PER_THREAD = 4
+MIN_MAX_THREADS = 4
+ENV_THREADS = "SOLVENT_NUM_THREADS"
+ENV_THRESHOLD = "SOLVENT_PARALLEL_THRESHOLD"
+DEFAULT_THRESHOLD = 100_000   # cost units (~scalar ops); see benchmarks/parallel_overhead.py
+
+# pthread_mutex_t / pthread_cond_t are opaque: 128 bytes each is more than glibc (40/48)
+# and macOS (64/48) need; they are initialized by pthread_*_init, never by layout.
+_RUNTIME = r"""
+@mutex = internal global [16 x i64] zeroinitializer, align 16
+@cv_work = internal global [16 x i64] zeroinitializer, align 16
+@cv_done = internal global [16 x i64] zeroinitializer, align 16
+@ready = internal global i64 0
+@gen = internal global i64 0
+@gen0 = internal global i64 0
+@active = internal global i64 0
+@job_open = internal global i64 0
+@nworkers = internal global i64 0
+@busy = internal global i64 0
+@pid = internal global i32 0
+@job_fn = internal global i64 (i8*, i64, i64, i64, i64, i64*)* null
+@job_env = internal global i8* null
+@job_trip = internal global i64 0
+@job_n = internal global i64 0
+@job_next = internal global i64 0
+@job_stop = internal global i64 0
+@job_rec = internal global i64* null
+@solvent_par_threads = global i64 1
+@solvent_par_threshold = global i64 MAXCOST
+
+declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
+declare i32 @pthread_mutex_init(i8*, i8*)
+declare i32 @pthread_mutex_lock(i8*)
+declare i32 @pthread_mutex_unlock(i8*)
+declare i32 @pthread_cond_init(i8*, i8*)
+declare i32 @pthread_cond_wait(i8*, i8*)
+declare i32 @pthread_cond_broadcast(i8*)
+declare i32 @pthread_cond_signal(i8*)
+declare i32 @getpid()
+
+define internal i8* @m() {
+  %p = bitcast [16 x i64]* @mutex to i8*
+  ret i8* %p
+}
+
+; take chunks until none is left or some chunk failed; rec[tid] = (failed chunk, 5 words)
+define internal void @run_chunks(i64 %tid) {
+entry:
+  %fn = load i64 (i8*, i64, i64, i64, i64, i64*)*, i64 (i8*, i64, i64, i64, i64, i64*)** @job_fn
+  %env = load i8*, i8** @job_env
+  %trip = load i64, i64* @job_trip
+  %n = load i64, i64* @job_n
+  %recs = load i64*, i64** @job_rec
+  %off = mul i64 %tid, 6
+  %rec = getelementptr i64, i64* %recs, i64 %off
+  %errp = getelementptr i64, i64* %rec, i64 1
+  br label %take
+take:
+  %stop = load atomic i64, i64* @job_stop monotonic, align 8
+  %stopped = icmp ne i64 %stop, 0
+  br i1 %stopped, label %done, label %grab
+grab:
+  %c = atomicrmw add i64* @job_next, i64 1 seq_cst
+  %more = icmp slt i64 %c, %n
+  br i1 %more, label %work, label %done
+work:
+  %a = mul i64 %c, %trip
+  %lo = sdiv i64 %a, %n
+  %c1 = add i64 %c, 1
+  %b = mul i64 %c1, %trip
+  %hi = sdiv i64 %b, %n
+  %r = call i64 %fn(i8* %env, i64 %lo, i64 %hi, i64 %c, i64 %tid, i64* %errp)
+  %bad = icmp ne i64 %r, 0
+  br i1 %bad, label %fail, label %take
+fail:
+  store i64 %c, i64* %rec
+  store atomic i64 1, i64* @job_stop monotonic, align 8
+  br label %done
+done:
+  ret void
+}
+
+define internal i8* @worker(i8* %arg) {
+entry:
+  %tid = ptrtoint i8* %arg to i64
+  %mx = call i8* @m()
+  %cw = bitcast [16 x i64]* @cv_work to i8*
+  %cd = bitcast [16 x i64]* @cv_done to i8*
+  %g0 = load i64, i64* @gen0
+  br label %wait
+wait:
+  %seen = phi i64 [%g0, %entry], [%g, %late], [%g, %unlock]
+  %l1 = call i32 @pthread_mutex_lock(i8* %mx)
+  br label %check
+check:
+  %g = load i64, i64* @gen
+  %same = icmp eq i64 %g, %seen
+  br i1 %same, label %sleep, label %woken
+sleep:
+  %w = call i32 @pthread_cond_wait(i8* %cw, i8* %mx)
+  br label %check
+woken:
+  %open = load i64, i64* @job_open
+  %t = load i64, i64* @solvent_par_threads
+  %mine = icmp slt i64 %tid, %t
+  %isopen = icmp ne i64 %open, 0
+  %join = and i1 %mine, %isopen
+  br i1 %join, label %go, label %late
+late:
+  %u0 = call i32 @pthread_mutex_unlock(i8* %mx)
+  br label %wait
+go:
+  %a = load i64, i64* @active
+  %a1 = add i64 %a, 1
+  store i64 %a1, i64* @active
+  %u1 = call i32 @pthread_mutex_unlock(i8* %mx)
+  call void @run_chunks(i64 %tid)
+  %l2 = call i32 @pthread_mutex_lock(i8* %mx)
+  %b = load i64, i64* @active
+  %b1 = sub i64 %b, 1
+  store i64 %b1, i64* @active
+  %last = icmp eq i64 %b1, 0
+  br i1 %last, label %signal, label %unlock
+signal:
+  %s = call i32 @pthread_cond_signal(i8* %cd)
+  br label %unlock
+unlock:
+  %u2 = call i32 @pthread_mutex_unlock(i8* %mx)
+  br label %wait
+}
+
+; start workers until there are %want - 1 (called with the mutex held)
+define internal void @start(i64 %want) {
+entry:
+  %g = load i64, i64* @gen
+  store i64 %g, i64* @gen0
+  %th = alloca i64
+  %n0 = load i64, i64* @nworkers
+  %k0 = add i64 %n0, 1
+  br label %loop
+loop:
+  %k = phi i64 [%k0, %entry], [%k1, %ok]
+  %more = icmp slt i64 %k, %want
+  br i1 %more, label %make, label %done
+make:
+  %arg = inttoptr i64 %k to i8*
+  %r = call i32 @pthread_create(i64* %th, i8* null, i8* (i8*)* @worker, i8* %arg)
+  %failed = icmp ne i32 %r, 0
+  br i1 %failed, label %done, label %ok
+ok:
+  store i64 %k, i64* @nworkers
+  %k1 = add i64 %k, 1
+  br label %loop
+done:
+  ret void
+}
+
+define i64 @solvent_par_for(i64 (i8*, i64, i64, i64, i64, i64*)* %fn, i8* %env, i64 %trip,
+                            i64 %cost, i64* %err) {
+entry:
+  %recs = alloca [MAXREC x i64]
+  %t = load i64, i64* @solvent_par_threads
+  %thr = load i64, i64* @solvent_par_threshold
+  %few = icmp slt i64 %trip, 2
+  %one = icmp slt i64 %t, 2
+  %c1 = icmp slt i64 %cost, 1
+  %cc = select i1 %c1, i64 1, i64 %cost
+  %need0 = add i64 %thr, %cc
+  %need1 = sub i64 %need0, 1
+  %need = sdiv i64 %need1, %cc
+  %small = icmp slt i64 %trip, %need
+  %s1 = or i1 %few, %one
+  %s2 = or i1 %s1, %small
+  br i1 %s2, label %seq, label %pidcheck
+pidcheck:
+  %mypid = call i32 @getpid()
+  %pid = load i32, i32* @pid
+  %nopool = icmp eq i32 %pid, 0
+  %mine = icmp eq i32 %pid, %mypid
+  %usable = or i1 %nopool, %mine
+  br i1 %usable, label %claim, label %seq
+claim:
+  %x = cmpxchg i64* @busy, i64 0, i64 1 acquire monotonic
+  %got = extractvalue { i64, i1 } %x, 1
+  br i1 %got, label %par, label %seq
+par:
+  %mx = call i8* @m()
+  %rdy = load i64, i64* @ready
+  %isready = icmp ne i64 %rdy, 0
+  br i1 %isready, label %grow, label %init
+init:
+  %i1 = call i32 @pthread_mutex_init(i8* %mx, i8* null)
+  %cw0 = bitcast [16 x i64]* @cv_work to i8*
+  %cd0 = bitcast [16 x i64]* @cv_done to i8*
+  %i2 = call i32 @pthread_cond_init(i8* %cw0, i8* null)
+  %i3 = call i32 @pthread_cond_init(i8* %cd0, i8* null)
+  store i64 1, i64* @ready
+  store i32 %mypid, i32* @pid
+  br label %grow
+grow:
+  %nw0 = load i64, i64* @nworkers
+  %nw0p = add i64 %nw0, 1
+  %short = icmp slt i64 %nw0p, %t
+  br i1 %short, label %spawn, label %lock
+spawn:
+  %l0 = call i32 @pthread_mutex_lock(i8* %mx)
+  call void @start(i64 %t)
+  %u0 = call i32 @pthread_mutex_unlock(i8* %mx)
+  br label %lock
+lock:
+  %nw = load i64, i64* @nworkers
+  %noworkers = icmp eq i64 %nw, 0
+  br i1 %noworkers, label %release_seq, label %publish
+release_seq:
+  store atomic i64 0, i64* @busy release, align 8
+  br label %seq
+publish:
+  %tw = add i64 %nw, 1
+  %tl = icmp slt i64 %tw, %t
+  %tt = select i1 %tl, i64 %tw, i64 %t
+  %n0 = mul i64 %tt, CPT
+  %n1 = icmp slt i64 %n0, MAXCHUNKS
+  %n2 = select i1 %n1, i64 %n0, i64 MAXCHUNKS
+  %n3 = icmp slt i64 %trip, %n2
+  %n = select i1 %n3, i64 %trip, i64 %n2
+  %recp = getelementptr [MAXREC x i64], [MAXREC x i64]* %recs, i64 0, i64 0
+  br label %clear
+clear:
+  %k = phi i64 [0, %publish], [%k1, %clear]
+  %ko = mul i64 %k, 6
+  %kp = getelementptr i64, i64* %recp, i64 %ko
+  store i64 MAXCHUNKS, i64* %kp
+  %k1 = add i64 %k, 1
+  %kmore = icmp slt i64 %k1, MAXTHREADS
+  br i1 %kmore, label %clear, label %go
+go:
+  %l1 = call i32 @pthread_mutex_lock(i8* %mx)
+  store i64 (i8*, i64, i64, i64, i64, i64*)* %fn, i64 (i8*, i64, i64, i64, i64, i64*)** @job_fn
+  store i8* %env, i8** @job_env
+  store i64 %trip, i64* @job_trip
+  store i64 %n, i64* @job_n
+  store i64 0, i64* @job_next
+  store i64 0, i64* @job_stop
+  store i64* %recp, i64** @job_rec
+  store i64 1, i64* @job_open
+  %g = load i64, i64* @gen
+  %g1 = add i64 %g, 1
+  store i64 %g1, i64* @gen
+  %cw = bitcast [16 x i64]* @cv_work to i8*
+  %b1 = call i32 @pthread_cond_broadcast(i8* %cw)
+  %u1 = call i32 @pthread_mutex_unlock(i8* %mx)
+  call void @run_chunks(i64 0)
+  %l2 = call i32 @pthread_mutex_lock(i8* %mx)
+  store i64 0, i64* @job_open
+  %cd = bitcast [16 x i64]* @cv_done to i8*
+  br label %join
+join:
+  %p = load i64, i64* @active
+  %busyw = icmp sgt i64 %p, 0
+  br i1 %busyw, label %joinwait, label %joined
+joinwait:
+  %w = call i32 @pthread_cond_wait(i8* %cd, i8* %mx)
+  br label %join
+joined:
+  %u2 = call i32 @pthread_mutex_unlock(i8* %mx)
+  store atomic i64 0, i64* @busy release, align 8
+  br label %scan
+scan:
+  %j = phi i64 [0, %joined], [%j1, %scan]
+  %best = phi i64 [MAXCHUNKS, %joined], [%best1, %scan]
+  %bestj = phi i64 [0, %joined], [%bestj1, %scan]
+  %jo = mul i64 %j, 6
+  %jp = getelementptr i64, i64* %recp, i64 %jo
+  %fc = load i64, i64* %jp
+  %lower = icmp slt i64 %fc, %best
+  %best1 = select i1 %lower, i64 %fc, i64 %best
+  %bestj1 = select i1 %lower, i64 %j, i64 %bestj
+  %j1 = add i64 %j, 1
+  %jmore = icmp slt i64 %j1, MAXTHREADS
+  br i1 %jmore, label %scan, label %scanned
+scanned:
+  %anyfail = icmp slt i64 %best1, MAXCHUNKS
+  br i1 %anyfail, label %copyerr, label %ok
+copyerr:
+  %eo = mul i64 %bestj1, 6
+  %eo1 = add i64 %eo, 1
+  %src = getelementptr i64, i64* %recp, i64 %eo1
+  br label %cp
+cp:
+  %q = phi i64 [0, %copyerr], [%q1, %cp]
+  %sq = getelementptr i64, i64* %src, i64 %q
+  %v = load i64, i64* %sq
+  %dq = getelementptr i64, i64* %err, i64 %q
+  store i64 %v, i64* %dq
+  %q1 = add i64 %q, 1
+  %qmore = icmp slt i64 %q1, 5
+  br i1 %qmore, label %cp, label %failed
+failed:
+  ret i64 -1
+ok:
+  ret i64 %n
+seq:
+  %r = call i64 %fn(i8* %env, i64 0, i64 %trip, i64 0, i64 0, i64* %err)
+  %sbad = icmp ne i64 %r, 0
+  %sres = select i1 %sbad, i64 -1, i64 1
+  ret i64 %sres
+}
+"""
+
+
+def _runtime_text() -> str:
+    return (_RUNTIME.replace("MAXREC", str(6 * MAX_THREADS))
+            .replace("MAXTHREADS", str(MAX_THREADS)).replace("MAXCHUNKS", str(MAX_CHUNKS))
+            .replace("CPT", str(CHUNKS_PER_THREAD)).replace("MAXCOST", str(DEFAULT_THRESHOLD)))
+
+
+class _Runtime:
+    def __init__(self):
+        tm = target_machine()
+        mod = llvm.parse_assembly(_runtime_text())
+        mod.triple = tm.triple
+        mod.data_layout = str(tm.target_data)
+        mod.verify()
+        self.engine = llvm.create_mcjit_compiler(mod, tm)
+        self.engine.finalize_object()
+        self.par_for = self.engine.get_function_address("solvent_par_for")
+        llvm.add_symbol("solvent_par_for", self.par_for)
+        self._threads = ctypes.c_int64.from_address(
+            self.engine.get_global_value_address("solvent_par_threads"))
+        self._threshold = ctypes.c_int64.from_address(
+            self.engine.get_global_value_address("solvent_par_threshold"))
+        n = max(1, min(MAX_THREADS, _env_int(ENV_THREADS, _cores())))
+        # private buffers get max_threads copies, fixed for the process; at least
+        # MIN_MAX_THREADS so that tests can run loops on more threads than cores
+        self.max_threads = max(n, MIN_MAX_THREADS)
+        self._threads.value = n
+        self._threshold.value = max(0, _env_int(ENV_THRESHOLD, DEFAULT_THRESHOLD))
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _env_int(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not an integer") from None
+
+
+_LOCK = threading.Lock()
+_INSTANCE: _Runtime | None = None
+
+
+def runtime() -> _Runtime:
+    """The process's pool runtime (compiled on first use; its symbol is then linkable)."""
+    global _INSTANCE
+    with _LOCK:
+        if _INSTANCE is None:
+            _INSTANCE = _Runtime()
+        return _INSTANCE
+
+
+def max_threads() -> int:
+    """Threads a parallel loop may use in this process (private buffers are sized for it)."""
+    return runtime().max_threads
+
+
+def settings() -> dict:
+    rt = runtime()
+    return {"threads": rt._threads.value, "threshold": rt._threshold.value}
+
+
+def configure(threads: int | None = None, threshold: int | None = None) -> dict:
+    """Change the pool's active threads (1 .. max_threads) or the threshold (cost units; 0
+    runs every parallel loop of two or more iterations on the pool); returns the previous
+    settings, so ``configure(**old)`` restores them."""
+    rt = runtime()
+    old = settings()
+    if threads is not None:
+        if not 1 <= threads <= rt.max_threads:
+            raise ValueError(f"threads must be in 1..{rt.max_threads}, got {threads}")
+        rt._threads.value = threads
+    if threshold is not None:
+        if threshold < 0:
+            raise ValueError(f"threshold must be >= 0, got {threshold}")
+        rt._threshold.value = threshold
+    return old
