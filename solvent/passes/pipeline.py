@@ -18,11 +18,14 @@ from .halo_shifts import HaloShifts
 from .if_to_select import IfToSelect
 from .licm import LICM
 from .prove_checks import ProveChecks
+from .raising.contraction import RaiseContractions
+from .raising.raise_loops import RaiseLoops
 
 # the order: functionalize first (refs -> tensors), checks become values before any pass
 # may move or drop ops, then cleanup around the passes that restructure control flow
+# raising runs after if-conversion and LICM (selects and hoisted invariants batch simply)
 ORDER = [Functionalize, ProveChecks, ChecksToValues, Canonicalize, CSE, IfToSelect, LICM,
-         HaloShifts, CSE, Canonicalize, DCE]
+         RaiseLoops, Canonicalize, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE]
 
 
 def build_pipeline(options: dict | None = None) -> list[Pass]:

@@ -1,0 +1,105 @@
+"""Raising loops into tensor operations ("multi-dimensionalization").
+
+Every ``loop.for`` is tried innermost first; a loop is raised when
+
+1. the dependence test (analysis/dependence.py) classifies it as independent or a
+   reduction — a loop with a real loop-carried dependence is never raised;
+2. its bounds and step are constants (the trip count ``N`` is known), and
+3. every op of its body has a batching rule (batching.py, indexing.py) and every value it
+   carries has a meaning slots.py can build (reduction, independent array, ...).
+
+Then the loop is replaced by the batched body: ops over the whole index space, built in
+front of the loop (slices, strided where the subscript is ``a*i+b``; iota for the loop
+variable; elementwise ops and selects; gathers for reads with non-affine subscripts;
+reduce ops for reductions; update_slice for the writes). A loop with zero trips is
+replaced by its initial values. Raising an inner loop leaves its parent with tensor ops in
+its body, so the parent may be raised next: nests of independent loops become
+multi-dimensional ops, and a sequential outer loop (a time loop, a sweep, a pivot loop)
+keeps its loop around its raised inner loops (partial raising).
+
+Identity: for an independent loop, running the iterations in any order, or all at once,
+gives the same arrays (no iteration reads or writes an element another one writes);
+reductions are reassociated (exact except for floating sums and products, whose rounding
+may change as NumPy's own pairwise summation does). Each raised loop is logged on the
+function (``Function.raised``) and each loop left with its reason (``Function.not_raised``);
+``analysis.explain_loops`` prints both.
+
+Loops with bounds that depend on an outer loop variable (triangular ``for j in range(i)``)
+stay loops: each outer iteration's inner trip count differs, and a masked full-range form
+would compute up to twice the work.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...analysis.affine import LoopInfo
+from ...analysis.dependence import CARRIED, classify_loop
+from ...ir.core import Function
+from ..base import Pass
+from .batching import Batch, Refuse
+from .slots import Slots, error_slots
+
+
+def _try_raise(info: LoopInfo, loop, report) -> str:
+    """Raise ``loop`` (returns what it became) or raise Refuse."""
+    if report.kind == CARRIED and not error_slots(info, loop):
+        raise Refuse(report.reason)
+    lb, ub, step = info.loop_bounds(loop)
+    if step is None or not lb.is_const or not ub.is_const:
+        raise Refuse("the trip count is not a compile-time constant (bounds "
+                     f"{info.render(lb)}..{info.render(ub)}: a triangular or symbolic range)")
+    trips = range(lb.const, ub.const, step)
+    if len(trips) == 0:
+        loop.replace_with(list(loop.operands[3:]))
+        return "nothing (no trips)"
+    b = Batch(info, loop, len(trips), lb.const, step)
+    try:
+        slots = Slots(b)
+        slots.plan()
+        b.run(loop.regions[0].block)
+        results = slots.results()
+    except Refuse as e:
+        b.abandon()
+        raise Refuse(report.reason if report.kind == CARRIED else str(e)) from None
+    loop.replace_with(results)
+    return ", ".join(sorted(b.what)) or "its initial values"
+
+
+def raise_loops(fn: Function) -> int:
+    """Raise every loop that can be; returns how many were."""
+    refused: dict = {}
+    count = 0
+    while True:
+        info = LoopInfo(fn)
+        todo = [m for m in reversed(info.loops) if m.name == "loop.for" and m not in refused]
+        if not todo:
+            break
+        loop = todo[0]
+        report = classify_loop(info, loop)
+        where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
+        try:
+            what = _try_raise(info, loop, report)
+        except Refuse as e:
+            refused[loop] = str(e)
+            continue
+        fn.raised.append(f"{where}: raised ({report.kind}) into {what}")
+        count += 1
+    for loop, why in refused.items():
+        if loop.parent is not None:
+            fn.not_raised[loop] = why
+    return count
+
+
+class RaiseLoops(Pass):
+    """Loops whose iterations are independent (or reduce) become tensor ops."""
+
+    name = "raise_loops"
+
+    @dataclass(frozen=True)
+    class Options:
+        enabled: bool = True
+
+    def run(self, fn: Function) -> Function:
+        if self.options.enabled:
+            raise_loops(fn)
+        return fn
