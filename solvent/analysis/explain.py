@@ -5,10 +5,14 @@ from ..ir.core import Function
 from .dependence import analyze
 
 
-def tensor_ir(pyfn, *args) -> Function:
-    """The IR the compiler really produces for ``pyfn(*args)`` (after the whole pipeline)."""
+def tensor_ir(pyfn, *args, raised: bool = False) -> Function:
+    """The tensor IR the compiler produces for ``pyfn(*args)``: after the whole pipeline
+    with ``raised``, else with the raising passes off (the loops as written, which is what
+    the dependence analysis classifies)."""
     from ..runtime.jit import JitFunction
-    return JitFunction(pyfn).compile(tuple(args)).fn
+    off = None if raised else {"raise_loops": {"enabled": False},
+                               "raise_contractions": {"enabled": False}}
+    return JitFunction(pyfn, passes=off).compile(tuple(args)).fn
 
 
 def explain_loops(fn, *args) -> str:
@@ -19,7 +23,7 @@ def explain_loops(fn, *args) -> str:
     ops come first (``line 9: loop k: raised (reduction) into reduce_sum, slice``); a loop
     they left says why (``not raised — <the dependence>``)."""
     if not isinstance(fn, Function):
-        fn = tensor_ir(fn, *args)
+        fn = tensor_ir(fn, *args, raised=True)
     reports = analyze(fn)
     lines = list(getattr(fn, "raised", []))
     not_raised = getattr(fn, "not_raised", {})
@@ -28,7 +32,8 @@ def explain_loops(fn, *args) -> str:
         if why is None:
             lines.append(r.line_text())
             continue
-        where = f"line {r.line}" if r.line is not None else "line ?"
-        note = "" if why == r.reason else f" (analysis: {r.kind} — {r.reason})"
-        lines.append(f"{where}: loop {r.var}: not raised — {why}{note}")
+        if why == r.reason:
+            lines.append(f"{r.line_text()} — not raised")
+        else:
+            lines.append(f"{r.line_text()} — not raised: {why}")
     return "\n".join(lines) if lines else "no loops"

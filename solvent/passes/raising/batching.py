@@ -28,8 +28,10 @@ class Refuse(Exception):
 
 
 class Batch:
-    def __init__(self, info, loop: Operation, n: int, lb: int, step: int):
+    def __init__(self, info, loop: Operation, n: int, lb: int, step: int,
+                 partial: bool = False):
         self.info = info
+        self.partial = partial
         self.loop = loop
         self.n = n
         self.lb = lb
@@ -44,6 +46,11 @@ class Batch:
         # iterations they stay uniform (every iteration's writes applied at once)
         self.versions: set = set()
         self.skip: set = set()  # body ops a slot handles itself (slots.py)
+        # for a loop whose bounds move with an outer loop (``for j in range(i)``): the
+        # batch covers the widest range over the nest, and ``mask`` (i1, (N,)) marks the
+        # iterations the loop really runs; ``bounds`` are its (lb, ub) values
+        self.mask: Value | None = None
+        self.bounds: tuple | None = None
 
     # --- building ------------------------------------------------------------------------
     def emit(self, name: str, operands, loc=None, **attrs) -> Value:
@@ -116,6 +123,22 @@ class Batch:
         if self.lb != 0:
             k = self.emit("tensor.add", [k, self.const(self.lb, dt)])
         return k
+
+    def set_mask(self, iv_values: Value, lb: Value, ub: Value) -> None:
+        ge = self.emit("tensor.ge", [iv_values, lb])
+        lt = self.emit("tensor.lt", [iv_values, ub])
+        self.mask = self.emit("tensor.and", [ge, lt])
+        self.bounds = (lb, ub)
+        self.what.add("mask")
+
+    def masked(self, value: Value, other: Value) -> Value:
+        """``value`` (varying, N in front) where the iteration runs, ``other`` elsewhere."""
+        if self.mask is None:
+            return value
+        m = self.mask
+        if value.type.rank > 1:
+            m = self.emit("tensor.reshape", [m], shape=[self.n] + [1] * (value.type.rank - 1))
+        return self.emit("tensor.select", [m, value, other])
 
     def iv_index(self) -> Value:
         """0, 1, ..., N-1 (i64): the iteration number."""

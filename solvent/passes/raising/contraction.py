@@ -11,7 +11,9 @@ batched, transposed operands alike), transposed into the order the reduction kep
 Identity: ``sum_k a[.., k] * b[k, ..] == dot_general(a, b)`` up to the order of the sum, so
 floating results may differ in the last bits (the reduction was already reordered by
 raising; NumPy's own matmul sums in blocks). Refused: an axis summed over that is in one
-operand only, a kept axis in neither, a base axis used twice (a diagonal), bool operands.
+operand only, a kept axis in neither, a base axis used twice (a diagonal), bool operands,
+and full sums to a scalar (``sum(x * y)``: XLA fuses the reduction as well, and a scalar
+dot's reverse-mode rule would need rank-0 contractions).
 """
 from __future__ import annotations
 
@@ -72,8 +74,8 @@ def _squeeze(rw, base, dims):
 
 def _sum_of_products(op, rw) -> bool:
     prod = defining(op.operands[0], "tensor.mul")
-    if prod is None or op.result.type.dtype == "i1":
-        return False
+    if prod is None or op.result.type.dtype == "i1" or op.result.type.rank == 0:
+        return False  # a full sum of products stays a fused reduction
     shape = prod.result.type.shape
     rank = len(shape)
     axes = set(op.attrs["axes"])

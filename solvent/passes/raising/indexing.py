@@ -178,7 +178,11 @@ def write(b: Batch, op, args) -> object:
                          "(a subscript that is not affine in the loop variable, or out of "
                          "bounds)")
         new_spec, new_dyn, pos = plan
-        value = b.from_front(b.stacked(op.operands[1]), pos)
+        value = b.stacked(op.operands[1])
+        if b.mask is not None:  # iterations the loop does not run keep the old elements
+            old = b.emit("tensor.slice", [base, *new_dyn], spec=new_spec)
+            value = b.masked(value, b.to_front(old, pos))
+        value = b.from_front(value, pos)
         b.what.add("update_slice")
         r = b.emit("tensor.update_slice", [base, value, *new_dyn], loc=op.loc, spec=new_spec)
         b.versions.add(op.result)

@@ -24,9 +24,12 @@ may change as NumPy's own pairwise summation does). Each raised loop is logged o
 function (``Function.raised``) and each loop left with its reason (``Function.not_raised``);
 ``analysis.explain_loops`` prints both.
 
-Loops with bounds that depend on an outer loop variable (triangular ``for j in range(i)``)
-stay loops: each outer iteration's inner trip count differs, and a masked full-range form
-would compute up to twice the work.
+Loops with bounds that depend on an outer loop variable (triangular ``for j in range(i)``,
+a factorization's ``for i in range(k + 1, n)``) are batched over the widest range their
+bounds take over the nest, with a mask of the iterations that run: masked-off iterations
+write back the old elements, contribute the identity to reductions and raise no error.
+That computes up to twice the triangle, once, instead of a scalar loop (``max_masked``
+bounds the range; above it the loop stays a loop).
 """
 from __future__ import annotations
 
@@ -40,19 +43,30 @@ from .batching import Batch, Refuse
 from .slots import Slots, error_slots
 
 
-def _try_raise(info: LoopInfo, loop, report) -> str:
+def _try_raise(info: LoopInfo, loop, report, max_masked: int) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
     lb, ub, step = info.loop_bounds(loop)
-    if step is None or not lb.is_const or not ub.is_const:
-        raise Refuse("the trip count is not a compile-time constant (bounds "
-                     f"{info.render(lb)}..{info.render(ub)}: a triangular or symbolic range)")
-    trips = range(lb.const, ub.const, step)
+    if step is None:
+        raise Refuse("the step is not a constant")
+    partial = not (lb.is_const and ub.is_const)
+    if partial:
+        # bounds that move with an outer loop: batch the widest range, masked
+        lo, hi = info.bounds(lb)[0], info.bounds(ub)[1]
+        if step != 1 or lo is None or hi is None or \
+                any(info.inside(o, loop) for o in loop.operands[:2]):
+            raise Refuse("the trip count is not a compile-time constant (bounds "
+                         f"{info.render(lb)}..{info.render(ub)}: symbolic, or a stride)")
+        if hi - lo > max_masked:
+            raise Refuse(f"a masked range of {hi - lo} iterations is above max_masked")
+        trips = range(lo, hi)
+    else:
+        trips = range(lb.const, ub.const, step)
     if len(trips) == 0:
         loop.replace_with(list(loop.operands[3:]))
         return "nothing (no trips)"
-    b = Batch(info, loop, len(trips), lb.const, step)
+    b = Batch(info, loop, len(trips), trips.start, step, partial)
     try:
         slots = Slots(b)
         slots.plan()
@@ -65,7 +79,7 @@ def _try_raise(info: LoopInfo, loop, report) -> str:
     return ", ".join(sorted(b.what)) or "its initial values"
 
 
-def raise_loops(fn: Function) -> int:
+def raise_loops(fn: Function, max_masked: int = 1 << 16) -> int:
     """Raise every loop that can be; returns how many were."""
     refused: dict = {}
     count = 0
@@ -78,11 +92,13 @@ def raise_loops(fn: Function) -> int:
         report = classify_loop(info, loop)
         where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
         try:
-            what = _try_raise(info, loop, report)
+            what = _try_raise(info, loop, report, max_masked)
         except Refuse as e:
             refused[loop] = str(e)
             continue
-        fn.raised.append(f"{where}: raised ({report.kind}) into {what}")
+        kind = report.kind if report.kind != CARRIED else \
+            "independent but for its run-time checks, batched as first-failure selects"
+        fn.raised.append(f"{where}: raised ({kind}) into {what}")
         count += 1
     for loop, why in refused.items():
         if loop.parent is not None:
@@ -98,8 +114,11 @@ class RaiseLoops(Pass):
     @dataclass(frozen=True)
     class Options:
         enabled: bool = True
+        # a loop whose bounds move with an outer loop (``for j in range(i)``) is raised over
+        # its widest range with a mask when that range is at most this many iterations
+        max_masked: int = 1 << 16
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
-            raise_loops(fn)
+            raise_loops(fn, self.options.max_masked)
         return fn

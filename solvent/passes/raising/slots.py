@@ -87,7 +87,10 @@ class Slots:
         b, info, loop = self.b, self.b.info, self.b.loop
         block = loop.regions[0].block
         term = block.terminator
-        b.env[block.args[0]] = (b.iv_value(block.args[0]), True)
+        iv = b.iv_value(block.args[0])
+        b.env[block.args[0]] = (iv, True)
+        if b.partial:
+            b.set_mask(iv, loop.operands[0], loop.operands[1])
         errors = error_slots(info, loop)
         for k, init in enumerate(loop.operands[3:]):
             seed, top = block.args[1 + k], term.operands[k]
@@ -106,7 +109,7 @@ class Slots:
                 continue
             if seed.type.rank == 0 and not info.uses.get(seed):
                 b.env[seed] = (init, False)
-                self.finish.append(lambda top=top: self._last(top))
+                self.finish.append(lambda top=top, init=init: self._last(top, init))
                 continue
             if seed.type.rank > 0:
                 self._array(k)
@@ -137,10 +140,10 @@ class Slots:
         better = b.emit("tensor.gt" if kind == "max" else "tensor.lt", [r, init])
         return b.emit("tensor.select", [better, r, init])
 
-    def _reduce(self, kind, contribution):
+    def _reduce(self, kind, contribution, ident):
         b = self.b
         b.what.add(f"reduce_{REDUCE[kind]}")
-        g = b.stacked(contribution)
+        g = b.masked(b.stacked(contribution), ident)
         return b.emit(f"tensor.reduce_{REDUCE[kind]}", [g], axes=[0], keepdims=False)
 
     def _reduction(self, k, kind):
@@ -150,8 +153,10 @@ class Slots:
         style = _style(b.info, top, seed) if kind in ("max", "min") else "op"
         if style is None:
             raise Refuse(f"carried value #{k} mixes max/min forms")
-        b.env[seed] = (self._ident(kind, seed.type), False)
-        self.finish.append(lambda: self._combine(kind, style, init, self._reduce(kind, top)))
+        ident = self._ident(kind, seed.type)
+        b.env[seed] = (ident, False)
+        self.finish.append(lambda: self._combine(kind, style, init,
+                                                 self._reduce(kind, top, ident)))
 
     def _element_reduction(self, k) -> bool:
         b, info, loop = self.b, self.b.info, self.b.loop
@@ -173,7 +178,8 @@ class Slots:
         style = _style(info, w.operands[1], r.result) if kind in ("max", "min") else "op"
         if style is None:
             return False
-        b.env[r.result] = (self._ident(kind, r.result.type), False)
+        ident = self._ident(kind, r.result.type)
+        b.env[r.result] = (ident, False)
         b.skip.update((r, w))
 
         def finish():
@@ -183,7 +189,7 @@ class Slots:
             dyn = [d for d, _ in dyn]
             spec = r.attrs["spec"]
             e0 = b.emit("tensor.slice", [init, *dyn], spec=spec)
-            new = self._combine(kind, style, e0, self._reduce(kind, w.operands[1]))
+            new = self._combine(kind, style, e0, self._reduce(kind, w.operands[1], ident))
             return b.emit("tensor.update_slice", [init, new, *dyn], spec=spec)
         self.finish.append(finish)
         return True
@@ -212,11 +218,18 @@ class Slots:
             return v
         self.finish.append(finish)
 
-    def _last(self, top):
-        v, varying = self.b.lookup(top)
+    def _last(self, top, init):
+        b = self.b
+        v, varying = b.lookup(top)
         if not varying:
             return v
-        return self.b.emit("tensor.slice", [v], spec=[["c", self.b.n - 1]])
+        if b.mask is None:
+            return b.emit("tensor.slice", [v], spec=[["c", b.n - 1]])
+        # the last iteration the loop runs (ub - 1), when it runs at all
+        lb, ub = b.bounds
+        k = b.emit("tensor.sub", [ub, b.const(b.lb + 1, ub.type.dtype)])
+        picked = b.emit("tensor.slice", [v, k], spec=[["i", 0]], unchecked=True)
+        return b.emit("tensor.select", [b.emit("tensor.lt", [lb, ub]), picked, init])
 
     def _error(self, k, role):
         b, loop = self.b, self.b.loop
@@ -236,6 +249,8 @@ class Slots:
             codes = b.stacked(ctop)
             zero = b.const(0, codes.type.dtype)
             failed = b.emit("tensor.ne", [codes, zero])
+            if b.mask is not None:
+                failed = b.emit("tensor.and", [failed, b.mask])
             big = b.const(b.n, "i64")
             where = b.emit("tensor.select", [failed, b.iv_index(), big])
             first = b.emit("tensor.reduce_min", [where], axes=[0], keepdims=False)
@@ -245,7 +260,8 @@ class Slots:
             b.what.add("first-error select")
         first, now = self._first
         values = b.stacked(top)
-        picked = b.emit("tensor.slice", [values, first], spec=[["i", 0]])
+        # ``first`` is N when nothing failed: a clamped read, never a program's own access
+        picked = b.emit("tensor.slice", [values, first], spec=[["i", 0]], unchecked=True)
         return b.emit("tensor.select", [now, picked, init])
 
 

@@ -155,6 +155,28 @@ def int_sum_max(x, out):
     out[1] = m
 
 
+def tri_matvec(L, x, y):
+    for i in range(L.shape[0]):
+        s = 0.0
+        for j in range(i + 1):
+            s += L[i, j] * x[j]
+        y[i] = s
+
+
+def strict_lower(A, B):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            B[i, j] = A[i, j] * 2.0 + j
+
+
+def lower_row_max(A, out):
+    for i in range(1, A.shape[0]):
+        m = A[i, 0]
+        for j in range(1, i):
+            m = max(m, A[i, j])
+        out[i] = m
+
+
 # --- genuine dependences --------------------------------------------------------------------
 def prefix_sum(x):
     for i in range(1, x.shape[0]):
@@ -258,6 +280,9 @@ RAISED = {
     "int_sum_max": (int_sum_max, lambda n, m: (
         np.random.default_rng(n).integers(-50, 50, n + 1).astype(np.int32),
         np.zeros(2, np.int32)), 0),
+    "tri_matvec": (tri_matvec, lambda n, m: (_r(n, n), _r(n), np.zeros(n)), 0),
+    "strict_lower": (strict_lower, lambda n, m: (_r(n, m + 1), np.zeros((n, m + 1))), 0),
+    "lower_row_max": (lower_row_max, lambda n, m: (_r(n + 1, n + 1), np.zeros(n + 1)), 0),
 }
 
 CARRIED = {
