@@ -72,9 +72,9 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int) -> str:
         slots.plan()
         b.run(loop.regions[0].block)
         results = slots.results()
-    except Refuse as e:
+    except Refuse:
         b.abandon()
-        raise Refuse(report.reason if report.kind == CARRIED else str(e)) from None
+        raise
     loop.replace_with(results)
     return ", ".join(sorted(b.what)) or "its initial values"
 
@@ -94,7 +94,8 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16) -> int:
         try:
             what = _try_raise(info, loop, report, max_masked)
         except Refuse as e:
-            refused[loop] = str(e)
+            # a loop the analysis finds carried: its dependence is the reason
+            refused[loop] = report.reason if report.kind == CARRIED else str(e)
             continue
         kind = report.kind if report.kind != CARRIED else \
             "independent but for its run-time checks, batched as first-failure selects"

@@ -30,7 +30,7 @@ from loop_kernels import CARRIED, RAISED
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_patterns import _inputs  # noqa: E402  (the pattern tests' random inputs)
 
-SIZES = [(3, 4), (1, 1), (0, 2), (4, 2)]
+SIZES = [(3, 4), (1, 1), (0, 2)]
 RAISING = ("raise_loops", "canonicalize", "raise_contractions")
 
 
@@ -133,8 +133,10 @@ def _numpy_vs_solvent(fn, args, backend):
             assert _close(a, b), f"{fn.__name__} on {backend}:\n{a}\n{b}"
 
 
-@pytest.mark.parametrize("backend", ["xla", "interp", "native"])
-@pytest.mark.parametrize("size", [(3, 4), (1, 1), (0, 2)], ids=lambda s: "x".join(map(str, s)))
+# edge sizes on XLA (the interpreter sees them in the validation above), one size elsewhere
+@pytest.mark.parametrize("backend,size", [("xla", (3, 4)), ("xla", (1, 1)), ("xla", (0, 2)),
+                                          ("interp", (4, 2)), ("native", (3, 4))],
+                         ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else s)
 @pytest.mark.parametrize("name", list(RAISED))
 def test_raised_kernels_match_numpy(name, size, backend):
     fn, make, _ = RAISED[name]
