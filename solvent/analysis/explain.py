@@ -5,20 +5,35 @@ from ..ir.core import Function
 from .dependence import analyze
 
 
-def tensor_ir(pyfn, *args) -> Function:
-    """The IR the compiler really produces for ``pyfn(*args)`` (after the whole pipeline)."""
+def tensor_ir(pyfn, *args, raised: bool = False) -> Function:
+    """The tensor IR the compiler produces for ``pyfn(*args)``: after the whole pipeline
+    with ``raised``, else with the raising passes off (the loops as written, which is what
+    the dependence analysis classifies)."""
     from ..runtime.jit import JitFunction
-    return JitFunction(pyfn).compile(tuple(args)).fn
+    off = None if raised else {"raise_loops": {"enabled": False},
+                               "raise_contractions": {"enabled": False}}
+    return JitFunction(pyfn, passes=off).compile(tuple(args)).fn
 
 
 def explain_loops(fn, *args) -> str:
     """``fn`` is a tensor-level IR ``Function``, or a Python function with the call's
     arguments (solvent specializes on them). Returns one line per loop, for example
     ``line 5: loop i: carried — A[i-1,j] (line 6) reads the element written as A[i,j] by
-    the previous iteration (distance 1)``."""
+    the previous iteration (distance 1)``. The loops the raising passes turned into tensor
+    ops come first (``line 9: loop k: raised (reduction) into reduce_sum, slice``); a loop
+    they left says why (``not raised — <the dependence>``)."""
     if not isinstance(fn, Function):
-        fn = tensor_ir(fn, *args)
+        fn = tensor_ir(fn, *args, raised=True)
     reports = analyze(fn)
-    if not reports:
-        return "no loops"
-    return "\n".join(r.line_text() for r in reports)
+    lines = list(getattr(fn, "raised", []))
+    not_raised = getattr(fn, "not_raised", {})
+    for r in reports:
+        why = not_raised.get(r.loop)
+        if why is None:
+            lines.append(r.line_text())
+            continue
+        if why == r.reason:
+            lines.append(f"{r.line_text()} — not raised")
+        else:
+            lines.append(f"{r.line_text()} — not raised: {why}")
+    return "\n".join(lines) if lines else "no loops"

@@ -277,6 +277,10 @@ class Function:
     # axis name, or a list of axis names). Passes read it (halo_shifts); XLA's SPMD
     # partitioner splits the program by it.
     shardings: list = field(default_factory=list)
+    # Filled in by the raising passes (passes/raising/): one line per loop raised, and for
+    # each loop left in place (by op) the reason; ``analysis.explain_loops`` shows them.
+    raised: list[str] = field(default_factory=list)
+    not_raised: dict = field(default_factory=dict)
 
     @property
     def args(self) -> list[Value]:

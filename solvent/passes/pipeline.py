@@ -19,12 +19,16 @@ from .if_to_select import IfToSelect
 from .licm import LICM
 from .mark_parallel import MarkParallel
 from .prove_checks import ProveChecks
+from .raising.contraction import RaiseContractions
+from .raising.raise_loops import RaiseLoops
 
 # the order: functionalize first (refs -> tensors), checks become values before any pass
-# may move or drop ops, then cleanup around the passes that restructure control flow; the
-# parallel marks go on last, on the loops the backends will see
+# may move or drop ops, then cleanup around the passes that restructure control flow;
+# raising runs after if-conversion and LICM (selects and hoisted invariants batch simply);
+# the parallel marks go on last, on the loops the backends will see
 ORDER = [Functionalize, ProveChecks, ChecksToValues, Canonicalize, CSE, IfToSelect, LICM,
-         HaloShifts, CSE, Canonicalize, DCE, MarkParallel]
+         RaiseLoops, Canonicalize, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
+         MarkParallel]
 
 
 def build_pipeline(options: dict | None = None) -> list[Pass]:

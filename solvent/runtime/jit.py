@@ -249,6 +249,8 @@ class JitFunction:
         for name, fn in c.stages:
             out.append(f"\n## after {name}\n")
             out.append(print_function(fn))
+        from ..analysis.explain import explain_loops
+        out.append("## loops\n" + explain_loops(c.fn) + "\n")
         out.append(f"## backend: {c.backend}\n# {get_backend(c.backend).describe()}\n"
                    f"# why: {c.reason}")
         note = getattr(c.executable, "options_note", None)

@@ -7,6 +7,8 @@ shape (the ``Rewriter`` refuses), so broadcasting operands are left alone.
 """
 from __future__ import annotations
 
+import math
+
 from ...ir.rewrite import Pattern, constant_value, defining
 from ._samples import binary_with_constant, unary_chain
 from .shapes import operand_if_same_type
@@ -63,6 +65,18 @@ def _neg_neg(op, rw):
     return True
 
 
+def _add_negative_zero(op, rw):
+    if op.result.type.dtype[0] != "f":
+        return False
+    for k in (0, 1):
+        c = constant_value(op.operands[k])
+        if isinstance(c, float) and c == 0 and math.copysign(1.0, c) < 0 and \
+                _same_type_operand(op, 1 - k):
+            rw.replace_op(op, [op.operands[1 - k]])
+            return True
+    return False
+
+
 def _select_constant(op, rw):
     c = constant_value(op.operands[0])
     if c is None:
@@ -85,6 +99,9 @@ ALGEBRA = [
     Pattern("add-zero", "tensor.add", _identity_operand(0, int_only=True),
             "x + 0 -> x, integers (floats: -0.0 + 0 is 0.0)",
             sample=binary_with_constant("tensor.add", 0, "i32")),
+    Pattern("add-negative-zero", "tensor.add", _add_negative_zero,
+            "x + (-0.0) -> x, real floats (exact: -0.0 + 0.0 is 0.0, NaN and inf stay)",
+            sample=binary_with_constant("tensor.add", -0.0, "f64")),
     Pattern("sub-zero", "tensor.sub", _identity_operand(0, positions=(1,)),
             "x - 0 -> x, any dtype (x - 0.0 is x bit for bit, -0.0 included)",
             sample=binary_with_constant("tensor.sub", 0, "f64", const_second=True)),

@@ -56,6 +56,16 @@ def _full_slice(op, rw):
     return True
 
 
+def _full_update(op, rw):
+    from ...ops.indexspec import is_full
+    x, v = op.operands[0], op.operands[1]
+    if len(op.operands) != 2 or not is_full(x.type.shape, op.attrs["spec"]) or \
+            v.type != op.result.type:
+        return False
+    rw.replace_op(op, [v])
+    return True
+
+
 def _t(b, x, perm):
     return b.one("tensor.transpose", x, perm=perm)
 
@@ -80,6 +90,10 @@ SHAPES = [
             "broadcast_to(x, shape(x)) -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.broadcast_to", x,
                                                   shape=list(x.type.shape)), "i1", rank=2)),
+    Pattern("update-full", "tensor.update_slice", _full_update, "x[:, :, ...] = v -> v",
+            sample=unary_chain(lambda b, x: b.create("tensor.update_slice", [x, b.one(
+                "tensor.neg", x)], {"spec": [["s", 0, n, 1] for n in x.type.shape]}).result,
+                "f32", rank=2)),
     Pattern("slice-full", "tensor.slice", _full_slice, "x[:, :, ...] -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.slice", x, spec=[
                 ["s", 0, n, 1] for n in x.type.shape]), "u8", rank=2)),

@@ -1,0 +1,144 @@
+"""Multiply-and-sum into ``dot_general`` (the last step of raising a contraction nest).
+
+A raised ``for i: for j: for k: s += A[i, k] * B[k, j]`` is ``reduce_sum(mul(A', B'),
+axes)`` where ``A'`` and ``B'`` are ``A`` and ``B`` placed in the product's index space by
+reshapes that insert unit dims, transposes and broadcasts. Reading each operand back to its
+base array with the product axis of every base axis gives an einsum: an axis summed over
+and present in both operands contracts, one present in both and kept is a batch axis, one
+in a single operand is free. That is a ``dot_general`` (matrix-vector, matrix-matrix,
+batched, transposed operands alike), transposed into the order the reduction kept.
+
+Identity: ``sum_k a[.., k] * b[k, ..] == dot_general(a, b)`` up to the order of the sum, so
+floating results may differ in the last bits (the reduction was already reordered by
+raising; NumPy's own matmul sums in blocks). Refused: an axis summed over that is in one
+operand only, a kept axis in neither, a base axis used twice (a diagonal), bool operands,
+and full sums to a scalar (``sum(x * y)``: XLA fuses the reduction as well, and a scalar
+dot's reverse-mode rule would need rank-0 contractions).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir.core import Function
+from ...ir.rewrite import Pattern, apply_patterns, defining
+from ..base import Pass
+
+
+def _placed(v, rank: int):
+    """(base, [product axis of each base axis]) for ``v`` broadcast into a product of
+    ``rank`` dims, or None."""
+    dims = list(range(v.type.rank))
+    shift = rank - v.type.rank
+    dims = [d + shift for d in dims]
+    for _ in range(32):
+        op = defining(v)
+        if op is None:
+            break
+        if op.name == "tensor.transpose":
+            perm = op.attrs["perm"]
+            x = op.operands[0]
+            # result axis j is x axis perm[j]: x axis a lands where result axis perm.index(a)
+            dims = [dims[perm.index(a)] for a in range(x.type.rank)]
+            v = x
+        elif op.name in ("tensor.reshape", "tensor.broadcast_to"):
+            x = op.operands[0]
+            if op.name == "tensor.reshape":
+                src = [a for a, n in enumerate(x.type.shape) if n != 1]
+                dst = [a for a, n in enumerate(v.type.shape) if n != 1]
+                if [x.type.shape[a] for a in src] != [v.type.shape[a] for a in dst]:
+                    break
+                new = [None] * x.type.rank
+                for a, b in zip(src, dst):
+                    new[a] = dims[b]
+            else:
+                off = v.type.rank - x.type.rank
+                new = [dims[a + off] if x.type.shape[a] == v.type.shape[a + off] else None
+                       for a in range(x.type.rank)]
+            dims = new
+            v = x
+        else:
+            break
+        if any(d is None and v.type.shape[a] != 1 for a, d in enumerate(dims)):
+            return None
+    return v, dims
+
+
+def _squeeze(rw, base, dims):
+    """Drop the unit base axes that map to no product axis (or to a broadcast one)."""
+    keep = [a for a, d in enumerate(dims) if d is not None]
+    if len(keep) == base.type.rank:
+        return base, dims
+    base = rw.one("tensor.reshape", base, shape=[base.type.shape[a] for a in keep])
+    return base, [dims[a] for a in keep]
+
+
+def _sum_of_products(op, rw) -> bool:
+    prod = defining(op.operands[0], "tensor.mul")
+    if prod is None or op.result.type.dtype == "i1" or op.result.type.rank == 0:
+        return False  # a full sum of products stays a fused reduction
+    shape = prod.result.type.shape
+    rank = len(shape)
+    axes = set(op.attrs["axes"])
+    sides = [_placed(x, rank) for x in prod.operands]
+    if any(s is None for s in sides):
+        return False
+    for base, dims in sides:
+        real = [d for a, d in enumerate(dims) if d is not None and base.type.shape[a] != 1]
+        if len(set(real)) != len(real):
+            return False  # a diagonal
+    # unit axes of the bases are broadcasts: they carry no index
+    sides = [(b, [d if d is not None and (b.type.shape[a] != 1 or shape[d] == 1) else None
+                  for a, d in enumerate(ds)]) for b, ds in sides]
+    (a, da), (b, db) = sides
+    sa, sb = set(x for x in da if x is not None), set(x for x in db if x is not None)
+    if any(x not in sa or x not in sb for x in axes):
+        return False
+    kept = [x for x in range(rank) if x not in axes]
+    if any(x not in sa and x not in sb for x in kept if shape[x] != 1):
+        return False
+    if any(shape[x] == 1 and x not in sa and x not in sb for x in kept):
+        return False
+    a, da = _squeeze(rw, a, da)
+    b, db = _squeeze(rw, b, db)
+    contract = sorted(axes)
+    batch = [x for x in kept if x in sa and x in sb]
+    attrs = dict(lhs_batch=[da.index(x) for x in batch], rhs_batch=[db.index(x) for x in batch],
+                 lhs_contract=[da.index(x) for x in contract],
+                 rhs_contract=[db.index(x) for x in contract])
+    r = rw.one("tensor.dot_general", a, b, **attrs)
+    order = batch + [x for x in sorted(da, key=da.index) if x in kept and x not in batch] + \
+        [x for x in sorted(db, key=db.index) if x in kept and x not in batch]
+    perm = [order.index(x) for x in kept]
+    if perm != list(range(len(perm))):
+        r = rw.one("tensor.transpose", r, perm=perm)
+    if r.type != op.result.type:
+        r = rw.one("tensor.reshape", r, shape=list(op.result.type.shape))
+    rw.replace_op(op, [r])
+    return True
+
+
+CONTRACTIONS = [
+    Pattern("sum-of-products", "tensor.reduce_sum", _sum_of_products,
+            "reduce_sum(a' * b', K) -> dot_general(a, b) contracting K (a', b': a, b with "
+            "unit dims, transposes, broadcasts); the order of the sum changes"),
+]
+
+
+class RaiseContractions(Pass):
+    """Sums of products (raised multiply-accumulate nests) become dot_general."""
+
+    name = "raise_contractions"
+
+    @dataclass(frozen=True)
+    class Options:
+        enabled: bool = True
+
+    def run(self, fn: Function) -> Function:
+        if self.options.enabled:
+            before = sum(1 for op in fn.walk() if op.name == "tensor.dot_general")
+            apply_patterns(fn, CONTRACTIONS)
+            made = sum(1 for op in fn.walk() if op.name == "tensor.dot_general") - before
+            if made > 0:
+                fn.raised.append(f"{made} multiply-and-sum{'s' if made > 1 else ''} became "
+                                 "dot_general")
+        return fn

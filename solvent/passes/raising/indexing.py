@@ -1,0 +1,199 @@
+"""Batching rules for element reads and writes (``tensor.slice``, ``tensor.update_slice``).
+
+A read ``x[..., f(i), ...]`` of an array ``x`` that is the same in every iteration, with the
+subscript affine in the loop variable, ``f(i) = a*i + c``, is one strided slice over the
+whole index space: ``i = lb + st*k`` gives elements ``a*lb + c + a*st*k``, ``k < N``
+(``["s", first, stop, a*st]``); with a uniform symbolic offset ``c`` (an outer loop's
+variable) and stride 1 it is a dynamic slice of size ``N`` starting at ``f(lb)``. The
+elements must lie inside the dimension for every iteration (proved from the constant
+bounds, or the analysis's bounds over the loop nest); otherwise (and for subscripts that
+are not affine: ``x[idx[i]]``, or two subscripts moving with ``i``: ``A[i, i]``) the read
+is a ``tensor.gather``, which wraps and clamps each index exactly as the element read did.
+
+A write ``y[..., f(i), ...] = v`` into a version of an array the loop carries becomes one
+``update_slice`` of all ``N`` elements at once, in program order with the other writes:
+the loop is independent (no iteration touches an element another one writes, checked by
+analysis/dependence.py before raising), so every element is written by one iteration
+only, and a read of element ``e(i)`` of a later version sees exactly the writes iteration
+``i`` made before it. Writes need the strided/dynamic-slice form; anything else refuses.
+"""
+from __future__ import annotations
+
+from .batching import Batch, Refuse, _line
+
+
+def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int):
+    """(new spec, new dyn operands, output position of the range dim) for the one item of
+    ``spec`` that moves with the loop, or None when a gather is needed."""
+    info, loop = b.info, b.loop
+    moving = [k for k, it in enumerate(spec) if it[0] in "id" and dyn[it[1]][1]]
+    if len(moving) != 1 or spec[moving[0]][0] != "i":
+        return None  # a moving window or several moving subscripts: a gather
+    new_spec, new_dyn, pos, q, d = [], [], None, 0, 0
+    for k, it in enumerate(spec):
+        kind = it[0]
+        if kind == "n":
+            new_spec.append(it)
+            q += 1
+            continue
+        n = shape[d]
+        d += 1
+        if kind == "c":
+            new_spec.append(it)
+        elif kind == "s":
+            new_spec.append(it)
+            q += 1
+        elif kind in "id" and k != moving[0]:
+            new_spec.append([kind, len(new_dyn), *it[2:]])
+            new_dyn.append(dyn[it[1]][0])
+            q += kind == "d"
+        else:
+            item = _range_item(b, op.operands[first_dyn + it[1]], dyn[it[1]][0], n,
+                               len(new_dyn))
+            if item is None:
+                return None
+            item, extra = item
+            new_spec.append(item)
+            new_dyn += extra
+            pos = q
+            q += 1
+    return new_spec, new_dyn, pos
+
+
+def _range_item(b: Batch, index, batched, n: int, slot: int):
+    """The spec item covering ``index`` over all iterations (and its dyn operands)."""
+    info, loop = b.info, b.loop
+    form = info.affine(index)
+    if info.nonaffine_reasons(form, loop):
+        return None
+    iv = info.iv(loop)
+    a = form.coef(iv)
+    rest = form.substitute(iv, type(form)(0))
+    stride = a * b.step
+    if a == 0:
+        return None
+    if rest.is_const:
+        first = a * b.lb + rest.const
+        last = first + stride * (b.n - 1)
+        lo, hi = min(first, last), max(first, last)
+        if -n <= lo and hi < 0:
+            first, last, lo, hi = first + n, last + n, lo + n, hi + n
+        if not (0 <= lo and hi < n):
+            return None
+        stop = last + 1 if stride > 0 else last - 1
+        return ["s", first, stop if stop >= 0 else -1, stride], []
+    lo, hi = info.bounds(form)
+    if stride != 1 or lo is None or hi is None or lo < 0 or hi >= n:
+        return None
+    start = b.emit("tensor.slice", [batched], spec=[["c", 0]])
+    return ["d", slot, b.n], [start]
+
+
+def _gather(b: Batch, op, x, spec, dyn):
+    """``x[spec]`` for every iteration as one gather: integer items index their dim, a
+    dynamic slice ``["d", s, size]`` indexes it with ``clip(s, 0, n - size) + iota(size)``
+    (the clamp a dynamic slice applies), static slices stay whole dims (sliced first)."""
+    if any(it[0] not in "icsd" for it in spec):
+        raise Refuse(f"the read at line {_line(op)} mixes a per-iteration index with a newaxis")
+    shape = x.type.shape
+    windows = [k for k, it in enumerate(spec) if it[0] == "d"]
+    nw = len(windows)
+    partial = any(it[0] == "s" and not (it[1] == 0 and it[3] == 1 and it[2] == n)
+                  for it, n in zip(spec, shape))
+    if partial:
+        pre = [it if it[0] == "s" else ["s", 0, n, 1] for it, n in zip(spec, shape)]
+        x = b.emit("tensor.slice", [x], spec=pre)
+    axes, idx = [], []
+    for d, it in enumerate(spec):
+        if it[0] == "s":
+            continue
+        axes.append(d)
+        if it[0] == "c":
+            idx.append(b.const(it[1], "i64"))
+            continue
+        v, varying = dyn[it[1]]
+        if varying:
+            v = b.emit("tensor.reshape", [v], shape=[b.n] + [1] * nw)
+        if it[0] == "d":
+            size, w = it[2], windows.index(d)
+            lo, hi = b.const(0, v.type.dtype), b.const(shape[d] - size, v.type.dtype)
+            v = b.emit("tensor.min", [b.emit("tensor.max", [v, lo]), hi])
+            ramp = b.emit("tensor.iota", [], shape=[size if k == w else 1 for k in range(nw)],
+                          dim=w, dtype=v.type.dtype)
+            v = b.emit("tensor.add", [v, ramp])
+        idx.append(v)
+    if not any(v for _, v in dyn):  # pragma: no cover - only called with a moving index
+        raise Refuse("no per-iteration index")
+    b.what.add("gather")
+    r = b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=axes, front=True)
+    # gather gives (N, windows..., static slices...); the element read keeps spec order
+    kept = [k for k, it in enumerate(spec) if it[0] in "ds"]
+    order = windows + [k for k in kept if spec[k][0] == "s"]
+    perm = [0] + [1 + order.index(k) for k in kept]
+    if r.type.rank != 1 + len(kept):
+        r = b.emit("tensor.reshape", [r], shape=[b.n] + list(op.result.type.shape))
+        return r
+    return r if perm == list(range(len(perm))) else b.emit("tensor.transpose", [r], perm=perm)
+
+
+def gather(b: Batch, op, args):
+    """A gather with ``front`` over a uniform array and per-iteration index arrays: the
+    index arrays gain the leading dim, which gather puts first."""
+    (x, vx), *idx = args
+    if vx or not op.attrs["front"]:
+        raise Refuse(f"the gather at line {_line(op)} has a per-iteration operand")
+    rank = max(o.type.rank for o in op.operands[1:])
+    ops = [b.padded(v, rank) if vary else v for v, vary in idx]
+    return b.emit("tensor.gather", [x, *ops], loc=op.loc, **op.attrs)
+
+
+def read(b: Batch, op, args) -> object:
+    (x, vx), *dyn = args
+    spec = op.attrs["spec"]
+    if vx:
+        if any(v for _, v in dyn):
+            raise Refuse(f"the read at line {_line(op)} indexes a per-iteration array by a "
+                         "per-iteration index")
+        return b.emit("tensor.slice", [x, *[d for d, _ in dyn]], loc=op.loc,
+                      spec=[["s", 0, b.n, 1]] + spec)
+    plan = _plan(b, op, x.type.shape, spec, dyn, 1)
+    if plan is None:
+        return _gather(b, op, x, spec, dyn)
+    new_spec, new_dyn, pos = plan
+    b.what.add("slice")
+    r = b.emit("tensor.slice", [x, *new_dyn], loc=op.loc, spec=new_spec)
+    return b.to_front(r, pos)
+
+
+def write(b: Batch, op, args) -> object:
+    (base, vb), (val, vv), *dyn = args
+    spec = op.attrs["spec"]
+    moving = any(v for _, v in dyn)
+    if op.operands[0] in b.versions and not vb:
+        if not moving:
+            raise Refuse(f"every iteration writes the same element at line {_line(op)}")
+        plan = _plan(b, op, base.type.shape, spec, dyn, 2)
+        if plan is None:
+            raise Refuse(f"the write at line {_line(op)} has no strided-slice form "
+                         "(a subscript that is not affine in the loop variable, or out of "
+                         "bounds)")
+        new_spec, new_dyn, pos = plan
+        value = b.stacked(op.operands[1])
+        if b.mask is not None:  # iterations the loop does not run keep the old elements
+            old = b.emit("tensor.slice", [base, *new_dyn], spec=new_spec)
+            value = b.masked(value, b.to_front(old, pos))
+        value = b.from_front(value, pos)
+        b.what.add("update_slice")
+        r = b.emit("tensor.update_slice", [base, value, *new_dyn], loc=op.loc, spec=new_spec)
+        b.versions.add(op.result)
+        return r, False
+    if moving:
+        raise Refuse(f"the write at line {_line(op)} into a per-iteration array moves with "
+                     "the loop")
+    base = b.stacked(op.operands[0])
+    value = b.stacked(op.operands[1])
+    return b.emit("tensor.update_slice", [base, value, *[d for d, _ in dyn]], loc=op.loc,
+                  spec=[["s", 0, b.n, 1]] + spec)
+
+
+RULES = {"tensor.slice": read, "tensor.update_slice": write, "tensor.gather": gather}

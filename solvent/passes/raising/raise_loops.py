@@ -1,0 +1,125 @@
+"""Raising loops into tensor operations ("multi-dimensionalization").
+
+Every ``loop.for`` is tried innermost first; a loop is raised when
+
+1. the dependence test (analysis/dependence.py) classifies it as independent or a
+   reduction — a loop with a real loop-carried dependence is never raised;
+2. its bounds and step are constants (the trip count ``N`` is known), and
+3. every op of its body has a batching rule (batching.py, indexing.py) and every value it
+   carries has a meaning slots.py can build (reduction, independent array, ...).
+
+Then the loop is replaced by the batched body: ops over the whole index space, built in
+front of the loop (slices, strided where the subscript is ``a*i+b``; iota for the loop
+variable; elementwise ops and selects; gathers for reads with non-affine subscripts;
+reduce ops for reductions; update_slice for the writes). A loop with zero trips is
+replaced by its initial values. Raising an inner loop leaves its parent with tensor ops in
+its body, so the parent may be raised next: nests of independent loops become
+multi-dimensional ops, and a sequential outer loop (a time loop, a sweep, a pivot loop)
+keeps its loop around its raised inner loops (partial raising).
+
+Identity: for an independent loop, running the iterations in any order, or all at once,
+gives the same arrays (no iteration reads or writes an element another one writes);
+reductions are reassociated (exact except for floating sums and products, whose rounding
+may change as NumPy's own pairwise summation does). Each raised loop is logged on the
+function (``Function.raised``) and each loop left with its reason (``Function.not_raised``);
+``analysis.explain_loops`` prints both.
+
+Loops with bounds that depend on an outer loop variable (triangular ``for j in range(i)``,
+a factorization's ``for i in range(k + 1, n)``) are batched over the widest range their
+bounds take over the nest, with a mask of the iterations that run: masked-off iterations
+write back the old elements, contribute the identity to reductions and raise no error.
+That computes up to twice the triangle, once, instead of a scalar loop (``max_masked``
+bounds the range; above it the loop stays a loop).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...analysis.affine import LoopInfo
+from ...analysis.dependence import CARRIED, classify_loop
+from ...ir.core import Function
+from ..base import Pass
+from .batching import Batch, Refuse
+from .slots import Slots, error_slots
+
+
+def _try_raise(info: LoopInfo, loop, report, max_masked: int) -> str:
+    """Raise ``loop`` (returns what it became) or raise Refuse."""
+    if report.kind == CARRIED and not error_slots(info, loop):
+        raise Refuse(report.reason)
+    lb, ub, step = info.loop_bounds(loop)
+    if step is None:
+        raise Refuse("the step is not a constant")
+    partial = not (lb.is_const and ub.is_const)
+    if partial:
+        # bounds that move with an outer loop: batch the widest range, masked
+        lo, hi = info.bounds(lb)[0], info.bounds(ub)[1]
+        if step != 1 or lo is None or hi is None or \
+                any(info.inside(o, loop) for o in loop.operands[:2]):
+            raise Refuse("the trip count is not a compile-time constant (bounds "
+                         f"{info.render(lb)}..{info.render(ub)}: symbolic, or a stride)")
+        if hi - lo > max_masked:
+            raise Refuse(f"a masked range of {hi - lo} iterations is above max_masked")
+        trips = range(lo, hi)
+    else:
+        trips = range(lb.const, ub.const, step)
+    if len(trips) == 0:
+        loop.replace_with(list(loop.operands[3:]))
+        return "nothing (no trips)"
+    b = Batch(info, loop, len(trips), trips.start, step, partial)
+    try:
+        slots = Slots(b)
+        slots.plan()
+        b.run(loop.regions[0].block)
+        results = slots.results()
+    except Refuse:
+        b.abandon()
+        raise
+    loop.replace_with(results)
+    return ", ".join(sorted(b.what)) or "its initial values"
+
+
+def raise_loops(fn: Function, max_masked: int = 1 << 16) -> int:
+    """Raise every loop that can be; returns how many were."""
+    refused: dict = {}
+    count = 0
+    while True:
+        info = LoopInfo(fn)
+        todo = [m for m in reversed(info.loops) if m.name == "loop.for" and m not in refused]
+        if not todo:
+            break
+        loop = todo[0]
+        report = classify_loop(info, loop)
+        where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
+        try:
+            what = _try_raise(info, loop, report, max_masked)
+        except Refuse as e:
+            # a loop the analysis finds carried: its dependence is the reason
+            refused[loop] = report.reason if report.kind == CARRIED else str(e)
+            continue
+        kind = report.kind if report.kind != CARRIED else \
+            "independent but for its run-time checks, batched as first-failure selects"
+        fn.raised.append(f"{where}: raised ({kind}) into {what}")
+        count += 1
+    for loop, why in refused.items():
+        if loop.parent is not None:
+            fn.not_raised[loop] = why
+    return count
+
+
+class RaiseLoops(Pass):
+    """Loops whose iterations are independent (or reduce) become tensor ops."""
+
+    name = "raise_loops"
+
+    @dataclass(frozen=True)
+    class Options:
+        enabled: bool = True
+        # a loop whose bounds move with an outer loop (``for j in range(i)``) is raised over
+        # its widest range with a mask when that range is at most this many iterations
+        max_masked: int = 1 << 16
+
+    def run(self, fn: Function) -> Function:
+        if self.options.enabled:
+            raise_loops(fn, self.options.max_masked)
+        return fn

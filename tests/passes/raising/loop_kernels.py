@@ -1,0 +1,306 @@
+"""Small kernels written as scalar loops (the way people port from C or Fortran), for the
+raising tests. ``RAISED``: kernels whose loops all become tensor ops (``time loop`` kernels
+keep exactly their outer time loop). ``CARRIED``: loops with a genuine loop-carried
+dependence that must stay loops. Each entry: (function, args maker by size, loops left)."""
+import numpy as np
+
+
+# --- data-parallel ---------------------------------------------------------------------------
+def matmul(A, B, C):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            s = 0.0
+            for k in range(A.shape[1]):
+                s += A[i, k] * B[k, j]
+            C[i, j] = s
+
+
+def gemm(alpha, beta, A, B, C):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            C[i, j] *= beta
+        for k in range(A.shape[1]):
+            for j in range(C.shape[1]):
+                C[i, j] += alpha * A[i, k] * B[k, j]
+
+
+def matvec(A, x, y):
+    for i in range(A.shape[0]):
+        acc = 0.0
+        for j in range(A.shape[1]):
+            acc += A[i, j] * x[j]
+        y[i] = acc
+
+
+def matvec_t(A, x, y):
+    for j in range(A.shape[1]):
+        y[j] = 0.0
+        for i in range(A.shape[0]):
+            y[j] += A[i, j] * x[i]
+
+
+def syrk(alpha, A, C):
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            for k in range(A.shape[1]):
+                C[i, j] += alpha * A[i, k] * A[j, k]
+
+
+def batched_matmul(A, B, C):
+    for b in range(A.shape[0]):
+        for i in range(A.shape[1]):
+            for j in range(B.shape[2]):
+                s = 0.0
+                for k in range(A.shape[2]):
+                    s += A[b, i, k] * B[b, k, j]
+                C[b, i, j] = s
+
+
+def jacobi_1d(steps, A, B):
+    for t in range(steps):
+        for i in range(1, A.shape[0] - 1):
+            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])
+        for i in range(1, A.shape[0] - 1):
+            A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])
+
+
+def heat_2d(steps, A, B):
+    for t in range(steps):
+        for i in range(1, A.shape[0] - 1):
+            for j in range(1, A.shape[1] - 1):
+                B[i, j] = A[i, j] + 0.125 * (A[i + 1, j] - 2.0 * A[i, j] + A[i - 1, j]) \
+                    + 0.125 * (A[i, j + 1] - 2.0 * A[i, j] + A[i, j - 1])
+        for i in range(1, A.shape[0] - 1):
+            for j in range(1, A.shape[1] - 1):
+                A[i, j] = B[i, j]
+
+
+def heat_3d(steps, A, B):
+    for t in range(steps):
+        for i in range(1, A.shape[0] - 1):
+            for j in range(1, A.shape[1] - 1):
+                for k in range(1, A.shape[2] - 1):
+                    B[i, j, k] = 0.125 * (A[i + 1, j, k] - 2.0 * A[i, j, k] + A[i - 1, j, k]) \
+                        + 0.125 * (A[i, j + 1, k] - 2.0 * A[i, j, k] + A[i, j - 1, k]) \
+                        + 0.125 * (A[i, j, k + 1] - 2.0 * A[i, j, k] + A[i, j, k - 1]) \
+                        + A[i, j, k]
+        A[:] = B
+
+
+def conv1d(x, w, y):
+    for i in range(y.shape[0]):
+        s = 0.0
+        for k in range(w.shape[0]):
+            s += w[k] * x[i + k]
+        y[i] = s
+
+
+def conv2d(img, w, out):
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            s = 0.0
+            for a in range(w.shape[0]):
+                for b in range(w.shape[1]):
+                    s += img[i + a, j + b] * w[a, b]
+            out[i, j] = s
+
+
+def softmax_rows(X, out):
+    for i in range(X.shape[0]):
+        m = X[i, 0]
+        for j in range(X.shape[1]):
+            if X[i, j] > m:
+                m = X[i, j]
+        s = 0.0
+        for j in range(X.shape[1]):
+            out[i, j] = np.exp(X[i, j] - m)
+            s += out[i, j]
+        for j in range(X.shape[1]):
+            out[i, j] = out[i, j] / s
+
+
+def strided_scale(x, y):
+    for i in range(y.shape[0]):
+        y[i] = 2.0 * x[2 * i + 1] + i
+
+
+def reverse_copy(x, y):
+    n = x.shape[0]
+    for i in range(n):
+        y[i] = x[n - 1 - i]
+
+
+def clip_if(x, y, lo, hi):
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        y[i] = v
+
+
+def gather_scale(x, idx, y):
+    for i in range(y.shape[0]):
+        y[i] = x[idx[i]] * 3.0
+
+
+def int_sum_max(x, out):
+    s = 0
+    m = x[0]
+    for i in range(x.shape[0]):
+        s += x[i]
+        m = max(m, x[i])
+    out[0] = s
+    out[1] = m
+
+
+def tri_matvec(L, x, y):
+    for i in range(L.shape[0]):
+        s = 0.0
+        for j in range(i + 1):
+            s += L[i, j] * x[j]
+        y[i] = s
+
+
+def strict_lower(A, B):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            B[i, j] = A[i, j] * 2.0 + j
+
+
+def lower_row_max(A, out):
+    for i in range(1, A.shape[0]):
+        m = A[i, 0]
+        for j in range(1, i):
+            m = max(m, A[i, j])
+        out[i] = m
+
+
+# --- genuine dependences --------------------------------------------------------------------
+def prefix_sum(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i] + x[i - 1]
+
+
+def gauss_seidel_1d(steps, x):
+    for t in range(steps):
+        for i in range(1, x.shape[0] - 1):
+            x[i] = 0.5 * (x[i - 1] + x[i + 1])
+
+
+def stride_recurrence(x):
+    for i in range(2, x.shape[0]):
+        x[i] = x[i - 2] * 0.5 + x[i]
+
+
+def affine_recurrence(x, a, b):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i - 1] * a + b
+
+
+def write_ahead(y):
+    for i in range(y.shape[0] - 1):
+        y[i + 1] = y[i] * 2.0 - 1.0
+
+
+def scalar_recurrence(x, out):
+    v = 1.0
+    for i in range(x.shape[0]):
+        v = v * 0.5 + x[i]
+        out[i] = v
+
+
+def lu_nopivot(A):
+    n = A.shape[0]
+    for k in range(n):
+        for i in range(k + 1, n):
+            A[i, k] = A[i, k] / A[k, k]
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                A[i, j] -= A[i, k] * A[k, j]
+
+
+def wavefront(D):
+    for i in range(1, D.shape[0]):
+        for j in range(1, D.shape[1]):
+            D[i, j] = max(D[i - 1, j], D[i, j - 1]) + D[i, j]
+
+
+def seidel_2d(steps, A):
+    for t in range(steps):
+        for i in range(1, A.shape[0] - 1):
+            for j in range(1, A.shape[1] - 1):
+                A[i, j] = (A[i - 1, j] + A[i, j - 1] + A[i, j] + A[i + 1, j]
+                           + A[i, j + 1]) / 5.0
+
+
+def running_max(x, out):
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = max(out[i - 1], x[i])
+
+
+def anti_dependence(x):
+    for i in range(x.shape[0] - 1):
+        x[i] = x[i + 1] + 1.0
+
+
+def row_prefix(A):
+    for i in range(A.shape[0]):
+        for j in range(1, A.shape[1]):
+            A[i, j] += A[i, j - 1]
+
+
+# args makers: size -> tuple; sizes hold 0 (where the kernel allows), 1, and non-square
+def _r(*shape, seed=0):
+    return np.random.default_rng(seed + sum(shape)).standard_normal(shape)
+
+
+RAISED = {
+    # name: (fn, args(n, m), loops left after raising)
+    "matmul": (matmul, lambda n, m: (_r(n, m + 1), _r(m + 1, m), np.zeros((n, m))), 0),
+    "gemm": (gemm, lambda n, m: (1.5, 0.5, _r(n, m + 2), _r(m + 2, m), _r(n, m)), 0),
+    "matvec": (matvec, lambda n, m: (_r(n, m), _r(m), np.zeros(n)), 0),
+    "matvec_t": (matvec_t, lambda n, m: (_r(n, m), _r(n), np.zeros(m)), 0),
+    "syrk": (syrk, lambda n, m: (0.7, _r(n, m), _r(n, n)), 0),
+    "batched_matmul": (batched_matmul, lambda n, m: (_r(2, n, m), _r(2, m, 3),
+                                                     np.zeros((2, n, 3))), 0),
+    "jacobi_1d": (jacobi_1d, lambda n, m: (3, _r(n + m + 2), _r(n + m + 2)), 1),
+    "heat_2d": (heat_2d, lambda n, m: (3, _r(n + 2, m + 3), _r(n + 2, m + 3)), 1),
+    "heat_3d": (heat_3d, lambda n, m: (2, _r(n + 2, m + 2, 4), _r(n + 2, m + 2, 4)), 1),
+    "conv1d": (conv1d, lambda n, m: (_r(n + 3), _r(4), np.zeros(n)), 0),
+    "conv2d": (conv2d, lambda n, m: (_r(n + 2, m + 1), _r(3, 2), np.zeros((n, m))), 0),
+    "softmax_rows": (softmax_rows, lambda n, m: (_r(n, m + 1), np.zeros((n, m + 1))), 0),
+    "strided_scale": (strided_scale, lambda n, m: (_r(2 * n + 2), np.zeros(n)), 0),
+    "reverse_copy": (reverse_copy, lambda n, m: (_r(n), np.zeros(n)), 0),
+    "clip_if": (clip_if, lambda n, m: (_r(n * m), np.zeros(n * m), -0.5, 0.5), 0),
+    "gather_scale": (gather_scale, lambda n, m: (
+        _r(m + 1), np.random.default_rng(n).integers(0, m + 1, n), np.zeros(n)), 0),
+    "int_sum_max": (int_sum_max, lambda n, m: (
+        np.random.default_rng(n).integers(-50, 50, n + 1).astype(np.int32),
+        np.zeros(2, np.int32)), 0),
+    "tri_matvec": (tri_matvec, lambda n, m: (_r(n, n), _r(n), np.zeros(n)), 0),
+    "strict_lower": (strict_lower, lambda n, m: (_r(n, m + 1), np.zeros((n, m + 1))), 0),
+    "lower_row_max": (lower_row_max, lambda n, m: (_r(n + 1, n + 1), np.zeros(n + 1)), 0),
+}
+
+CARRIED = {
+    # name: (fn, args(n, m), the words the reason must hold)
+    "prefix_sum": (prefix_sum, lambda n, m: (_r(n + 1),), "previous iteration"),
+    "gauss_seidel_1d": (gauss_seidel_1d, lambda n, m: (2, _r(n + 3)), "previous iteration"),
+    "stride_recurrence": (stride_recurrence, lambda n, m: (_r(n + 3),), "distance 2"),
+    "affine_recurrence": (affine_recurrence, lambda n, m: (_r(n + 2), 0.5, 1.0),
+                          "previous iteration"),
+    "write_ahead": (write_ahead, lambda n, m: (_r(n + 2),), "previous iteration"),
+    "scalar_recurrence": (scalar_recurrence, lambda n, m: (_r(n + 1), np.zeros(n + 1)),
+                          "recurrence"),
+    "lu_nopivot": (lu_nopivot, lambda n, m: (_r(n + 2, n + 2) + 4 * np.eye(n + 2),),
+                   "iteration"),
+    "wavefront": (wavefront, lambda n, m: (_r(n + 2, m + 2),), "previous iteration"),
+    "seidel_2d": (seidel_2d, lambda n, m: (2, _r(n + 3, m + 3)), "iteration"),
+    "running_max": (running_max, lambda n, m: (_r(n + 2), np.zeros(n + 2)),
+                    "previous iteration"),
+    "anti_dependence": (anti_dependence, lambda n, m: (_r(n + 2),), "anti-dependence"),
+    "row_prefix": (row_prefix, lambda n, m: (_r(n + 1, m + 2),), "previous iteration"),
+}
