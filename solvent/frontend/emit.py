@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
 from ..ir.builder import Builder
-from ..ir.types import dtype_name, np_dtype
+from ..ir.types import dtype_name, is_static, np_dtype
 from ..ops import elementwise
 from .values import ArrayRef, Const, Tensor, TupleVal
 
@@ -377,10 +377,14 @@ class Emitter:
         from ..ops.indexspec import result_shape
         target_shape = result_shape(ref.shape, spec, len(dyn))
         v = self.tensor(value)
-        if v.type.rank and np.prod(v.shape) == np.prod(target_shape) and \
-                _squeeze(v.shape) == _squeeze(target_shape) and v.shape != target_shape:
-            v = Tensor(self.b.one("tensor.reshape", v.v, shape=list(target_shape)))
-        v = self.broadcast(self.cast_for_store(v, ref.dtype), target_shape)
+        if not (is_static(target_shape) and is_static(v.shape)):
+            v = self.store_runtime_shaped(self.cast_for_store(v, ref.dtype), target_shape,
+                                          self.slice_lengths(ref, spec, dyn))
+        else:
+            if v.type.rank and np.prod(v.shape) == np.prod(target_shape) and \
+                    _squeeze(v.shape) == _squeeze(target_shape) and v.shape != target_shape:
+                v = Tensor(self.b.one("tensor.reshape", v.v, shape=list(target_shape)))
+            v = self.broadcast(self.cast_for_store(v, ref.dtype), target_shape)
         # Values at each level of the view chain, outermost first.
         levels = []
         t = None
