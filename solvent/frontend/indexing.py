@@ -227,8 +227,11 @@ class IndexMixin:
         if any(it[0] == "n" for it in spec):
             raise self.unsupported("np.newaxis combined with integer-array indexing")
         if any(t.dtype == "i1" for _, t in adv):
-            raise self.unsupported("boolean-mask indexing gives a data-dependent shape",
-                                   "use np.where(mask, a, b) or a reduction over the mask")
+            if len(adv) == 1 and adv[0][0] == 0 and not dyn and all(
+                    it == ["s", 0, n, 1] for it, n in zip(spec, obj.shape)):
+                return self.mask_select(obj, adv[0][1])   # x[mask]: a run-time length
+            raise self.unsupported("a boolean mask mixed with other indices in a read",
+                                   "index with the mask alone: x[mask]")
         t = self.tensor(obj)
         if not all(it == ["s", 0, n, 1] for it, n in zip(spec, t.shape)) or dyn:
             t = Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec))
