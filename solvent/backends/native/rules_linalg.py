@@ -84,8 +84,36 @@ def _arranged(ctx, op, v, order, alt):
     return tmp, False
 
 
+def _runtime_dot(op, ctx):
+    """``a @ b`` of two vectors with run-time lengths: one inline loop (reassociable float
+    sums, which LLVM vectorizes) over the shorter length (the frontend checks that they
+    agree; a failed check raises, and no read leaves either vector)."""
+    a, b = op.operands
+    x, y = ctx.get(a), ctx.get(b)
+    dt = a.type.dtype
+    acc = ctx.slot(dt)
+    ctx.b.store(const(dt, 0), acc)
+
+    def step(k):
+        prod = scalar_math.mul(ctx, dt, ctx.element(x, [k]), ctx.element(y, [k]))
+        s = scalar_math.add(ctx, dt, ctx.b.load(acc), prod)
+        if dt[0] == "f":
+            prod.flags.extend(["reassoc", "contract"])
+            s.flags.extend(["reassoc", "contract"])
+        ctx.b.store(s, acc)
+    ctx.counted_loop(ctx.as_value(ctx.smin(ctx.dim(a, 0), ctx.dim(b, 0))), step)
+    return [ctx.b.load(acc)]
+
+
+def runtime_dot_ok(op) -> bool:
+    """The products with run-time lengths the native backend runs: vector @ vector."""
+    return all(v.type.rank == 1 for v in op.operands) and op.results[0].type.rank == 0
+
+
 def _dot(op, ctx):
     a, b = op.operands
+    if not (a.type.static and b.type.static):
+        return _runtime_dot(op, ctx)
     lb, rb, lc, rc = (list(op.attrs[k]) for k in ("lhs_batch", "rhs_batch", "lhs_contract",
                                                    "rhs_contract"))
     lf, rf = _free(a.type.rank, lb, lc), _free(b.type.rank, rb, rc)
