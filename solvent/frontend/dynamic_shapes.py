@@ -27,7 +27,8 @@ class DynamicShapeMixin:
         n = x.shape[axis]
         if n is not DYN:
             return Const(n)
-        return Tensor(self.b.one("tensor.dim", self.tensor(x).v, axis=axis))
+        # a Python int, as len() and .shape give
+        return Tensor(self.b.one("tensor.dim", self.tensor(x).v, axis=axis), weak=True)
 
     def runtime_slice(self, it, dyn: list):
         """``["r", j, k, step]`` for ``x[lower:upper:step]`` with run-time bounds."""

@@ -158,7 +158,7 @@ class IndexMixin:
             return ["s", start, stop, step]
         step = 1 if it.step is None else self.static_int(it.step, "a slice step")
         if step != 1:
-            raise self.unsupported("a slice with a run-time bound must have step 1")
+            return self.runtime_slice(it, dyn)
         size = None
         if it.node is not None:
             lower_node = it.node.lower if it.node.lower is not None else ast.Constant(0)
