@@ -243,7 +243,9 @@ class Plan:
                 elif is_array(o):
                     mine.add(id(self.of[o]))
             leaves[op] = mine
-            users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
+            # tensor.dim reads only the length, which a fused value carries too
+            users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)
+                     and u.name != "tensor.dim"]
             if len(users) != 1:
                 continue
             k, user = users[0]
