@@ -3,8 +3,8 @@
 ``run_block`` walks a block: each op's rule comes from the backend's table in the op
 registry (``lowerings(backend)``), each result is checked against the op's declared type
 (a run-time dimension ``?`` takes any size), so a rule that drifts from NumPy's dtype or
-shape is caught where it happens, and a terminator (the record's ``terminator`` trait) hands its operands back to the rule of the
-parent op, which decides what they mean (the next iteration's carried values, the branch's
+shape is caught where it happens, and a terminator (the record's ``terminator`` trait)
+hands its operands back to the rule of the parent op, which decides what they mean (the next iteration's carried values, the branch's
 results, the function's results). Region-holding rules call ``ctx.run_block`` on their
 regions' blocks.
 
