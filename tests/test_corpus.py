@@ -25,7 +25,7 @@ def _args(k, size_index):
 # kernels whose slices, masks or nonzero results have lengths known only at run time: XLA
 # refuses them (naming the construct and line), automatic choice runs them natively
 RUN_TIME_SHAPES = {"back_subst_slices", "cholesky_slices", "csr_spmv_slices",
-                   "forward_subst_slices", "mask_select_reduce"}
+                   "forward_subst_slices", "lu_slices", "mask_select_reduce"}
 
 
 @pytest.mark.parametrize("size_index", [0, 1])

@@ -61,6 +61,7 @@ MODULE_NAMES = [
     "logreg_gd",
     "lstsq_normal",
     "lu_nopivot",
+    "lu_slices",
     "mandelbrot_scalar",
     "mandelbrot_vec",
     "mask_select_reduce",

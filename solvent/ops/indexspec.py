@@ -46,7 +46,8 @@ def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[i
                    f"bad run-time slice {it}")
             out.append(DYN)
             continue
-        expect(n is not DYN, f"index item {it} needs a static dim (use a run-time slice)")
+        expect(n is not DYN or kind == "i",
+               f"index item {it} needs a static dim (use a run-time slice)")
         if kind == "c":
             expect(0 <= it[1] < n, f"index {it[1]} out of bounds for dim of size {n}")
         elif kind == "i":

@@ -110,6 +110,19 @@ def lower_solve(L, b):
     return x
 
 
+def lu_rows(A):
+    n = A.shape[0]
+    for i in range(n):
+        A[i, i:] -= A[i, :i] @ A[:i, i:]                     # vector @ matrix
+        A[i + 1:, i] = (A[i + 1:, i] - A[i + 1:, :i] @ A[:i, i]) / A[i, i]   # matrix @ vector
+    return A
+
+
+def pick_selected(k, z):
+    inside = z[z > 0]
+    return inside[k], inside[-1]
+
+
 def mismatched_add(k, v):
     return v[:k] + v[1:]
 
@@ -221,6 +234,16 @@ def test_assign_run_time_slices_and_solve(backend, seed):
           backend=backend)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_matrix_products_with_run_time_lengths(backend, seed):
+    rng = _rng(seed)
+    n = int(rng.integers(0, 7))
+    A = np.asfortranarray(rng.random((n, n)) + n * np.eye(n))
+    check(lu_rows, A, backend=backend)
+    check(lu_rows, A.astype(np.float32), backend=backend)
+
+
 def test_complex64_runs_on_the_interpreter():
     rng = _rng(0)
     z = (rng.standard_normal(7) + 1j * rng.standard_normal(7)).astype(np.complex64)
@@ -235,6 +258,16 @@ def test_run_time_lengths_that_differ_raise(backend):
     check(mismatched_add, 4, v, backend=backend)
     with pytest.raises(ValueError, match="broadcast") as e:
         jitted(mismatched_add, backend)(2, v)
+    assert "test_dynamic_shapes.py" in str(e.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_index_into_a_run_time_length_is_checked(backend):
+    z = np.array([3.0, -1.0, 2.0, 5.0])
+    check(pick_selected, 1, z, backend=backend)
+    check(pick_selected, -3, z, backend=backend)
+    with pytest.raises(IndexError, match="out of bounds") as e:
+        jitted(pick_selected, backend)(3, z.copy())
     assert "test_dynamic_shapes.py" in str(e.value)
 
 

@@ -977,6 +977,15 @@ def _dynamic_samples():
                                       rhs_batch=[], lhs_contract=[0], rhs_contract=[0]),
         lambda rng: [gen(rng, (8,), "f64"), gen(rng, (8,), "f64")] + bounds(rng), "dynamic",
         numpy=lambda x, y, lo, hi: [x[lo:hi] @ y[lo:hi]])
+    add("tensor.dot_general-runtime-matrix-vector", [T((4, 6), "f32"), T((6,), "f32"),
+                                                      S("i64")],
+        lambda b, m, y, hi: b.one("tensor.dot_general", b.one(
+            "tensor.slice", m, hi, spec=[["s", 0, 4, 1], ["r", -1, 0, 1]]),
+            b.one("tensor.slice", y, hi, spec=[["r", -1, 0, 1]]),
+            lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0]),
+        lambda rng: [gen(rng, (4, 6), "f32"), gen(rng, (6,), "f32"),
+                     ints(rng, (), "i64", -8, 8)], "dynamic",
+        numpy=lambda m, y, hi: [m[:, :hi] @ y[:hi]])
     add("tensor.gather-runtime-index", [T((5,), "f64"), T((9,), "i32"), S("i64"), S("i64")],
         lambda b, x, idx, lo, hi: b.one("tensor.gather", x, _runtime_slice(b, idx, lo, hi, 1),
                                         axes=[0], front=False),

@@ -85,29 +85,53 @@ def _arranged(ctx, op, v, order, alt):
 
 
 def _runtime_dot(op, ctx):
-    """``a @ b`` of two vectors with run-time lengths: one inline loop (reassociable float
-    sums, which LLVM vectorizes) over the shorter length (the frontend checks that they
-    agree; a failed check raises, and no read leaves either vector)."""
+    """A product with run-time lengths (vector @ vector, matrix @ vector, vector @ matrix,
+    matrix @ matrix; no batch dims): for each result element one inline loop over the
+    contracted dim (reassociable float sums, which LLVM vectorizes), reading both operands
+    element by element (a fused slice is never copied). The loop runs to the shorter of the
+    two contracted lengths: the frontend checks that they agree, and where that check failed
+    (its error is raised, this result never seen) no read leaves either operand."""
     a, b = op.operands
     x, y = ctx.get(a), ctx.get(b)
+    (ca,), (cb,) = op.attrs["lhs_contract"], op.attrs["rhs_contract"]
+    fa, fb = _free(a.type.rank, [ca]), _free(b.type.rank, [cb])
+    da, db = ctx.dims(a), ctx.dims(b)
+    k_len = ctx.as_value(ctx.smin(da[ca], db[cb]))
     dt = a.type.dtype
     acc = ctx.slot(dt)
-    ctx.b.store(const(dt, 0), acc)
 
-    def step(k):
-        prod = scalar_math.mul(ctx, dt, ctx.element(x, [k]), ctx.element(y, [k]))
-        s = scalar_math.add(ctx, dt, ctx.b.load(acc), prod)
-        if dt[0] == "f":
-            prod.flags.extend(["reassoc", "contract"])
-            s.flags.extend(["reassoc", "contract"])
-        ctx.b.store(s, acc)
-    ctx.counted_loop(ctx.as_value(ctx.smin(ctx.dim(a, 0), ctx.dim(b, 0))), step)
-    return [ctx.b.load(acc)]
+    def one(idx):
+        ctx.b.store(const(dt, 0), acc)
+        ia, ib = idx[:len(fa)], idx[len(fa):]
+
+        def step(k):
+            sa, sb = [None] * a.type.rank, [None] * b.type.rank
+            for d, i in zip(fa, ia):
+                sa[d] = i
+            for d, i in zip(fb, ib):
+                sb[d] = i
+            sa[ca], sb[cb] = k, k
+            prod = scalar_math.mul(ctx, dt, ctx.element(x, sa), ctx.element(y, sb))
+            s = scalar_math.add(ctx, dt, ctx.b.load(acc), prod)
+            if dt[0] == "f":
+                prod.flags.extend(["reassoc", "contract"])
+                s.flags.extend(["reassoc", "contract"])
+            ctx.b.store(s, acc)
+        ctx.counted_loop(k_len, step)
+        return ctx.b.load(acc)
+    if op.results[0].type.rank == 0:
+        return [one([])]
+    shape = tuple(da[d] for d in fa) + tuple(db[d] for d in fb)
+    out = ctx.out(op, shape=shape)
+    ctx.loop_nest(shape, lambda idx: ctx.store(out, idx, one(list(idx))))
+    return [out]
 
 
 def runtime_dot_ok(op) -> bool:
-    """The products with run-time lengths the native backend runs: vector @ vector."""
-    return all(v.type.rank == 1 for v in op.operands) and op.results[0].type.rank == 0
+    """The products with run-time lengths the native backend runs: one contracted dim, no
+    batch dims, operands of rank 1 or 2."""
+    return (not op.attrs["lhs_batch"] and len(op.attrs["lhs_contract"]) == 1
+            and all(1 <= v.type.rank <= 2 for v in op.operands))
 
 
 def _dot(op, ctx):

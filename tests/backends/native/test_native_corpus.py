@@ -17,7 +17,7 @@ MUST_ACCEPT = ["seidel_2d", "floyd_warshall", "prefix_sum", "gcd_pairs", "find_f
                "heat_3d", "fdtd_2d", "laplace_converge", "soft_threshold", "go_fast",
                # run-time slice lengths, masks: XLA refuses these, native must take them
                "back_subst_slices", "cholesky_slices", "csr_spmv_slices",
-               "forward_subst_slices", "mask_select_reduce"]
+               "forward_subst_slices", "lu_slices", "mask_select_reduce"]
 
 
 def _ir(kernel, n):
