@@ -57,9 +57,9 @@ class DynamicShapeMixin:
                 continue
             a, b = self.dim(x, ax), self.dim(y, ay)
             self.check(self.ufunc(np.equal, a, b), "ValueError",
-                       f"{what}: lengths {{}} and {m if m is not DYN else '(run-time)'} differ "
-                       "(solvent compiled this for equal run-time lengths; NumPy would "
-                       "broadcast a length of 1 or raise)", a)
+                       f"{what}: a length of {{}} against "
+                       f"{'another run-time length' if m is DYN else m} (solvent compiled this "
+                       "for equal lengths; NumPy would broadcast a length of 1, or raise)", a)
 
     def check_broadcast(self, ts, out_shape) -> None:
         """Run-time checks for a broadcast where some dims are ``?``: every ``?`` dim equals
@@ -78,7 +78,7 @@ class DynamicShapeMixin:
                     first = (t, k)
                 elif t.shape[k] is DYN or first[0].shape[first[1]] is DYN:
                     pairs.append((t, k) + first)
-        self.check_dims_agree(pairs, "operands could not be broadcast together")
+        self.check_dims_agree(pairs, "operands could not be broadcast together")  # NumPy's words
 
     def store_runtime_shaped(self, v, target_shape, lengths):
         """The value stored by ``x[...] = v`` into a slice of shape ``target_shape`` when

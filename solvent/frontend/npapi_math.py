@@ -206,7 +206,7 @@ def matmul(fe, a, b):
         raise ValueError(f"{fe.b.loc}: matmul: input operand does not have enough dimensions")
     kb = -2 if rb > 1 else 0
     if None in (a.shape[-1], b.shape[kb]):
-        fe.check_dims_agree([(a, ra - 1, b, kb % rb)], "matmul: the contracted lengths differ")
+        fe.check_dims_agree([(a, ra - 1, b, kb % rb)], "matmul: contracted lengths differ")
     elif a.shape[-1] != b.shape[kb]:
         raise ValueError(f"{fe.b.loc}: matmul: shapes {a.shape} and {b.shape} do not align")
     if ra <= 2 and rb <= 2:
