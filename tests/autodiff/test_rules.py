@@ -42,6 +42,8 @@ NOT_DIFFERENTIABLE = {
     "tensor.fft": "not yet: complex values are not differentiated",
     "tensor.eigh": "not yet", "tensor.svd": "not yet", "tensor.qr": "not yet",
     "tensor.triangular_solve": "not yet",
+    "tensor.dim": "integer result", "tensor.nonzero": "integer result",
+    "tensor.mask_select": "not yet: run-time shapes are not differentiated",
 }
 BOOLEAN_OR_INTEGER = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "not", "bitand",
                       "bitor", "bitxor", "shl", "shr", "invert", "isnan", "isinf",
