@@ -479,6 +479,11 @@ def vjp_function(fn: Function, wrt: list[int]) -> tuple[Function, list[int]]:
             raise DifferentiationError(
                 f"cannot differentiate with respect to argument {name!r} of type {a.type}: "
                 "only float arrays and scalars have gradients")
+    from ..backends.base import run_time_shape
+    dynamic = run_time_shape(fn)
+    if dynamic:
+        raise DifferentiationError(f"cannot differentiate through {dynamic}: run-time shapes "
+                                   "are not differentiated yet")
     t = Transformer(fn, wrt)
     body = Block()
     b = Builder(body)

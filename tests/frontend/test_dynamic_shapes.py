@@ -301,3 +301,13 @@ def test_xla_refuses_naming_construct_and_line(fn, args, construct, line):
     assert f"test_dynamic_shapes.py:{lineno}:" in msg, msg
     auto = solvent.jit(fn)
     assert "## backend: native" in auto.explain(*args)
+
+
+def squares_inside(z):
+    return np.sum(z[z > 0] ** 2)
+
+
+def test_gradients_through_run_time_shapes_are_refused_with_the_line():
+    with pytest.raises(solvent.DifferentiationError, match="run-time shapes") as e:
+        solvent.grad(squares_inside)(np.array([1.0, -2.0, 3.0]))
+    assert "test_dynamic_shapes.py" in str(e.value) and "x[mask]" in str(e.value)
