@@ -123,8 +123,27 @@ def _runtime_dot(op, ctx):
         return [one([])]
     shape = tuple(da[d] for d in fa) + tuple(db[d] for d in fb)
     out = ctx.out(op, shape=shape)
+    if a.type.rank == 1 and b.type.rank == 2 and cb == 0:
+        _vector_matrix(ctx, dt, x, y, k_len, shape[0], out)
+        return [out]
     ctx.loop_nest(shape, lambda idx: ctx.store(out, idx, one(list(idx))))
     return [out]
+
+
+def _vector_matrix(ctx, dt, x, y, k_len, n, out):
+    """``out[j] = sum_k x[k] * y[k, j]`` row by row (``out += x[k] * y[k, :]``), so the
+    inner loop runs along the contiguous rows of ``y`` (LLVM vectorizes it)."""
+    ctx.loop_nest((n,), lambda j: ctx.store(out, j, const(dt, 0)))
+
+    def row(k):
+        xk = ctx.element(x, [k])
+
+        def col(j):
+            s = scalar_math.add(ctx, dt, ctx.load(out, [j]),
+                                scalar_math.mul(ctx, dt, xk, ctx.element(y, [k, j])))
+            ctx.store(out, [j], s)
+        ctx.counted_loop(ctx.as_value(n), col)
+    ctx.counted_loop(k_len, row)
 
 
 def runtime_dot_ok(op) -> bool:
