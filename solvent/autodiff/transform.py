@@ -587,6 +587,11 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
             raise DifferentiationError(
                 f"cannot differentiate with respect to argument {name!r} of type {a.type}: "
                 "only float arrays and scalars have gradients")
+    from ..backends.base import run_time_shape
+    dynamic = run_time_shape(fn)
+    if dynamic:
+        raise DifferentiationError(f"cannot differentiate through {dynamic}: run-time shapes "
+                                   "are not differentiated yet")
     t = Transformer(fn, wrt, checkpoints, while_capacity)
     body = Block()
     b = Builder(body)

@@ -57,7 +57,8 @@ def missing_rule(fn: Function, backend: str) -> tuple[bool, str]:
 
 def run_time_shape(fn: Function) -> str | None:
     """A description of the first value whose type is not a tensor of static shape (a
-    mutable ref, a dimension known only at run time), or None when there is none."""
+    mutable ref, a dimension known only at run time) or of the first run-time slice (whose
+    length is ``?`` even when a scalar fills it), or None when there is none."""
     def bad(t):
         return not isinstance(t, TensorType) or not all(
             isinstance(d, numbers.Integral) for d in t.shape)
@@ -65,8 +66,21 @@ def run_time_shape(fn: Function) -> str | None:
         if bad(v.type):
             return f"argument {v.hint or v.index} has type {v.type}"
     for op in fn.walk():
+        if any(it[0] == "r" for it in op.attrs.get("spec", ())):
+            return (f"a slice with run-time bounds ({op.name}){_at(op)} has a length known "
+                    "only at run time (?)")
         values = list(op.results) + [a for r in op.regions for a in r.block.args]
         for v in values:
             if bad(v.type):
-                return f"{op.name}{_at(op)} has a value of type {v.type}"
+                what = _RUN_TIME_CONSTRUCTS.get(op.name, op.name)
+                return f"{what}{_at(op)} has a value of type {v.type}"
     return None
+
+
+# the source constructs behind the ops that make run-time shapes, for refusals
+_RUN_TIME_CONSTRUCTS = {
+    "tensor.slice": "a slice with run-time bounds (tensor.slice)",
+    "array.read": "a slice with run-time bounds (array.read)",
+    "tensor.mask_select": "a boolean-mask read x[mask] (tensor.mask_select)",
+    "tensor.nonzero": "np.nonzero/np.flatnonzero/np.argwhere (tensor.nonzero)",
+}

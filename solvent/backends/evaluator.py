@@ -2,9 +2,9 @@
 
 ``run_block`` walks a block: each op's rule comes from the backend's table in the op
 registry (``lowerings(backend)``), each result is checked against the op's declared type
-(so a rule that drifts from NumPy's dtype or shape is caught where it happens), and a
-terminator (the record's ``terminator`` trait) hands its operands back to the rule of the
-parent op, which decides what they mean (the next iteration's carried values, the branch's
+(a run-time dimension ``?`` takes any size), so a rule that drifts from NumPy's dtype or
+shape is caught where it happens, and a terminator (the record's ``terminator`` trait)
+hands its operands back to the rule of the parent op, which decides what they mean (the next iteration's carried values, the branch's
 results, the function's results). Region-holding rules call ``ctx.run_block`` on their
 regions' blocks.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..ir.core import Block
 from ..ir.registry import IRError, get, lowering, lowerings
-from ..ir.types import RefType, np_dtype
+from ..ir.types import RefType, dims_agree, np_dtype
 
 
 class BlockEvaluator:
@@ -53,7 +53,7 @@ class BlockEvaluator:
         if isinstance(t, RefType):
             return v  # a live buffer: keep identity
         arr = self.as_array(v)
-        if tuple(arr.shape) != t.shape or arr.dtype != np_dtype(t.dtype):
+        if not dims_agree(tuple(arr.shape), t.shape) or arr.dtype != np_dtype(t.dtype):
             raise IRError(f"{op.name}{' at ' + str(op.loc) if op.loc else ''}: the {self.backend} "
                           f"rule produced {arr.dtype}{list(arr.shape)}, the op declares {t}")
         return arr

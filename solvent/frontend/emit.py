@@ -11,7 +11,8 @@ import numpy as np
 
 from ..errors import NeedStatic, UnsupportedError
 from ..ir.builder import Builder
-from ..ir.types import dtype_name, np_dtype
+from ..ir.registry import IRError
+from ..ir.types import dtype_name, is_static, np_dtype
 from ..ops import elementwise
 from .values import ArrayRef, Const, Tensor, TupleVal
 
@@ -98,7 +99,7 @@ class Emitter:
         For an index array, the message names its largest index if that one is too large,
         else its smallest (NumPy names the first bad one in order)."""
         idx = self.convert(self.tensor(idx), "i64")
-        if idx.type.size == 0:
+        if idx.type.static and idx.type.size == 0:
             return  # an empty index array selects nothing: nothing can be out of bounds
         ok = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, idx, Const(-n)),
                         self.ufunc(np.less, idx, Const(n)))
@@ -208,6 +209,9 @@ class Emitter:
         shape = tuple(shape)
         if x.shape == shape:
             return x
+        if not (is_static(shape) and is_static(x.shape)):
+            raise self.unsupported(f"broadcasting shape {x.shape} to {shape}, a length known "
+                                   "only at run time")
         try:
             ok = np.broadcast_shapes(x.shape, shape) == shape
         except ValueError:
@@ -239,11 +243,11 @@ class Emitter:
                 isinstance(args[1], Const) and args[1].value < 0:
             ts = [self.convert(t, "f64") for t in ts]  # Python: 2 ** -1 == 0.5
         try:
-            np.broadcast_shapes(*(t.shape for t in ts))
-        except ValueError:
+            out_shape = elementwise.broadcast_shapes(*(t.shape for t in ts))
+        except IRError:
             msg = ("operands could not be broadcast together with shapes "
                    f"{' '.join(str(t.shape) for t in ts)}")
-            if self.raise_now():
+            if self.raise_now() or not all(is_static(t.shape) for t in ts):
                 raise ValueError(f"{self.b.loc}: {msg}") from None
             # code that may never run (NumPy raises only if it does): a failing run-time
             # check, and zeros of the largest operand's shape stand in for the others
@@ -251,6 +255,8 @@ class Emitter:
             big = max(ts, key=lambda t: (len(t.shape), int(np.prod(t.shape))))
             ts = [t if _broadcasts_to(t.shape, big.shape)
                   else Tensor(self.filled(0, t.dtype, big.shape), weak=t.weak) for t in ts]
+            out_shape = big.shape
+        self.check_broadcast(ts, out_shape)
         probes = [self.probe(t) for t in ts]
         if all(not isinstance(p, np.dtype) for p in probes):
             probes = [np.dtype(type(p)) for p in probes]  # Python scalars only: defaults
@@ -377,10 +383,14 @@ class Emitter:
         from ..ops.indexspec import result_shape
         target_shape = result_shape(ref.shape, spec, len(dyn))
         v = self.tensor(value)
-        if v.type.rank and np.prod(v.shape) == np.prod(target_shape) and \
-                _squeeze(v.shape) == _squeeze(target_shape) and v.shape != target_shape:
-            v = Tensor(self.b.one("tensor.reshape", v.v, shape=list(target_shape)))
-        v = self.broadcast(self.cast_for_store(v, ref.dtype), target_shape)
+        if not (is_static(target_shape) and is_static(v.shape)):
+            v = self.store_runtime_shaped(self.cast_for_store(v, ref.dtype), target_shape,
+                                          self.slice_lengths(ref, spec, dyn))
+        else:
+            if v.type.rank and np.prod(v.shape) == np.prod(target_shape) and \
+                    _squeeze(v.shape) == _squeeze(target_shape) and v.shape != target_shape:
+                v = Tensor(self.b.one("tensor.reshape", v.v, shape=list(target_shape)))
+            v = self.broadcast(self.cast_for_store(v, ref.dtype), target_shape)
         # Values at each level of the view chain, outermost first.
         levels = []
         t = None
@@ -530,7 +540,7 @@ def _broadcasts_to(shape, target) -> bool:
 
 
 def full_spec(shape) -> list:
-    return [["s", 0, n, 1] for n in shape]
+    return [["s", 0, n, 1] if n is not None else ["r", -1, -1, 1] for n in shape]
 
 
 def drop_newaxis(spec, dyn):

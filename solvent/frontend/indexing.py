@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir.types import DYN
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 
@@ -60,7 +61,7 @@ class IndexMixin:
         return SliceItem(*parts, node)
 
     # --- analysis ---------------------------------------------------------------------------
-    def analyze_index(self, shape, items):
+    def analyze_index(self, shape, items, obj=None):
         """-> (spec, dyn Values, advanced [(dim, Tensor)], deps) for ``x[items]``."""
         items = list(items)
         n_consume = sum(1 for i in items if not _is_none(i) and not _is_ellipsis(i))
@@ -89,7 +90,10 @@ class IndexMixin:
                 it = SliceItem(*(None if p is None else Const(p) for p in
                                  (it.value.start, it.value.stop, it.value.step)), None)
             if isinstance(it, SliceItem):
-                spec.append(self._slice_spec(it, n, dyn))
+                spec.append(self._slice_spec(it, n, dyn) if n is not DYN else
+                            self.runtime_slice(it, dyn))
+            elif n is DYN:
+                spec.append(self._runtime_int_index(it, d, dyn, obj))
             elif isinstance(it, Const) and isinstance(it.value, (int, np.integer)) and \
                     not isinstance(it.value, (bool, np.bool_)):
                 k = int(it.value)
@@ -154,14 +158,16 @@ class IndexMixin:
             return ["s", start, stop, step]
         step = 1 if it.step is None else self.static_int(it.step, "a slice step")
         if step != 1:
-            raise self.unsupported("a slice with a run-time bound must have step 1")
+            return self.runtime_slice(it, dyn)
         size = None
         if it.node is not None:
             lower_node = it.node.lower if it.node.lower is not None else ast.Constant(0)
             size = static_difference(it.node.upper, lower_node, self.static_name_value)
         if size is None:
             dynamic = next(p for p in (it.lower, it.upper) if not isinstance(p, (Const, type(None))))
-            raise self.need_static(dynamic, "the length of this slice")
+            if getattr(dynamic, "deps", None):  # from scalar arguments: specialize on them
+                raise self.need_static(dynamic, "the length of this slice")
+            return self.runtime_slice(it, dyn)
         start = self.tensor(it.lower) if it.lower is not None else self.constant(0)
         start = self.convert(start, "i64")
         if -n <= size < 0 and it.upper is not None:
@@ -183,12 +189,27 @@ class IndexMixin:
         dyn.append(start.v)
         return ["d", len(dyn) - 1, size]
 
+    def _runtime_int_index(self, it, d: int, dyn: list, obj):
+        """An integer index into a dim known only at run time: checked against its length."""
+        t = self.tensor(it)
+        if t.type.rank or t.dtype[0] not in "iu" or t.dtype == "i1":
+            raise self.unsupported("only integers and slices index a dimension whose length "
+                                   "is known only at run time")
+        k = self.convert(t, "i64")
+        n = self.dim(obj, d)
+        ok = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, k, self.ufunc(
+            np.negative, n)), self.ufunc(np.less, k, n))
+        self.check(ok, "IndexError", f"index {{}} is out of bounds for axis {d} (its length "
+                   "is known only at run time)", k)
+        dyn.append(k.v)
+        return ["i", len(dyn) - 1]
+
     # --- reads ------------------------------------------------------------------------------
     def getitem(self, obj, items):
         if not isinstance(obj, (Tensor, ArrayRef)):
             obj = self.tensor(obj)
         shape = obj.shape
-        spec, dyn, adv = self.analyze_index(shape, items)
+        spec, dyn, adv = self.analyze_index(shape, items, obj)
         if adv:
             return self._gather(obj, spec, dyn, adv)
         from ..ops.indexspec import result_shape
@@ -206,8 +227,11 @@ class IndexMixin:
         if any(it[0] == "n" for it in spec):
             raise self.unsupported("np.newaxis combined with integer-array indexing")
         if any(t.dtype == "i1" for _, t in adv):
-            raise self.unsupported("boolean-mask indexing gives a data-dependent shape",
-                                   "use np.where(mask, a, b) or a reduction over the mask")
+            if len(adv) == 1 and adv[0][0] == 0 and not dyn and all(
+                    it == ["s", 0, n, 1] for it, n in zip(spec, obj.shape)):
+                return self.mask_select(obj, adv[0][1])   # x[mask]: a run-time length
+            raise self.unsupported("a boolean mask mixed with other indices in a read",
+                                   "index with the mask alone: x[mask]")
         t = self.tensor(obj)
         if not all(it == ["s", 0, n, 1] for it, n in zip(spec, t.shape)) or dyn:
             t = Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec))
@@ -241,7 +265,7 @@ class IndexMixin:
     def setitem(self, target, items, value):
         if not isinstance(target, ArrayRef):
             raise self.unsupported("assignment into a value that is not an array variable")
-        spec, dyn, adv = self.analyze_index(target.shape, items)
+        spec, dyn, adv = self.analyze_index(target.shape, items, target)
         if not adv:
             self.write(target, spec, dyn, value)
             return

@@ -189,6 +189,8 @@ def view_strides(ref: ArrayRef):
                 elif it[0] == "d":
                     new_shape.append(it[2])
                     new_strides.append(strides[d])
+                elif it[0] == "r":   # a run-time length: no view of it can be reshaped
+                    return None, None
                 d += 1
             shape, strides = new_shape, new_strides
         elif kind == "transpose":
@@ -211,6 +213,8 @@ def _strided_dummy(shape, strides):
 def reshape_is_view(ref: ArrayRef, new_shape) -> bool:
     """Whether NumPy's reshape of this view returns a view (True) or a copy."""
     shape, strides = view_strides(ref)
+    if shape is None:
+        return False
     try:
         _strided_dummy(shape, strides).reshape(tuple(new_shape), copy=False)
         return True
@@ -246,6 +250,10 @@ def _ravel(fe, a, order=None):
     o = fe.static(order, "order") if order is not None else "C"
     if o not in ("C", None):
         raise fe.unsupported(f"ravel(order={o!r})", "use order='C' (the default)")
+    if not fe.tensor_type(a).static:
+        if fe.tensor_type(a).rank == 1:
+            return a if not isinstance(a, ArrayRef) else fe.tensor(a)
+        raise fe.unsupported("ravel of an n-d array with a length known only at run time")
     size = int(np.prod(fe.tensor_type(a).shape, dtype=np.int64))
     if isinstance(a, ArrayRef) and not is_c_contiguous(*view_strides(a)):
         t = fe.tensor(a)

@@ -95,6 +95,11 @@ def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
         # that always fails where it is reached; the sum stands in for the value it never has
         fe.check(Const(False), "ValueError", msg)
         kind = "sum"
+    if kind in ("max", "min"):
+        for ax in axes:
+            if x.shape[ax] is None:   # a run-time length: NumPy's error where it is empty
+                fe.check(fe.ufunc(np.greater, fe.dim(x, ax), Const(0)), "ValueError",
+                         f"zero-size array to reduction operation {kind} which has no identity")
     return Tensor(fe.b.one(f"tensor.reduce_{kind}", x.v, axes=axes, keepdims=keep))
 
 
@@ -105,14 +110,23 @@ for _kind, _fns in (("sum", (np.sum,)), ("prod", (np.prod,)), ("max", (np.max, n
                                                            dtype if k in ("sum", "prod") else None))(_kind))
 
 
+def _count(fe, x, axes):
+    """How many elements the reduction over ``axes`` combines (a Tensor for ? dims)."""
+    if all(x.shape[i] is not None for i in axes):
+        return Const(int(np.prod([x.shape[i] for i in axes], dtype=np.int64)))
+    n = Const(1)
+    for i in axes:
+        n = fe.ufunc(np.multiply, n, fe.dim(x, i))
+    return n
+
+
 @implements(np.mean)
 def mean(fe, a, axis=None, dtype=None, out=None, keepdims=Const(False)):
     x = fe.tensor(a)
     axes = norm_axes(fe, axis, x.type.rank)
     acc = static_dtype(fe, dtype, None) or _acc_dtype(np.mean, x.type.dtype)
     s = reduce(fe, "sum", fe.convert(x, acc), Const(tuple(axes)), keepdims)
-    count = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
-    return fe.convert(fe.ufunc(np.true_divide, s, Const(count)), acc)
+    return fe.convert(fe.ufunc(np.true_divide, s, _count(fe, x, axes)), acc)
 
 
 @implements(np.var)
@@ -128,9 +142,12 @@ def var(fe, a, axis=None, dtype=None, out=None, ddof=Const(0), keepdims=Const(Fa
     else:
         sq = fe.ufunc(np.multiply, d, d)
     s = reduce(fe, "sum", sq, Const(tuple(axes)), keepdims)
-    count = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
-    denom = max(count - fe.static_int(ddof, "ddof"), 0)
-    return fe.ufunc(np.true_divide, s, Const(denom))
+    count = _count(fe, x, axes)
+    ddof = fe.static_int(ddof, "ddof")
+    if isinstance(count, Const):
+        return fe.ufunc(np.true_divide, s, Const(max(count.value - ddof, 0)))
+    return fe.ufunc(np.true_divide, s, fe.ufunc(np.maximum, fe.ufunc(
+        np.subtract, count, Const(ddof)), Const(0)))
 
 
 @implements(np.std)
@@ -185,7 +202,10 @@ def matmul(fe, a, b):
     ra, rb = a.type.rank, b.type.rank
     if ra == 0 or rb == 0:
         raise ValueError(f"{fe.b.loc}: matmul: input operand does not have enough dimensions")
-    if a.shape[-1] != b.shape[-2 if rb > 1 else 0]:
+    kb = -2 if rb > 1 else 0
+    if None in (a.shape[-1], b.shape[kb]):
+        fe.check_dims_agree([(a, ra - 1, b, kb % rb)], "matmul: contracted lengths differ")
+    elif a.shape[-1] != b.shape[kb]:
         raise ValueError(f"{fe.b.loc}: matmul: shapes {a.shape} and {b.shape} do not align")
     if ra <= 2 and rb <= 2:
         return _dot_general(fe, a, b, [ra - 1], [0 if rb == 1 else rb - 2])
@@ -447,7 +467,7 @@ def _bincount(fe, x, weights=None, minlength=Const(0)):
 # NumPy functions refused with a reason (the coverage document lists them as such)
 REFUSED = {getattr(np, name): ("gives an array whose length depends on the data",
                                "use a mask with np.where or a reduction instead")
-           for name in ("unique", "nonzero", "flatnonzero", "argwhere")}
+           for name in ("unique",)}
 
 
 def _refuse(fn):
@@ -458,6 +478,32 @@ def _refuse(fn):
 
 for _fn in REFUSED:
     implements(_fn)(_refuse(_fn))
+
+
+def _nonzero_row(fe, nz, k):
+    return Tensor(fe.b.one("tensor.slice", nz.v, spec=[["c", k], ["r", -1, -1, 1]]))
+
+
+@implements(np.nonzero)
+def _nonzero(fe, a):
+    nz = fe.nonzero_rows(a)
+    return TupleVal(tuple(_nonzero_row(fe, nz, k) for k in range(nz.shape[0])))
+
+
+@implements(np.flatnonzero)
+def _flatnonzero(fe, a):
+    t = fe.tensor(a)
+    if t.type.rank != 1:
+        t = fe.tensor(reshape_value(fe, t, Const((-1,))))
+    return _nonzero_row(fe, fe.nonzero_rows(t), 0)
+
+
+@implements(np.argwhere)
+def _argwhere(fe, a):
+    t = fe.tensor(a)
+    if t.type.rank == 0:
+        raise fe.unsupported("np.argwhere of a 0-d value")
+    return Tensor(fe.b.one("tensor.transpose", fe.nonzero_rows(t).v, perm=[1, 0]))
 
 
 implements(builtins.float)(_py_ctor("f64"))
@@ -475,7 +521,7 @@ def _len(fe, x):
     shape = fe.tensor_type(x).shape
     if not shape:
         raise TypeError(f"{fe.b.loc}: len() of unsized object")
-    return Const(shape[0])
+    return fe.dim(x, 0)
 
 
 @implements(builtins.abs)

@@ -8,7 +8,7 @@ from . import npapi_creation as cr
 from . import npapi_math as nm
 from . import npapi_decompositions as nd
 from . import npapi_pymath  # noqa: F401  (registers the math module's functions)
-from .values import ArrayRef, Const, Tensor
+from .values import ArrayRef, Const, Tensor, TupleVal
 
 
 def _prelude_impl(fn):
@@ -93,10 +93,17 @@ class ApiMixin:
     def array_attribute(self, x, name):
         t = x.type
         if name == "shape":
+            if not t.static:
+                return TupleVal(tuple(self.dim(x, d) for d in range(t.rank)))
             return Const(tuple(t.shape))
         if name == "ndim":
             return Const(t.rank)
         if name == "size":
+            if not t.static:
+                n = Const(1)
+                for d in range(t.rank):
+                    n = self.ufunc(np.multiply, n, self.dim(x, d))
+                return n
             return Const(t.size)
         if name == "dtype":
             return Const(np_dtype(t.dtype))

@@ -25,6 +25,7 @@ from ..ir.types import RefType, TensorType, dtype_name
 from .control import ControlMixin
 from .emit import Emitter
 from .expressions import ExprMixin
+from .dynamic_shapes import DynamicShapeMixin
 from .indexing import IndexMixin
 from .npapi_methods import ApiMixin
 from .scopes import assigned_names, loads_outside
@@ -69,7 +70,8 @@ def parse_source(fn) -> Source:
     return src
 
 
-class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, ApiMixin, Emitter):
+class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, DynamicShapeMixin, ApiMixin,
+                 Emitter):
     def __init__(self, pyfn, builder: Builder, depth: int = 0, shared=None):
         self.pyfn = pyfn
         self.local = None  # a LocalFunction when translating a def/lambda of the kernel

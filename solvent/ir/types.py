@@ -1,7 +1,11 @@
 """IR types: value tensors (rank 0 is a scalar) and mutable array references.
 
-Shapes are static: solvent specializes every compilation on the shapes of the call's
-arguments, so each dimension is a Python int.
+solvent specializes every compilation on the shapes of the call's arguments, so most
+dimensions are Python ints. A dimension that follows run-time data (a slice ``x[a:b]`` with
+loop-variable bounds, a boolean-mask read, ``np.nonzero``) is ``DYN`` (``None``), printed
+``?`` as in MLIR (``tensor<?xf64>``); the value carries its size at run time and
+``tensor.dim`` reads it as an i64. A backend that needs static shapes says so in
+``accepts``.
 """
 from __future__ import annotations
 
@@ -27,6 +31,31 @@ DTYPES: dict[str, np.dtype] = {
     "c128": np.dtype(np.complex128),
 }
 _NAME_OF = {dt: name for name, dt in DTYPES.items()}
+
+# A dimension known only at run time.
+DYN = None
+
+
+def is_static(shape) -> bool:
+    return all(d is not DYN for d in shape)
+
+
+def dims_agree(a, b) -> bool:
+    """Shapes that may be equal at run time: same rank, equal where both are static."""
+    return len(a) == len(b) and all(x is DYN or y is DYN or x == y for x, y in zip(a, b))
+
+
+def _dim_text(d) -> str:
+    return "?" if d is DYN else str(d)
+
+
+def _parse_dim(text: str):
+    return DYN if text == "?" else int(text)
+
+
+def _check_shape(shape) -> None:
+    if not all(d is DYN or (isinstance(d, int) and d >= 0) for d in shape):
+        raise ValueError(f"bad shape {shape!r}")
 
 
 def dtype_name(dt) -> str:
@@ -64,21 +93,26 @@ class TensorType:
     def __post_init__(self):
         if self.dtype not in DTYPES:
             raise ValueError(f"unknown dtype {self.dtype!r}")
-        if not all(isinstance(d, int) and d >= 0 for d in self.shape):
-            raise ValueError(f"bad shape {self.shape!r}")
+        _check_shape(self.shape)
 
     @property
     def rank(self) -> int:
         return len(self.shape)
 
     @property
+    def static(self) -> bool:
+        return is_static(self.shape)
+
+    @property
     def size(self) -> int:
+        if not self.static:
+            raise ValueError(f"the size of {self} is known only at run time")
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __str__(self) -> str:
         if not self.shape:
             return self.dtype
-        return "tensor<" + "x".join(str(d) for d in self.shape) + "x" + self.dtype + ">"
+        return "tensor<" + "x".join(_dim_text(d) for d in self.shape) + "x" + self.dtype + ">"
 
 
 @dataclass(frozen=True)
@@ -96,7 +130,7 @@ class RefType:
         return TensorType(self.shape, self.dtype)
 
     def __str__(self) -> str:
-        dims = "".join(f"{d}x" for d in self.shape)
+        dims = "".join(f"{_dim_text(d)}x" for d in self.shape)
         return f"ref<{dims}{self.dtype}>"
 
 
@@ -116,5 +150,5 @@ def parse_type(text: str) -> Type:
         if text.startswith(prefix) and text.endswith(">"):
             parts = text[len(prefix):-1].split("x")
             dims, dt = parts[:-1], parts[-1]
-            return cls(tuple(int(d) for d in dims), dt)
+            return cls(tuple(_parse_dim(d) for d in dims), dt)
     raise ValueError(f"cannot parse type {text!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.types import RefType, TensorType
+from ..ir.types import RefType, TensorType, dims_agree, is_static
 from . import indexspec
 from ..ir.registry import OpDef, expect, register
 
@@ -53,7 +53,9 @@ def _write_infer(types, attrs):
     expect(all(it[0] != "n" for it in spec), "array.write spec has no newaxis")
     indexspec.check_spec_operands(spec, types[2:])
     shape = indexspec.result_shape(ref.shape, spec, len(types) - 2)
-    expect(v.shape == shape and v.dtype == ref.dtype,
+    # a run-time slice may be filled with a scalar (its length is known only there)
+    fills = v.rank == 0 and not is_static(shape)
+    expect((fills or dims_agree(v.shape, shape)) and v.dtype == ref.dtype,
            f"array.write value {v} does not match {TensorType(shape, ref.dtype)}")
     return []
 

@@ -18,12 +18,27 @@ except ImportError:  # pragma: no cover
     jnp = lax = None
 
 
-def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        from ..ir.registry import IRError
-        raise IRError(f"shapes {shapes} do not broadcast") from None
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """NumPy's broadcast of ``shapes``; a run-time dim (``None``) against a static n > 1 is
+    n, against 1 or another run-time dim it stays run-time. A backend that runs it checks
+    at run time that the run-time dims agree (or are what NumPy broadcasts)."""
+    from ..ir.types import DYN, is_static
+    if all(is_static(s) for s in shapes):
+        try:
+            return tuple(np.broadcast_shapes(*shapes))
+        except ValueError:
+            from ..ir.registry import IRError
+            raise IRError(f"shapes {shapes} do not broadcast") from None
+    rank = max(len(s) for s in shapes)
+    out = []
+    for d in range(rank):
+        dims = [s[len(s) - rank + d] for s in shapes if len(s) - rank + d >= 0]
+        static = {n for n in dims if n is not DYN and n != 1}
+        if len(static) > 1:
+            from ..ir.registry import IRError
+            raise IRError(f"shapes {shapes} do not broadcast")
+        out.append(static.pop() if static else DYN if DYN in dims else 1)
+    return tuple(out)
 
 
 def _kinds_ok(dtype: str, kinds: str) -> bool:

@@ -7,6 +7,10 @@ A spec is a list of items, one per input dimension (plus newaxis items), each a 
                              Negative values wrap once, as in NumPy.
 - ``["s", start, stop, step]`` static slice, normalized by ``slice.indices``
 - ``["d", j, size]``         dynamic start (j-th index operand), static ``size``, step 1
+- ``["r", j, k, step]``      run-time slice ``x[a:b:step]``: start and stop are the j-th and
+                             k-th index operands (-1: absent, NumPy's default), static step;
+                             NumPy's slice semantics exactly (negative bounds count from the
+                             end, out-of-range bounds clamp); the dim's length is ``?``
 - ``["n"]``                  ``np.newaxis``: inserts a dim of size 1 (read only)
 
 Dynamic indices follow XLA's total semantics, in the interpreter too: an index is wrapped
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 
 from ..ir.registry import IRError, expect
+from ..ir.types import DYN
 
 
 def slice_len(start: int, stop: int, step: int) -> int:
@@ -36,6 +41,13 @@ def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[i
             continue
         n = in_shape[d]
         d += 1
+        if kind == "r":
+            expect(all(-1 <= j < num_dyn for j in it[1:3]) and it[3] != 0,
+                   f"bad run-time slice {it}")
+            out.append(DYN)
+            continue
+        expect(n is not DYN or kind == "i",
+               f"index item {it} needs a static dim (use a run-time slice)")
         if kind == "c":
             expect(0 <= it[1] < n, f"index {it[1]} out of bounds for dim of size {n}")
         elif kind == "i":
@@ -51,6 +63,11 @@ def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[i
         else:
             raise IRError(f"bad index item {it}")
     return tuple(out)
+
+
+def is_runtime(spec) -> bool:
+    """Whether the spec has a run-time slice (its result has a ``?`` dim)."""
+    return any(it[0] == "r" for it in spec)
 
 
 def is_full(in_shape, spec) -> bool:
@@ -70,7 +87,9 @@ def numpy_index(spec: list, dyn: list, in_shape) -> tuple:
             continue
         n = in_shape[d]
         d += 1
-        if kind == "c":
+        if kind == "r":
+            idx.append(slice(*(None if j < 0 else int(dyn[j]) for j in it[1:3]), it[3]))
+        elif kind == "c":
             idx.append(it[1])
         elif kind == "i":
             k = int(dyn[it[1]])

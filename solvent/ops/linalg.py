@@ -26,7 +26,7 @@ def _dot_infer(types, attrs):
                                                  "rhs_contract"))
     expect(len(lb) == len(rb) and len(lc) == len(rc), "dot_general dimension lists differ")
     for x, y in zip(lb + lc, rb + rc):
-        expect(0 <= x < a.rank and 0 <= y < b.rank and a.shape[x] == b.shape[y],
+        expect(0 <= x < a.rank and 0 <= y < b.rank and (a.shape[x] == b.shape[y] or None in (a.shape[x], b.shape[y])),
                f"dot_general dims {x} of {a} and {y} of {b} do not match")
     shape = ([a.shape[i] for i in lb] + [a.shape[i] for i in _free(a.rank, lb, lc)]
              + [b.shape[i] for i in _free(b.rank, rb, rc)])

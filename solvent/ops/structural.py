@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.types import TensorType, np_dtype
+from ..ir.types import DYN, TensorType, dims_agree, is_static, np_dtype
 from . import indexspec
 from ..ir.registry import OpDef, expect, get, register
 
@@ -88,8 +88,9 @@ register(OpDef(
 def _bcast_infer(types, attrs):
     t = _one(types, "tensor.broadcast_to")
     shape = tuple(attrs["shape"])
+    expect(is_static(shape), "tensor.broadcast_to needs a static target shape")
     try:
-        ok = np.broadcast_shapes(t.shape, shape) == shape
+        ok = is_static(t.shape) and np.broadcast_shapes(t.shape, shape) == shape
     except ValueError:
         ok = False
     expect(ok, f"cannot broadcast {t.shape} to {shape}")
@@ -109,6 +110,12 @@ register(OpDef(
 def _reshape_infer(types, attrs):
     t = _one(types, "tensor.reshape")
     shape = tuple(attrs["shape"])
+    if not t.static:  # only a 1-d run-time vector to and from its own shape, or to (1, ?)...
+        expect(sum(d is DYN for d in shape) == 1 and sum(d is DYN for d in t.shape) == 1 and
+               int(np.prod([d for d in shape if d is not DYN], dtype=np.int64)) ==
+               int(np.prod([d for d in t.shape if d is not DYN], dtype=np.int64)),
+               f"cannot reshape {t.shape} to {shape}: a run-time dim must stay one dim")
+        return [TensorType(shape, t.dtype)]
     expect(int(np.prod(shape, dtype=np.int64)) == t.size, f"cannot reshape {t.shape} to {shape}")
     return [TensorType(shape, t.dtype)]
 
@@ -118,7 +125,8 @@ register(OpDef(
     doc="numpy.reshape(x, shape) in C order",
     infer=_reshape_infer,
 ),
-    interp=lambda op, args, ctx: [np.reshape(args[0], tuple(op.attrs["shape"]))],
+    interp=lambda op, args, ctx: [np.reshape(args[0], tuple(
+        -1 if d is DYN else d for d in op.attrs["shape"]))],
     xla=lambda op, args, ctx: [jnp.reshape(args[0], tuple(op.attrs["shape"]))],
 )
 
@@ -171,7 +179,9 @@ def _update_infer(types, attrs):
     expect(all(it[0] != "n" for it in spec), "tensor.update_slice spec has no newaxis")
     indexspec.check_spec_operands(spec, types[2:])
     shape = indexspec.result_shape(t.shape, spec, len(types) - 2)
-    expect(v.shape == shape and v.dtype == t.dtype,
+    # a run-time slice may be filled with a scalar (its length is known only there)
+    fills = v.rank == 0 and not is_static(shape)
+    expect((fills or dims_agree(v.shape, shape)) and v.dtype == t.dtype,
            f"update value {v} does not match slice {TensorType(shape, t.dtype)}")
     return [t]
 
@@ -254,7 +264,8 @@ def _adv_index(x_ndim, axes, idx):
 
 
 def gather_shape(x_shape, axes, idx_shapes, front):
-    bshape = tuple(np.broadcast_shapes(*idx_shapes))
+    from .elementwise import broadcast_shapes
+    bshape = broadcast_shapes(*idx_shapes)
     rest = [d for a, d in enumerate(x_shape) if a not in axes]
     adjacent = list(axes) == list(range(axes[0], axes[0] + len(axes)))
     if front or not adjacent:
@@ -327,7 +338,8 @@ def _scatter_infer(types, attrs):
     axes = list(attrs["axes"])
     expect(len(types) == 2 + len(axes), "scatter axes/indices")
     shape = gather_shape(x.shape, axes, [t.shape for t in types[2:]], False)
-    expect(v.shape == shape and v.dtype == x.dtype, f"scatter value {v} must be {shape} {x.dtype}")
+    expect(dims_agree(v.shape, shape) and v.dtype == x.dtype,
+           f"scatter value {v} must be {shape} {x.dtype}")
     return [x]
 
 

@@ -29,6 +29,8 @@ NOT_DIFFERENTIABLE = {
     "tensor.argmax": "integer result", "tensor.argmin": "integer result",
     "tensor.reduce_any": "boolean", "tensor.reduce_all": "boolean",
     "tensor.argsort": "integer result",
+    "tensor.dim": "integer result", "tensor.nonzero": "integer result",
+    "tensor.mask_select": "not yet: run-time shapes are not differentiated",
 }
 BOOLEAN_OR_INTEGER = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "not", "bitand",
                       "bitor", "bitxor", "shl", "shr", "invert", "isnan", "isinf",

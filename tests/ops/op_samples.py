@@ -34,7 +34,8 @@ class Sample:
     fn: Function
     inputs: Callable[[np.random.Generator], list]
     level: str = "tensor"  # "array": interpreter + functionalization only; "check": holds
-    # error.check, validated through checks_to_values
+    # error.check, validated through checks_to_values; "dynamic": has a run-time dim (?),
+    # which XLA refuses: interpreter vs NumPy, and the backends that take run-time shapes
     # Optional plain-NumPy/Python reference (args -> results), written independently of
     # the interpreter, for ops whose interpreter rule is more than one NumPy call.
     numpy: Callable | None = None
@@ -918,6 +919,86 @@ def _check_samples():
         lambda rng: [gen(rng, (6,), "f64"), ints(rng, (), "i64", -8, 8)], "check")
 
 
+def _runtime_slice(b, x, lo, hi, step):
+    return b.one("tensor.slice", x, lo, hi, spec=[["r", 0, 1, step]])
+
+
+def _dynamic_samples():
+    """Ops on values with a run-time dim: slices with run-time bounds (NumPy's clamping,
+    negative bounds, steps, empty results), boolean masks (1-d, 2-d flattening, leading-dim,
+    all-true/all-false through random inputs, size 0), nonzero, and what consumes them."""
+    def bounds(rng):
+        return [ints(rng, (), "i64", -10, 10), ints(rng, (), "i64", -10, 10)]
+    for step in (1, 2, -1, -3):
+        add(f"tensor.slice-runtime-step{step}", [T((7,), "f64"), S("i64"), S("i64")],
+            lambda b, x, lo, hi, step=step: _runtime_slice(b, x, lo, hi, step),
+            lambda rng: [gen(rng, (7,), "f64")] + bounds(rng), "dynamic",
+            numpy=lambda x, lo, hi, step=step: [x[lo:hi:step].copy()])
+    add("tensor.slice-runtime-open-2d", [T((4, 5), "i8"), S("i64")],
+        lambda b, x, hi: b.one("tensor.slice", x, hi, spec=[["r", -1, 0, 1], ["c", 2]]),
+        lambda rng: [gen(rng, (4, 5), "i8"), ints(rng, (), "i64", -6, 6)], "dynamic",
+        numpy=lambda x, hi: [x[:hi, 2].copy()])
+    add("tensor.dim-runtime-slice", [T((7,), "f32"), S("i64"), S("i64")],
+        lambda b, x, lo, hi: b.one("tensor.dim", _runtime_slice(b, x, lo, hi, 1), axis=0),
+        lambda rng: [gen(rng, (7,), "f32")] + bounds(rng), "dynamic",
+        numpy=lambda x, lo, hi: [np.int64(len(x[lo:hi]))])
+    add("tensor.update_slice-runtime-fill", [T((6,), "c64"), S("c64"), S("i64"), S("i64")],
+        lambda b, x, v, lo, hi: b.one("tensor.update_slice", x, v, lo, hi,
+                                      spec=[["r", 0, 1, 1]]),
+        lambda rng: [gen(rng, (6,), "c64"), gen(rng, (), "c64")] + bounds(rng), "dynamic",
+        numpy=lambda x, v, lo, hi: _set(x, v, slice(lo, hi)))
+    add("tensor.update_slice-runtime-value", [T((6,), "f64"), T((6,), "f64"), S("i64")],
+        lambda b, x, y, k: b.one("tensor.update_slice", x, _runtime_slice(b, y, k, k, -1), k,
+                                 k, spec=[["r", 1, 0, 1]]),  # x[k:k] = ... lengths equal:
+        lambda rng: [gen(rng, (6,), "f64"), gen(rng, (6,), "f64"),
+                     ints(rng, (), "i64", -7, 7)], "dynamic",
+        numpy=lambda x, y, k: _set(x, y[k:k:-1], slice(k, k)))
+    for name, xs, ms in (("1d", (9,), (9,)), ("2d-flattens", (3, 4), (3, 4)),
+                         ("leading", (3, 4), (3,)), ("empty", (0,), (0,))):
+        add(f"tensor.mask_select-{name}", [T(xs, "f64"), T(ms, "i1")],
+            lambda b, x, m: b.one("tensor.mask_select", x, m),
+            lambda rng, xs=xs, ms=ms: [gen(rng, xs, "f64"), gen(rng, ms, "i1")], "dynamic",
+            numpy=lambda x, m: [x[m]])
+    add("tensor.mask_select-then-sum", [T((10,), "f32")],
+        lambda b, x: b.one("tensor.reduce_sum", b.one("tensor.mask_select", x, b.one(
+            "tensor.lt", b.one("tensor.abs", x), b.constant(1.5, "f32"))), axes=[0],
+            keepdims=False),
+        lambda rng: [gen(rng, (10,), "f32")], "dynamic",
+        numpy=lambda x: [np.sum(x[np.abs(x) < np.float32(1.5)], dtype=np.float32)])
+    for name, xs, dt in (("1d", (8,), "i8"), ("2d", (3, 4), "f64"), ("empty", (0, 2), "i32")):
+        add(f"tensor.nonzero-{name}", [T(xs, dt)],
+            lambda b, x: b.one("tensor.nonzero", x),
+            lambda rng, xs=xs, dt=dt: [gen(rng, xs, dt) * (rng.random(xs) < 0.5)], "dynamic",
+            numpy=lambda x: [np.array(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1)])
+    add("tensor.dot_general-runtime-vectors", [T((8,), "f64"), T((8,), "f64"), S("i64"),
+                                               S("i64")],
+        lambda b, x, y, lo, hi: b.one("tensor.dot_general", _runtime_slice(b, x, lo, hi, 1),
+                                      _runtime_slice(b, y, lo, hi, 1), lhs_batch=[],
+                                      rhs_batch=[], lhs_contract=[0], rhs_contract=[0]),
+        lambda rng: [gen(rng, (8,), "f64"), gen(rng, (8,), "f64")] + bounds(rng), "dynamic",
+        numpy=lambda x, y, lo, hi: [x[lo:hi] @ y[lo:hi]])
+    add("tensor.dot_general-runtime-matrix-vector", [T((4, 6), "f32"), T((6,), "f32"),
+                                                      S("i64")],
+        lambda b, m, y, hi: b.one("tensor.dot_general", b.one(
+            "tensor.slice", m, hi, spec=[["s", 0, 4, 1], ["r", -1, 0, 1]]),
+            b.one("tensor.slice", y, hi, spec=[["r", -1, 0, 1]]),
+            lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0]),
+        lambda rng: [gen(rng, (4, 6), "f32"), gen(rng, (6,), "f32"),
+                     ints(rng, (), "i64", -8, 8)], "dynamic",
+        numpy=lambda m, y, hi: [m[:, :hi] @ y[:hi]])
+    add("tensor.gather-runtime-index", [T((5,), "f64"), T((9,), "i32"), S("i64"), S("i64")],
+        lambda b, x, idx, lo, hi: b.one("tensor.gather", x, _runtime_slice(b, idx, lo, hi, 1),
+                                        axes=[0], front=False),
+        lambda rng: [gen(rng, (5,), "f64"), ints(rng, (9,), "i32", -5, 4)] + bounds(rng),
+        "dynamic", numpy=lambda x, idx, lo, hi: [x[idx[lo:hi]]])
+    add("tensor.mul-runtime-and-static-1", [T((8,), "f64"), T((1,), "f64"), S("i64")],
+        lambda b, x, y, hi: b.one("tensor.mul", b.one("tensor.slice", x, hi,
+                                                      spec=[["r", -1, 0, 1]]), y),
+        lambda rng: [gen(rng, (8,), "f64"), gen(rng, (1,), "f64"),
+                     ints(rng, (), "i64", -9, 9)], "dynamic",
+        numpy=lambda x, y, hi: [x[:hi] * y])
+
+
 _unary_samples()
 _binary_samples()
 _select_samples()
@@ -934,6 +1015,7 @@ _sort_fft_decomposition_samples()
 _control_samples()
 _array_samples()
 _check_samples()
+_dynamic_samples()
 
 _ids = [s.id for s in SAMPLES]
 assert len(set(_ids)) == len(_ids), [i for i in _ids if _ids.count(i) > 1]

@@ -143,6 +143,40 @@ def test_sample_levels_match_their_ops():
         has_array = any(REGISTRY[n].level == "array" for n in s.ops)
         assert has_array == (s.level == "array"), s.id
         assert ("error.check" in s.ops) == (s.level == "check"), s.id
+        dynamic = any(any(not r.type.static for r in op.results if isinstance(
+            r.type, TensorType)) or any(it[0] == "r" for it in op.attrs.get("spec", ()))
+            for op in s.fn.walk())
+        assert dynamic == (s.level == "dynamic"), s.id
+
+
+DYNAMIC = [s for s in SAMPLES if s.level == "dynamic"]
+
+
+@pytest.mark.parametrize("sample", DYNAMIC, ids=[s.id for s in DYNAMIC])
+def test_native_runs_run_time_shapes_like_the_interpreter(sample: Sample):
+    """The native backend takes run-time shapes (complex data aside, which it refuses)."""
+    from solvent.backends.native import NativeBackend
+    ok, why = NativeBackend().accepts(sample.fn)
+    if not ok:
+        assert "c64" in why or "complex" in why, why
+        return
+    exe = NativeBackend().compile(sample.fn)
+    for seed in SEEDS:
+        args = _inputs(sample, seed)
+        want = run(sample.fn, _copies(args))
+        got = exe(*_copies(args))
+        for k, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, f"{sample.id} seed {seed} result {k} (native vs interpreter)")
+
+
+@pytest.mark.parametrize("sample", DYNAMIC, ids=[s.id for s in DYNAMIC])
+def test_xla_refuses_run_time_shapes(sample: Sample):
+    """XLA needs static shapes: it refuses, naming the construct, its op and the ? type."""
+    ok, why = get_backend("xla").accepts(sample.fn)
+    assert not ok and "?" in why and "XLA takes only tensors whose shapes are static" in why
+    first = next(op for op in sample.fn.walk() if any(
+        not r.type.static for r in op.results) or "r" in str(op.attrs.get("spec")))
+    assert f"({first.name})" in why, why
 
 
 TENSOR = [s for s in SAMPLES if s.level == "tensor"]

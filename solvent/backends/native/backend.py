@@ -18,18 +18,18 @@ from ...ir.core import Function
 from ...ir.registry import get, lowerings, register_lowering
 from ..base import Backend
 from ...ir.types import TensorType, np_dtype
-from . import (rules_control, rules_elementwise, rules_index, rules_linalg, rules_reduce,
-               rules_structural)
+from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rules_linalg,
+               rules_reduce, rules_structural)
 from .bufferize import Plan, is_array
-from .context import ERR_INDEX, BufRef, Ctx
-from .engine import Compiled, call_with_arrays
+from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
+from .engine import Compiled, call_with_arrays, free
 from . import threads
 from .types import I64, SUPPORTED
 
 # The native rules go into the op registry's rule table for "native", like every backend's
 # (one module per op family defines them); the backend reads them back from there.
 for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_linalg,
-                rules_control):
+                rules_control, rules_dynamic):
     for _name, _rule in _family.RULES.items():
         register_lowering(_name, "native", _rule)
 RULES = lowerings("native")
@@ -38,6 +38,26 @@ RULES = lowerings("native")
 
 def _where(op):
     return f" at {op.loc}" if op.loc is not None else ""
+
+
+def _runtime_shape_why(op) -> str | None:
+    """Why the native backend cannot run ``op`` on values with run-time dims, or None."""
+    types = [v.type for v in list(op.operands) + list(op.results)]
+    if all(isinstance(t, TensorType) and t.static for t in types):
+        return None
+    name = op.name
+    if name in ("tensor.slice", "tensor.dim", "tensor.mask_select", "tensor.nonzero",
+                "tensor.transpose", "func.return") or name in rules_elementwise.ELEMENTWISE:
+        return None
+    if name.startswith("tensor.reduce_"):
+        return None
+    if name == "tensor.update_slice" and op.operands[0].type.static:
+        return None
+    if name == "tensor.dot_general" and rules_linalg.runtime_dot_ok(op):
+        return None
+    if name == "tensor.gather" and op.operands[0].type.static and len(op.operands) == 2:
+        return None
+    return "this op on a value whose length is known only at run time (a ? dim)"
 
 
 class NativeBackend(Backend):
@@ -55,6 +75,7 @@ class NativeBackend(Backend):
                 return False, f"native: {op.name}{_where(op)} has no native lowering yet"
             check = getattr(RULES.get(op.name), "check", None)
             why = check(op) if check else None
+            why = why or _runtime_shape_why(op)
             if why:
                 return False, f"native: {op.name}{_where(op)}: {why} is not supported yet"
             for v in list(op.operands) + list(op.results):
@@ -97,7 +118,8 @@ def lower(fn: Function, plan: Plan):
     ctx = Ctx(module, f, plan, RULES)
     b = ctx.b
     for buf in plan.bufs:
-        ctx.bufs[buf.id] = BufRef(ctx._buffer_pointer(buf), buf.shape, buf.dtype)
+        if not buf.dynamic:
+            ctx.bufs[buf.id] = BufRef(ctx._buffer_pointer(buf), buf.shape, buf.dtype)
     args = []
     for a in fn.args:
         ref = ctx.buf(a)
@@ -106,7 +128,13 @@ def lower(fn: Function, plan: Plan):
     for k, v in enumerate(term.operands):
         if k in plan.ret_scalar:
             ctx.store(ctx.bufs[plan.ret_scalar[k].id], [], ctx.get(v))
-    b.ret(ir.Constant(I64, 0))
+        elif k in plan.ret_dyn:   # hand the allocation out: its address and dims
+            rec, x = ctx.bufs[plan.ret_dyn[k].id], ctx.get(v)
+            ctx.store(rec, [0], b.ptrtoint(x.ptr, I64))
+            for d in range(v.type.rank):
+                ctx.store(rec, [d + 1], ctx.dim(v, d))
+            b.store(ir.Constant(x.slot.type.pointee, None), x.slot)
+    ctx.leave(0)
     ctx.finish_entry()
     return module, ctx
 
@@ -119,13 +147,19 @@ class NativeExecutable:
         self.llvm_ir = llvm_ir
         self.cfunc = comp.cfunc
         self._new = [(b.id, b.shape if b.copies == 1 else (b.copies,) + b.shape,
-                      np_dtype(b.dtype)) for b in plan.bufs if b.arg is None]
+                      np_dtype(b.dtype)) for b in plan.bufs if b.arg is None and not b.dynamic]
+        # a run-time allocation's slot starts as a null pointer: the shim reads pointers
+        # from array objects, so such functions take the ctypes path
+        self._has_dynamic = any(b.dynamic for b in plan.bufs if b.arg is None)
         self._args = [(b.id, b.arg, np_dtype(b.dtype), b.written, len(b.shape) == 0)
                       for b in plan.bufs if b.arg is not None]
         self._rets = []
         for k, v in enumerate(fn.body.terminator.operands):
+            if k in plan.ret_dyn:   # (record id, None, dtype): a run-time allocation
+                self._rets.append((plan.ret_dyn[k].id, None, np_dtype(v.type.dtype)))
+                continue
             b = plan.ret_scalar.get(k) or plan.of[v]
-            self._rets.append((b.id, b.arg is not None and not b.written))
+            self._rets.append((b.id, b.arg is not None and not b.written, None))
         self._n = len(plan.bufs)
         self._table = ctypes.c_void_p * self._n
         self._shim = call_with_arrays()
@@ -148,20 +182,36 @@ class NativeExecutable:
         for i, shape, dt in self._new:
             arrays[i] = np.empty(shape, dt)
         err = np.zeros(5, np.int64)
-        if self._shim is not None:   # data pointers read in machine code (engine.py)
+        if self._shim is not None and not self._has_dynamic:   # pointers read in machine code
             failed = self._shim(self.comp.address, self._table(*map(id, arrays)), self._n,
                                 id(err))
         else:
-            failed = self.cfunc(self._table(*[a.ctypes.data for a in arrays]),
+            failed = self.cfunc(self._table(*[0 if a is None else a.ctypes.data
+                                              for a in arrays]),   # None: run-time allocation
                                 err.ctypes.data)
         if failed:
             raise _error(err, self.locs)
-        outs, seen = [], set()
-        for i, must_copy in self._rets:
+        outs, seen, owned = [], set(), {}
+        for i, must_copy, dt in self._rets:
             a = arrays[i]
+            if dt is not None:
+                outs.append(_take(a, dt, owned))
+                continue
             outs.append(a.copy() if must_copy or i in seen else a)
             seen.add(i)
+        for address in owned:
+            free(address)
         return outs
+
+
+def _take(record, dt, owned: dict):
+    """A copy of the run-time allocation described by ``record`` (address, dims...)."""
+    address, shape = int(record[0]), tuple(int(d) for d in record[1:])
+    if address not in owned:
+        n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        owned[address] = np.frombuffer((ctypes.c_char * max(n, 1)).from_address(address),
+                                       np.uint8)[:n]
+    return owned[address].view(dt).reshape(shape).copy()
 
 
 def _error(err, locs):
@@ -170,4 +220,6 @@ def _error(err, locs):
     where = f" (line {loc.line} of {loc.file})" if loc is not None else ""
     if kind == ERR_INDEX:
         return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}{where}")
+    if kind == ERR_MEMORY:
+        return MemoryError("native: out of memory for a run-time-sized array")
     return ValueError(f"range() arg 3 must not be zero{where}")

@@ -29,7 +29,13 @@ from ...ir.core import Block, Function, Operation, Value
 
 
 class Buf:
+    """A buffer; one with a run-time dim (``dynamic``) is allocated by the native code where
+    its op runs, the others by the executable once per call."""
     __slots__ = ("id", "shape", "dtype", "arg", "written", "copies")
+
+    @property
+    def dynamic(self) -> bool:
+        return None in self.shape
 
     def __init__(self, id, shape, dtype, arg=None):
         self.id = id
@@ -66,6 +72,9 @@ class Plan:
         self.init_copy: dict[Operation, list[bool]] = {}  # loop op -> per slot: copy init in
         self.swap_tmp: dict[Operation, list] = {}     # yield op -> temp Buf per slot or None
         self.ret_scalar: dict[int, Buf] = {}          # result index -> Buf for a scalar result
+        # result index -> (1 + rank,) i64 record of a run-time-shaped result: its address
+        # and dims, read by the executable (which copies the result and frees it)
+        self.ret_dyn: dict[int, Buf] = {}
         self.reused: set[Operation] = set()           # elementwise ops writing an operand's buffer
         self.fused: set[Operation] = set()            # computed inside their consumer's loop
         self._donated: frozenset = frozenset()        # outer values a loop.if branch may reuse
@@ -78,6 +87,8 @@ class Plan:
         for k, v in enumerate(fn.body.terminator.operands):
             if not is_array(v):
                 self.ret_scalar[k] = self.new((), v.type.dtype)
+            elif not v.type.static:
+                self.ret_dyn[k] = self.new((1 + v.type.rank,), "i64")
 
     def new(self, shape, dtype, arg=None) -> Buf:
         b = Buf(len(self.bufs), shape, dtype, arg)
@@ -150,7 +161,7 @@ class Plan:
                 self._if(block, pos, op, owner_args)
             elif op.results and is_array(op.results[0]) and self._elementwise(op):
                 r = op.results[0]
-                reuse = next((x for x in op.operands if x.type == r.type
+                reuse = next((x for x in op.operands if x.type == r.type and r.type.static
                               and self._can_reuse(block, pos, x, owner_args)), None)
                 b = self.of[reuse] if reuse is not None else self.new(r.type.shape, r.type.dtype)
                 if reuse is not None:
@@ -241,7 +252,9 @@ class Plan:
                 elif is_array(o):
                     mine.add(id(self.of[o]))
             leaves[op] = mine
-            users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
+            # tensor.dim reads only the length, which a fused value carries too
+            users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)
+                     and u.name != "tensor.dim"]
             if len(users) != 1:
                 continue
             k, user = users[0]
@@ -253,6 +266,8 @@ class Plan:
                 ok = user.operands[1] is r
             elif user.name.startswith("tensor.reduce_"):
                 ok = True
+            elif user.name == "tensor.dot_general":   # the run-time-length vector dot
+                ok = not all(u.type.static for u in user.operands)
             else:
                 ok = False
             if not ok:
@@ -268,7 +283,7 @@ class Plan:
         reads the source with the permutation composed into its own layout choice."""
         r = op.results[0]
         users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
-        if len(users) != 1 or users[0][1].name != "tensor.dot_general":
+        if len(users) != 1 or users[0][1].name != "tensor.dot_general" or not r.type.static:
             return
         k, user = users[0]
         if any(self._writes(w) for w in block.ops[pos + 1:k]):

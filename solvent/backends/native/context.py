@@ -1,7 +1,12 @@
 """The lowering context: LLVM builder, values of IR values, buffers, loops, checks.
 
 Scalars (rank-0 tensors) are LLVM register values; every other tensor is a ``BufRef``: a
-pointer to a C-ordered buffer of static shape, assigned by ``bufferize.Plan``. Loop
+pointer to a C-ordered buffer, assigned by ``bufferize.Plan``. A buffer of a value with a
+run-time dim (``?``) holds that dim as an i64 register in its ``shape`` (and its strides as
+registers too); it is allocated where the op runs (``alloc``), in a slot per op that grows
+and is reused each time the op runs again (the value of the previous run is dead by then: a
+run-time-shaped value is never carried by a loop), and every slot is freed when the function
+leaves (``leave``), on success and on failure. Loop
 induction variables and carried scalars live in ``alloca`` slots that LLVM's mem2reg turns
 into registers. A failed run-time check stores (location id, index, axis, size, kind) into
 the error record and returns 1 at once; the Python wrapper raises from it.
@@ -15,22 +20,32 @@ from llvmlite import ir
 from ...ir.core import Block, Operation, Value
 from ...ir.registry import IRError
 from .bufferize import Plan
-from .types import I1, I32, I64, mem_type, reg_type, is_signed
+from .types import I1, I8, I32, I64, mem_type, reg_type, is_signed
 
 ERR_INDEX = 0
 ERR_ZERO_STEP = 1
+ERR_MEMORY = 2
+
+
+def _bytes(dtype: str) -> int:
+    from ...ir.types import np_dtype
+    return np_dtype(dtype).itemsize
 
 
 @dataclass
 class BufRef:
     ptr: ir.Value      # pointer to the first element (element type = mem_type(dtype))
-    shape: tuple
+    shape: tuple       # ints, and i64 registers for run-time dims
     dtype: str
+    run_strides: tuple | None = None   # registers, for a buffer with run-time dims
+    slot: object = None                # the alloca holding a run-time allocation's pointer
 
     @property
     def strides(self):
+        if self.run_strides is not None:
+            return self.run_strides
         s, out = 1, []
-        for d in reversed(self.shape):
+        for d in reversed(self.shape):  # static shape
             out.append(s)
             s *= d
         return tuple(reversed(out))
@@ -72,6 +87,9 @@ class Ctx:
         # counter of a loop with static bounds -> (first, last) value (rules_control._for)
         self.iv_range: dict = {}
         self.notes: list[str] = []   # for explain: what became of each parallel loop
+        self.dyn_slots: list = []      # allocas of run-time allocations, freed on leaving
+        self._exit = None
+        self._rc = None
 
     def _buffer_pointer(self, buf):
         """The pointer to ``buf``, loaded from the buffer table in the entry block (in a
@@ -85,14 +103,92 @@ class Ctx:
 
     def finish_entry(self):
         self.alloca_builder.branch(self._start)
+        if self._exit is not None:
+            b = ir.IRBuilder(self._exit)
+            free = self._libc("free", ir.VoidType(), [ir.PointerType(I8)])
+            for slot, _ in self.dyn_slots:
+                b.call(free, [b.load(slot)])
+            b.ret(b.load(self._rc))
+
+    def leave(self, code: int):
+        """Return ``code`` from the function, freeing the run-time allocations first."""
+        if self._exit is None:
+            self._exit = self.fn.append_basic_block("exit")
+            self._rc = self.alloca_builder.alloca(I64, name="rc")
+        self.b.store(ir.Constant(I64, code), self._rc)
+        self.b.branch(self._exit)
+
+    def _libc(self, name, ret, args):
+        from .engine import bind_libc
+        bind_libc()
+        sym = f"solvent_{name}"
+        fn = self.module.globals.get(sym)
+        return fn if fn is not None else ir.Function(self.module, ir.FunctionType(ret, args), sym)
+
+    # --- run-time shapes ----------------------------------------------------------------------
+    def dims(self, v: Value) -> tuple:
+        """``v``'s shape at run time: ints, and i64 registers for its ``?`` dims."""
+        if v.type.static:
+            return v.type.shape
+        return tuple(self.get(v).shape)
+
+    def dim(self, v: Value, axis: int):
+        d = self.dims(v)[axis]
+        return ir.Constant(I64, d) if isinstance(d, int) else d
+
+    def as_value(self, n):
+        return ir.Constant(I64, n) if isinstance(n, int) else n
+
+    def smin(self, a, b):
+        if isinstance(a, int) and isinstance(b, int):
+            return min(a, b)
+        a, b = self.as_value(a), self.as_value(b)
+        return self.b.select(self.b.icmp_signed("<", a, b), a, b)
+
+    def alloc(self, shape, dtype: str) -> BufRef:
+        """A C-ordered buffer of run-time ``shape`` (ints and i64 registers), allocated here
+        in this op's own slot, which grows when a later run needs more."""
+        b, ab = self.b, self.alloca_builder
+        i8p = ir.PointerType(I8)
+        slot = ab.alloca(i8p)
+        cap = ab.alloca(I64)
+        ab.store(ir.Constant(i8p, None), slot)
+        ab.store(ir.Constant(I64, 0), cap)
+        self.dyn_slots.append((slot, cap))
+        strides, s = [], ir.Constant(I64, 1)
+        for d in reversed(shape):
+            strides.append(s)
+            s = b.mul(s, self.as_value(d))
+        strides.reverse()
+        width = ir.Constant(I64, _bytes(dtype))
+        need = b.add(b.mul(s, width), ir.Constant(I64, 1))   # never 0 bytes
+        grow = self.fn.append_basic_block("alloc.grow")
+        done = self.fn.append_basic_block("alloc.done")
+        b.cbranch(b.icmp_unsigned(">", need, b.load(cap)), grow, done)
+        b.position_at_end(grow)
+        b.call(self._libc("free", ir.VoidType(), [i8p]), [b.load(slot)])
+        p = b.call(self._libc("malloc", i8p, [I64]), [need])
+        b.store(p, slot)
+        b.store(need, cap)
+        self.fail_if(b.icmp_unsigned("==", p, ir.Constant(i8p, None)), None, ERR_MEMORY)
+        b.branch(done)
+        b.position_at_end(done)
+        ptr = b.bitcast(b.load(slot), ir.PointerType(mem_type(dtype)))
+        return BufRef(ptr, tuple(shape), dtype, tuple(strides), slot)
 
     # --- values -------------------------------------------------------------------------------
     def buf(self, v: Value) -> BufRef:
         return self.bufs[self.plan.of[v].id]
 
-    def out(self, op: Operation, k: int = 0) -> BufRef:
-        """The buffer the bufferization plan gave result ``k`` of ``op``."""
-        return self.buf(op.results[k])
+    def out(self, op: Operation, k: int = 0, shape=None) -> BufRef:
+        """The buffer the bufferization plan gave result ``k`` of ``op``; for a result with
+        a run-time dim, a buffer of run-time ``shape`` allocated here."""
+        r = op.results[k]
+        if not r.type.static:
+            ref = self.alloc(shape, r.type.dtype)
+            self.bufs[self.plan.of[r].id] = ref
+            return ref
+        return self.buf(r)
 
     def scratch(self, op: Operation, shape, dtype) -> BufRef:
         """A temporary buffer private to ``op`` (allocated by the executable per call)."""
@@ -117,7 +213,9 @@ class Ctx:
         b = self.b
         off = None
         for i, s in zip(idx, ref.strides):
-            if isinstance(i, int):
+            if not isinstance(s, int):         # a run-time stride
+                term = b.mul(self.as_value(i), s)
+            elif isinstance(i, int):
                 term = ir.Constant(I64, i * s)
             else:
                 term = i if s == 1 else b.mul(i, ir.Constant(I64, s))
@@ -150,7 +248,8 @@ class Ctx:
             return
         n = 1
         for d in src.shape:
-            n *= d
+            n = n * d if isinstance(n, int) and isinstance(d, int) else \
+                self.b.mul(self.as_value(n), self.as_value(d))
         flat_d = BufRef(dst.ptr, (n,), dst.dtype)
         flat_s = BufRef(src.ptr, (n,), src.dtype)
         self.loop_nest((n,), lambda idx: self.store(flat_d, idx, self.load(flat_s, idx)))
@@ -185,7 +284,7 @@ class Ctx:
                 body(idx)
                 return
             self.counted_loop(shape[d], lambda i: level(d + 1, idx + [i]))
-        if any(n == 0 for n in shape):
+        if any(isinstance(n, int) and n == 0 for n in shape):
             return
         level(0, [])
 
@@ -200,11 +299,12 @@ class Ctx:
         ok = self.fn.append_basic_block("ok")
         b.cbranch(cond, bad, ok)
         b.position_at_end(bad)
-        rec = [ir.Constant(I64, self.loc_id(op)), index if index is not None else ir.Constant(I64, 0),
-               ir.Constant(I64, axis), ir.Constant(I64, size), ir.Constant(I64, kind)]
+        rec = [ir.Constant(I64, self.loc_id(op)) if op is not None else ir.Constant(I64, -1),
+               index if index is not None else ir.Constant(I64, 0),
+               ir.Constant(I64, axis), self.as_value(size), ir.Constant(I64, kind)]
         for k, v in enumerate(rec):
             b.store(v, b.gep(self._err, [ir.Constant(I32, k)]))
-        b.ret(ir.Constant(I64, 1))
+        self.leave(1)
         b.position_at_end(ok)
 
     def to_i64(self, v, dtype: str):
@@ -216,7 +316,7 @@ class Ctx:
         """NumPy's integer index: negative wraps once; outside [0, n) raises IndexError."""
         b = self.b
         k = self.to_i64(v, dtype)
-        nn = ir.Constant(I64, n)
+        nn = self.as_value(n)
         k = b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), b.add(k, nn), k)
         self.fail_if(b.icmp_unsigned(">=", k, nn), op, ERR_INDEX, self.to_i64(v, dtype), axis, n)
         return k
@@ -225,11 +325,12 @@ class Ctx:
         """The IR's total index: negative wraps once, then clamped into [0, n)."""
         b = self.b
         k = self.to_i64(v, dtype)
-        nn = ir.Constant(I64, n)
+        nn = self.as_value(n)
         zero = ir.Constant(I64, 0)
         k = b.select(b.icmp_signed("<", k, zero), b.add(k, nn), k)
         k = b.select(b.icmp_signed("<", k, zero), zero, k)
-        last = ir.Constant(I64, max(n - 1, 0))
+        last = ir.Constant(I64, max(n - 1, 0)) if isinstance(n, int) else \
+            b.select(b.icmp_signed(">", nn, zero), b.sub(nn, ir.Constant(I64, 1)), zero)
         return b.select(b.icmp_signed(">", k, last), last, k)
 
     # --- blocks -------------------------------------------------------------------------------

@@ -41,6 +41,30 @@ def optimize(mod, tm, speed_level: int = 3):
     mpm.run(mod, pb)
 
 
+_LIBC_BOUND = False
+
+
+def bind_libc():
+    """Bind ``solvent_malloc``/``solvent_free`` to the C library's (run-time allocations)."""
+    global _LIBC_BOUND
+    if not _LIBC_BOUND:
+        libc = ctypes.CDLL(None)
+        for name in ("malloc", "free"):
+            llvm.add_symbol(f"solvent_{name}", ctypes.cast(getattr(libc, name),
+                                                           ctypes.c_void_p).value)
+        _LIBC_BOUND = True
+
+
+def free(address: int) -> None:
+    """Free a run-time allocation handed out as a function result."""
+    _free(ctypes.c_void_p(address))
+
+
+_free = ctypes.CDLL(None).free
+_free.argtypes = [ctypes.c_void_p]
+_free.restype = None
+
+
 class Compiled:
     """A finalized machine-code function; keeps its engine alive."""
 

@@ -2,7 +2,10 @@
 
 A rank-0 result is one scalar computation; an array result is a loop nest over the result's
 shape that reads each operand with NumPy broadcasting (a size-1 or missing dim reads index 0)
-and applies the same scalar computation (``scalar_math``).
+and applies the same scalar computation (``scalar_math``). A run-time dim (``?``) of an
+operand runs to the smallest of the lengths meeting there: the frontend's checks require
+them equal, and where one failed (its error is raised, the result never seen) no read
+leaves a buffer.
 """
 from __future__ import annotations
 
@@ -22,6 +25,24 @@ def operand_at(ctx, v, idx, shape):
     return ctx.element(x, sub)
 
 
+def result_dims(ctx, op):
+    """The run-time shape an elementwise op loops over (see the module docstring)."""
+    res = op.results[0]
+    rank = res.type.rank
+    shape = []
+    for d, n in enumerate(res.type.shape):
+        cands = [] if n is None else [n]
+        for o in op.operands:
+            k = o.type.rank - rank + d
+            if k >= 0 and o.type.shape[k] is None:
+                cands.append(ctx.dim(o, k))
+        out = cands[0]
+        for c in cands[1:]:
+            out = ctx.smin(out, c)
+        shape.append(out)
+    return tuple(shape)
+
+
 def elementwise(scalar):
     """A rule from ``scalar(ctx, op, values) -> register``."""
     def rule(op, ctx):
@@ -29,11 +50,13 @@ def elementwise(scalar):
         if res.type.rank == 0:
             return [scalar(ctx, op, [ctx.get(o) for o in op.operands])]
         shape = res.type.shape
+        if not (res.type.static and all(o.type.static for o in op.operands)):
+            shape = result_dims(ctx, op)
         if op in ctx.plan.fused:
             return [Lazy(lambda idx: scalar(ctx, op, [operand_at(ctx, o, idx, shape)
                                                       for o in op.operands]),
                          shape, res.type.dtype)]
-        out = ctx.out(op)
+        out = ctx.out(op, shape=shape)
 
         def body(idx):
             vals = [operand_at(ctx, o, idx, shape) for o in op.operands]

@@ -6,6 +6,9 @@ outside the dimension stops the program with an IndexError naming the op's sourc
 An access that if-conversion made unconditional is marked ``unchecked``: its index is
 clamped (the IR's total semantics), since the program might not have made it.
 Dynamic slice starts (``["d", j, size]``) are clamped so the slice fits, as the IR defines.
+Run-time slices (``["r", j, k, step]``) compute start and length as Python's
+``slice.indices`` does (out-of-range bounds clamp, never raise); their result buffers are
+allocated at run time (``ctx.out`` with the run-time shape).
 """
 from __future__ import annotations
 
@@ -16,9 +19,39 @@ from .context import Lazy
 from .types import I64
 
 
+def runtime_bounds(ctx, n, lo, hi, step):
+    """(start, length) registers of ``slice(lo, hi, step)`` on a dim of length ``n``
+    (``lo``/``hi``: i64 registers or None), as ``len(range(*slice.indices(n)))``."""
+    b = ctx.b
+    n = ctx.as_value(n)
+    zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+
+    def bound(x, default, lo_, hi_):
+        if x is None:
+            return default
+        x = b.select(b.icmp_signed("<", x, zero), b.add(x, n), x)
+        x = b.select(b.icmp_signed("<", x, lo_), lo_, x)
+        return b.select(b.icmp_signed(">", x, hi_), hi_, x)
+    if step > 0:
+        start = bound(lo, zero, zero, n)
+        stop = bound(hi, n, zero, n)
+        span = b.sub(stop, start)
+        s = step
+    else:
+        last = b.sub(n, one)
+        minus1 = ir.Constant(I64, -1)
+        start = bound(lo, last, minus1, last)
+        stop = bound(hi, minus1, minus1, last)
+        span = b.sub(start, stop)
+        s = -step
+    length = b.sdiv(b.add(span, ir.Constant(I64, s - 1)), ir.Constant(I64, s))
+    length = b.select(b.icmp_signed("<", length, zero), zero, length)
+    return start, length
+
+
 def _resolve(op, ctx, spec, in_shape, dyn):
-    """Per spec item: ("at", i64) for a dropped dim, ("run", start, step) for a kept one,
-    ("new",) for a newaxis; checks run here, once."""
+    """Per spec item: ("at", i64) for a dropped dim, ("run", start, step, length) for a kept
+    one, ("new",) for a newaxis; checks run here, once."""
     b = ctx.b
     out = []
     d = 0
@@ -28,7 +61,12 @@ def _resolve(op, ctx, spec, in_shape, dyn):
             out.append(("new",))
             continue
         n = in_shape[d]
-        if kind == "c":
+        if kind == "r":
+            lo, hi = (None if j < 0 else ctx.to_i64(ctx.get(dyn[j]), dyn[j].type.dtype)
+                      for j in it[1:3])
+            start, length = runtime_bounds(ctx, n, lo, hi, it[3])
+            out.append(("run", start, it[3], length))
+        elif kind == "c":
             out.append(("at", ir.Constant(I64, it[1])))
         elif kind == "i":
             v = dyn[it[1]]
@@ -37,14 +75,14 @@ def _resolve(op, ctx, spec, in_shape, dyn):
             else:
                 out.append(("at", ctx.checked_index(op, ctx.get(v), v.type.dtype, d, n)))
         elif kind == "s":
-            out.append(("run", ir.Constant(I64, it[1]), it[3]))
+            out.append(("run", ir.Constant(I64, it[1]), it[3], len(range(*it[1:]))))
         else:  # "d": start clamped into [0, n - size]
             v = dyn[it[1]]
             k = ctx.to_i64(ctx.get(v), v.type.dtype)
             hi = ir.Constant(I64, n - it[2])
             k = b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), ir.Constant(I64, 0), k)
             k = b.select(b.icmp_signed(">", k, hi), hi, k)
-            out.append(("run", k, 1))
+            out.append(("run", k, 1, it[2]))
         d += 1
     return out
 
@@ -59,7 +97,7 @@ def _source_index(ctx, items, idx):
         elif item[0] == "at":
             src.append(item[1])
         else:
-            _, start, step = item
+            _, start, step, _ = item
             i = idx[r]
             r += 1
             off = i if step == 1 else b.mul(i, ir.Constant(I64, step))
@@ -67,19 +105,25 @@ def _source_index(ctx, items, idx):
     return src
 
 
+def _kept_shape(items):
+    """The result's shape: one length per kept dim (ints, registers for run-time slices)."""
+    return tuple(1 if it[0] == "new" else it[3] for it in items if it[0] != "at")
+
+
 def _slice(op, ctx):
     x = ctx.get(op.operands[0])
     if op.operands[0].type.rank == 0:          # x[()] of a scalar
         return [x]
-    items = _resolve(op, ctx, op.attrs["spec"], op.operands[0].type.shape, op.operands[1:])
+    items = _resolve(op, ctx, op.attrs["spec"], ctx.dims(op.operands[0]), op.operands[1:])
     res = op.results[0]
     if res.type.rank == 0:
         return [ctx.load(x, _source_index(ctx, items, []))]
+    shape = _kept_shape(items)
     if op in ctx.plan.fused:
-        return [Lazy(lambda idx: ctx.load(x, _source_index(ctx, items, idx)), res.type.shape,
+        return [Lazy(lambda idx: ctx.load(x, _source_index(ctx, items, idx)), shape,
                      res.type.dtype)]
-    out = ctx.out(op)
-    ctx.loop_nest(res.type.shape,
+    out = ctx.out(op, shape=shape)
+    ctx.loop_nest(shape,
                   lambda idx: ctx.store(out, idx, ctx.load(x, _source_index(ctx, items, idx))))
     return [out]
 
@@ -93,10 +137,15 @@ def _update_slice(op, ctx):
         ctx.copy(out, ctx.get(xv))
     items = _resolve(op, ctx, op.attrs["spec"], xv.type.shape, op.operands[2:])
     v = ctx.get(vv)
-    if vv.type.rank == 0:
-        ctx.store(out, _source_index(ctx, items, []), v)
+    shape = _kept_shape(items)
+    if vv.type.rank == 0:   # one element, or a run-time slice filled with a scalar
+        ctx.loop_nest(shape, lambda idx: ctx.store(out, _source_index(ctx, items, idx), v))
     else:
-        ctx.loop_nest(vv.type.shape,
+        # lengths agree where the frontend's checks passed; the smaller keeps a failed run
+        # inside both buffers (its error is raised, this result never seen)
+        shape = tuple(ctx.smin(a, c) if not (isinstance(a, int) and isinstance(c, int)) else a
+                      for a, c in zip(shape, ctx.dims(vv)))
+        ctx.loop_nest(shape,
                       lambda idx: ctx.store(out, _source_index(ctx, items, idx), ctx.element(v, idx)))
     return [out]
 
@@ -115,8 +164,13 @@ def _gather(op, ctx):
     x = ctx.get(xv)
     axes = list(op.attrs["axes"])
     xs = xv.type.shape
-    bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
-    out_shape = gather_shape(xs, axes, [v.type.shape for v in idx_vals], op.attrs["front"])
+    if all(v.type.static for v in idx_vals):
+        bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+        out_shape = gather_shape(xs, axes, [v.type.shape for v in idx_vals], op.attrs["front"])
+    else:   # one index array with run-time dims (accepts() refuses more)
+        bshape = ctx.dims(idx_vals[0])
+        run = iter(d for d in bshape if not isinstance(d, int))
+        out_shape = tuple(next(run) if d is None else d for d in op.results[0].type.shape)
     adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
     front = op.attrs["front"] or not adjacent
     nb = len(bshape)
@@ -143,7 +197,7 @@ def _gather(op, ctx):
 
     if len(out_shape) == 0:
         return [element([])]
-    out = ctx.out(op)
+    out = ctx.out(op, shape=out_shape)
     ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx))))
     return [out]
 

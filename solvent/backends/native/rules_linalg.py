@@ -84,8 +84,79 @@ def _arranged(ctx, op, v, order, alt):
     return tmp, False
 
 
+def _runtime_dot(op, ctx):
+    """A product with run-time lengths (vector @ vector, matrix @ vector, vector @ matrix,
+    matrix @ matrix; no batch dims): for each result element one inline loop over the
+    contracted dim (reassociable float sums, which LLVM vectorizes), reading both operands
+    element by element (a fused slice is never copied). The loop runs to the shorter of the
+    two contracted lengths: the frontend checks that they agree, and where that check failed
+    (its error is raised, this result never seen) no read leaves either operand."""
+    a, b = op.operands
+    x, y = ctx.get(a), ctx.get(b)
+    (ca,), (cb,) = op.attrs["lhs_contract"], op.attrs["rhs_contract"]
+    fa, fb = _free(a.type.rank, [ca]), _free(b.type.rank, [cb])
+    da, db = ctx.dims(a), ctx.dims(b)
+    k_len = ctx.as_value(ctx.smin(da[ca], db[cb]))
+    dt = a.type.dtype
+    acc = ctx.slot(dt)
+
+    def one(idx):
+        ctx.b.store(const(dt, 0), acc)
+        ia, ib = idx[:len(fa)], idx[len(fa):]
+
+        def step(k):
+            sa, sb = [None] * a.type.rank, [None] * b.type.rank
+            for d, i in zip(fa, ia):
+                sa[d] = i
+            for d, i in zip(fb, ib):
+                sb[d] = i
+            sa[ca], sb[cb] = k, k
+            prod = scalar_math.mul(ctx, dt, ctx.element(x, sa), ctx.element(y, sb))
+            s = scalar_math.add(ctx, dt, ctx.b.load(acc), prod)
+            if dt[0] == "f":
+                prod.flags.extend(["reassoc", "contract"])
+                s.flags.extend(["reassoc", "contract"])
+            ctx.b.store(s, acc)
+        ctx.counted_loop(k_len, step)
+        return ctx.b.load(acc)
+    if op.results[0].type.rank == 0:
+        return [one([])]
+    shape = tuple(da[d] for d in fa) + tuple(db[d] for d in fb)
+    out = ctx.out(op, shape=shape)
+    if a.type.rank == 1 and b.type.rank == 2 and cb == 0:
+        _vector_matrix(ctx, dt, x, y, k_len, shape[0], out)
+        return [out]
+    ctx.loop_nest(shape, lambda idx: ctx.store(out, idx, one(list(idx))))
+    return [out]
+
+
+def _vector_matrix(ctx, dt, x, y, k_len, n, out):
+    """``out[j] = sum_k x[k] * y[k, j]`` row by row (``out += x[k] * y[k, :]``), so the
+    inner loop runs along the contiguous rows of ``y`` (LLVM vectorizes it)."""
+    ctx.loop_nest((n,), lambda j: ctx.store(out, j, const(dt, 0)))
+
+    def row(k):
+        xk = ctx.element(x, [k])
+
+        def col(j):
+            s = scalar_math.add(ctx, dt, ctx.load(out, [j]),
+                                scalar_math.mul(ctx, dt, xk, ctx.element(y, [k, j])))
+            ctx.store(out, [j], s)
+        ctx.counted_loop(ctx.as_value(n), col)
+    ctx.counted_loop(k_len, row)
+
+
+def runtime_dot_ok(op) -> bool:
+    """The products with run-time lengths the native backend runs: one contracted dim, no
+    batch dims, operands of rank 1 or 2."""
+    return (not op.attrs["lhs_batch"] and len(op.attrs["lhs_contract"]) == 1
+            and all(1 <= v.type.rank <= 2 for v in op.operands))
+
+
 def _dot(op, ctx):
     a, b = op.operands
+    if not (a.type.static and b.type.static):
+        return _runtime_dot(op, ctx)
     lb, rb, lc, rc = (list(op.attrs[k]) for k in ("lhs_batch", "rhs_batch", "lhs_contract",
                                                    "rhs_contract"))
     lf, rf = _free(a.type.rank, lb, lc), _free(b.type.rank, rb, rc)

@@ -78,17 +78,19 @@ def _reduce(kind):
         if res.type.rank == 0:
             acc = ctx.slot(dt)
             ctx.b.store(_identity(kind, dt), acc)
-            ctx.loop_nest(xv.type.shape, lambda idx: ctx.b.store(
+            ctx.loop_nest(ctx.dims(xv), lambda idx: ctx.b.store(
                 combine(ctx, dt, ctx.b.load(acc), ctx.element(x, idx)), acc))
             return [ctx.b.load(acc)]
-        out = ctx.out(op)
+        dims = ctx.dims(xv)
+        out = ctx.out(op, shape=tuple(1 if a in axes else d for a, d in enumerate(dims)) if keep
+                      else tuple(d for a, d in enumerate(dims) if a not in axes))
         ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, _identity(kind, dt)))
 
         def body(idx):
             o = [0 if a in axes else i for a, i in enumerate(idx)] if keep else \
                 [i for a, i in enumerate(idx) if a not in axes]
             ctx.store(out, o, combine(ctx, dt, ctx.load(out, o), ctx.element(x, idx)))
-        ctx.loop_nest(xv.type.shape, body)
+        ctx.loop_nest(dims, body)
         return [out]
     return rule
 

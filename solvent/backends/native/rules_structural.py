@@ -37,7 +37,8 @@ def _transpose(op, ctx):
     perm = op.attrs["perm"]
     if op in ctx.plan.fused:
         return [Transposed(x, perm)]
-    out = ctx.out(op)
+    dims = ctx.dims(op.operands[0])
+    out = ctx.out(op, shape=tuple(dims[p] for p in perm))
 
     def body(idx):
         src = [None] * len(perm)

@@ -14,7 +14,10 @@ BY_NAME = {k.name: k for k in KERNELS}
 # kernels whose point is a sequential scalar loop: the native backend exists for these
 MUST_ACCEPT = ["seidel_2d", "floyd_warshall", "prefix_sum", "gcd_pairs", "find_first",
                "mandelbrot_scalar", "histogram", "int_hash", "jacobi_1d", "jacobi_2d",
-               "heat_3d", "fdtd_2d", "laplace_converge", "soft_threshold", "go_fast"]
+               "heat_3d", "fdtd_2d", "laplace_converge", "soft_threshold", "go_fast",
+               # run-time slice lengths, masks: XLA refuses these, native must take them
+               "back_subst_slices", "cholesky_slices", "csr_spmv_slices",
+               "forward_subst_slices", "lu_slices", "mask_select_reduce"]
 
 
 def _ir(kernel, n):

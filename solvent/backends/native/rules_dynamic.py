@@ -1,0 +1,93 @@
+"""Lowering rules of the ops whose results have run-time lengths (``ops/dynamic.py``).
+
+``tensor.dim`` reads a length the lowered value carries. ``tensor.mask_select`` and
+``tensor.nonzero`` make two passes over their operand: one counts the selected entries, the
+result buffer is allocated with that length (``ctx.out`` with a run-time shape), and the
+second pass writes them in C order, as NumPy gives them.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .types import I64, const
+
+
+def _dim(op, ctx):
+    return [ctx.dim(op.operands[0], op.attrs["axis"])]
+
+
+def _truth(ctx, v, dtype):
+    from . import scalar_math
+    return scalar_math.convert(ctx, dtype, "i1", v)
+
+
+def _count(ctx, shape, pred):
+    n = ctx.slot("i64")
+    b = ctx.b
+    b.store(ir.Constant(I64, 0), n)
+    ctx.loop_nest(shape, lambda idx: b.store(
+        b.add(b.load(n), b.zext(pred(idx), I64)), n))
+    return b.load(n)
+
+
+def _each_selected(ctx, shape, pred, body):
+    """``body(position, idx)`` for each ``idx`` of ``shape`` where ``pred`` holds, in C
+    order; ``position`` counts them from 0."""
+    b = ctx.b
+    k = ctx.slot("i64")
+    b.store(ir.Constant(I64, 0), k)
+
+    def visit(idx):
+        take = ctx.fn.append_basic_block("sel.take")
+        skip = ctx.fn.append_basic_block("sel.next")
+        b.cbranch(pred(idx), take, skip)
+        b.position_at_end(take)
+        pos = b.load(k)
+        body(pos, idx)
+        b.store(b.add(pos, ir.Constant(I64, 1)), k)
+        b.branch(skip)
+        b.position_at_end(skip)
+    ctx.loop_nest(shape, visit)
+
+
+def _mask_select(op, ctx):
+    xv, mv = op.operands
+    x, m = ctx.get(xv), ctx.get(mv)
+    mshape = mv.type.shape
+    rest = ctx.dims(xv)[len(mshape):]
+
+    def pred(idx):
+        return ctx.element(m, idx)
+    n = _count(ctx, mshape, pred)
+    out = ctx.out(op, shape=(n,) + tuple(rest))
+
+    def copy(pos, idx):
+        ctx.loop_nest(rest, lambda r: ctx.store(out, [pos] + list(r),
+                                                ctx.element(x, list(idx) + list(r))))
+    _each_selected(ctx, mshape, pred, copy)
+    return [out]
+
+
+def _nonzero(op, ctx):
+    xv = op.operands[0]
+    x = ctx.get(xv)
+    dt = xv.type.dtype
+    shape = xv.type.shape
+
+    def pred(idx):
+        return _truth(ctx, ctx.element(x, idx), dt)
+    n = _count(ctx, shape, pred)
+    out = ctx.out(op, shape=(len(shape), n))
+
+    def write(pos, idx):
+        for a, i in enumerate(idx):
+            ctx.store(out, [a, pos], i)
+    _each_selected(ctx, shape, pred, write)
+    return [out]
+
+
+RULES = {
+    "tensor.dim": _dim,
+    "tensor.mask_select": _mask_select,
+    "tensor.nonzero": _nonzero,
+}

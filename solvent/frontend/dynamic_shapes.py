@@ -1,0 +1,168 @@
+"""Values whose lengths follow run-time data (a ``?`` dim, see ``ir/types.py``).
+
+A slice whose bounds are loop variables or values read from arrays (``A[i, :j]``,
+``vals[rowptr[i]:rowptr[i + 1]]``) becomes a run-time slice item ``["r", ...]`` with NumPy's
+slice semantics (negative bounds count from the end, out-of-range bounds clamp); a
+boolean-mask read ``x[mask]`` is ``tensor.mask_select``; ``np.nonzero``, ``np.flatnonzero``
+and ``np.argwhere`` read rows of ``tensor.nonzero``. ``len()`` and ``.shape`` of such a
+value are run-time integers (``tensor.dim``).
+
+Where NumPy would check lengths (broadcasting two operands, a contraction, assigning into a
+slice) and one of them is known only at run time, a run-time check raises NumPy's error at
+the source line. Where NumPy would *broadcast* a run-time length of 1 against another
+length, solvent raises instead (it compiled the operation for equal lengths): a refusal,
+never a different answer.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import DYN, is_static
+from .values import Const, Tensor
+
+
+class DynamicShapeMixin:
+    def dim(self, x, axis: int):
+        """The length of ``x``'s dim ``axis``: a Const when static, else an i64 Tensor."""
+        n = x.shape[axis]
+        if n is not DYN:
+            return Const(n)
+        # a Python int, as len() and .shape give
+        return Tensor(self.b.one("tensor.dim", self.tensor(x).v, axis=axis), weak=True)
+
+    def runtime_slice(self, it, dyn: list):
+        """``["r", j, k, step]`` for ``x[lower:upper:step]`` with run-time bounds."""
+        step = 1 if it.step is None else self.static_int(it.step, "a slice step")
+        if step == 0:
+            raise ValueError(f"{self.b.loc}: slice step cannot be zero")
+        js = []
+        for p in (it.lower, it.upper):
+            if p is None or (isinstance(p, Const) and p.value is None):
+                js.append(-1)
+                continue
+            t = self.tensor(p)
+            if t.type.rank or (t.dtype[0] not in "iu"):
+                raise TypeError(f"{self.b.loc}: slice indices must be integers or None, got "
+                                f"{t.type}")
+            dyn.append(self.convert(t, "i64").v)
+            js.append(len(dyn) - 1)
+        return ["r", js[0], js[1], step]
+
+    def check_dims_agree(self, pairs, what: str) -> None:
+        """Run-time checks that each (length, length) pair is equal, where one is ``?``.
+        ``pairs``: [(x, axis, y, axis)]."""
+        for x, ax, y, ay in pairs:
+            n, m = x.shape[ax], y.shape[ay]
+            if n is not DYN and m is not DYN:
+                continue
+            a, b = self.dim(x, ax), self.dim(y, ay)
+            self.check(self.ufunc(np.equal, a, b), "ValueError",
+                       f"{what}: a length of {{}} against "
+                       f"{'another run-time length' if m is DYN else m} (solvent compiled this "
+                       "for equal lengths; NumPy would broadcast a length of 1, or raise)", a)
+
+    def check_broadcast(self, ts, out_shape) -> None:
+        """Run-time checks for a broadcast where some dims are ``?``: every ``?`` dim equals
+        the static length of the result, or the first ``?`` operand's length."""
+        if all(is_static(t.shape) for t in ts):
+            return
+        rank = len(out_shape)
+        pairs = []
+        for d in range(rank):
+            first = None
+            for t in ts:
+                k = t.type.rank - rank + d
+                if k < 0 or t.shape[k] == 1:
+                    continue
+                if first is None:
+                    first = (t, k)
+                elif t.shape[k] is DYN or first[0].shape[first[1]] is DYN:
+                    pairs.append((t, k) + first)
+        self.check_dims_agree(pairs, "operands could not be broadcast together")  # NumPy's words
+
+    def store_runtime_shaped(self, v, target_shape, lengths):
+        """The value stored by ``x[...] = v`` into a slice of shape ``target_shape`` when
+        either has a ``?`` dim (``lengths``: the slice's length per dim, Const or Tensor): a
+        scalar fills the slice (``update_slice`` takes a rank-0 value for a run-time slice);
+        an array must have the slice's shape, its run-time lengths checked (NumPy's
+        broadcasting of a length-1 value is refused, not guessed)."""
+        if v.type.rank == 0:
+            if is_static(target_shape):
+                return self.broadcast(v, target_shape)
+            return v
+        if v.type.rank != len(target_shape) or any(
+                a is not DYN and b is not DYN and a != b for a, b in zip(v.shape, target_shape)):
+            raise self.unsupported(f"assigning a value of shape {v.shape} into a slice of shape "
+                                   f"{target_shape} (a run-time length): solvent assigns a "
+                                   "scalar or a value of the slice's own shape")
+        for d, n in enumerate(lengths):
+            if v.shape[d] is DYN or target_shape[d] is DYN:
+                m = self.dim(v, d)
+                self.check(self.ufunc(np.equal, m, n), "ValueError",
+                           f"could not broadcast input array of length {{}} along axis {d} "
+                           "into a slice of another length (solvent does not broadcast a "
+                           "run-time length of 1)", m)
+        return v
+
+    def slice_lengths(self, ref, spec, dyn):
+        """Per result dim of ``ref[spec]``: its length (Const, or an i64 Tensor for a run-time
+        slice, computed as ``len(range(*slice(a, b, step).indices(n)))``)."""
+        out, d = [], 0
+        for it in spec:
+            if it[0] == "n":
+                out.append(Const(1))
+                continue
+            if it[0] == "r":
+                n = self.dim(ref, d)
+                a, b = (None if j < 0 else Tensor(dyn[j]) for j in it[1:3])
+                out.append(self._range_len(n, a, b, it[3]))
+            elif it[0] == "s":
+                out.append(Const(len(range(*it[1:]))))
+            elif it[0] == "d":
+                out.append(Const(it[2]))
+            d += 1
+        return out
+
+    def _range_len(self, n, a, b, step):
+        u, mx, mn = self.ufunc, np.maximum, np.minimum
+        add, sub = np.add, np.subtract
+
+        def bound(x, default, lo, hi):
+            if x is None:
+                return default
+            wrapped = self.select(u(np.less, x, Const(0)), u(add, x, n), x)
+            return u(mn, u(mx, wrapped, lo), hi)
+        if step > 0:
+            start = bound(a, Const(0), Const(0), n)
+            stop = bound(b, n, Const(0), n)
+            span = u(sub, stop, start)
+            return u(mx, u(np.floor_divide, u(add, span, Const(step - 1)), Const(step)),
+                     Const(0))
+        last = u(sub, n, Const(1))
+        start = bound(a, last, Const(-1), last)
+        stop = bound(b, Const(-1), Const(-1), last)
+        span = u(sub, start, stop)
+        return u(mx, u(np.floor_divide, u(add, span, Const(-step - 1)), Const(-step)), Const(0))
+
+    # --- boolean masks and the nonzero family ------------------------------------------------
+    def mask_select(self, x, mask) -> Tensor:
+        x, m = self.tensor(x), self.tensor(mask)
+        if m.type.rank == 0:
+            raise self.unsupported("a 0-d boolean index (x[True]) adds a dimension",
+                                   "use np.where")
+        if m.type.rank > x.type.rank or m.shape != x.shape[:m.type.rank]:
+            raise IndexError(f"{self.b.loc}: boolean index of shape {m.shape} does not match "
+                             f"the indexed array's shape {x.shape}")
+        if not is_static(m.shape):
+            raise self.unsupported("a boolean mask whose shape is known only at run time")
+        return Tensor(self.b.one("tensor.mask_select", x.v, m.v))
+
+    def nonzero_rows(self, x) -> Tensor:
+        """``np.array(np.nonzero(x))``: (x.ndim, ?) i64."""
+        t = self.tensor(x)
+        if t.type.rank == 0:
+            raise ValueError(f"{self.b.loc}: Calling nonzero on 0d arrays is not allowed. Use "
+                             "np.atleast_1d(scalar).nonzero() instead.")
+        if not is_static(t.shape):
+            raise self.unsupported("np.nonzero of an array whose shape is known only at run time")
+        return Tensor(self.b.one("tensor.nonzero", t.v))
