@@ -18,12 +18,15 @@ import numpy as np
 import solvent
 
 _JITS: dict = {}
+# pass options for every compiled function (a test module that studies loops sets
+# {"raise_loops": {"enabled": False}} so that its loops stay loops); None: the defaults
+PASSES = None
 
 
 def jitted(fn, backend):
     key = (fn, backend)
     if key not in _JITS:
-        _JITS[key] = solvent.jit(fn, backend=backend)
+        _JITS[key] = solvent.jit(fn, backend=backend, passes=PASSES)
     return _JITS[key]
 
 

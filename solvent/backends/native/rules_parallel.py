@@ -211,6 +211,8 @@ def _sequential_reason(op: Operation, ctx: Ctx) -> str | None:
             return "it reads a fused computation or an unmaterialized transpose"
     if _private_bufs(op, plan) is None:
         return "a private array has a run-time shape"
+    if any(None in getattr(r.type, "shape", ()) for inner in body.walk() for r in inner.results):
+        return "its body allocates arrays of run-time size (malloc'd per call of the body)"
     return None
 
 
