@@ -25,3 +25,9 @@ class NeedStatic(Exception):
         self.what = what
         self.loc = loc
         super().__init__(f"{loc}: {what}")
+
+
+class DivergentBarrierError(UnsupportedError):
+    """A kernel's ``cuda.syncthreads()`` that some threads of a block would reach and others
+    not (a barrier under a thread-dependent condition): refused at compile time when the
+    condition depends on the thread index, raised at run time when the threads disagree."""

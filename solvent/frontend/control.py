@@ -185,6 +185,10 @@ class ControlMixin:
             self.env = saved_env
             self._rotating_for(node, target, args, rot.period)
 
+    def for_attrs(self, node) -> dict:
+        """Attributes of the loop.for made for ``node`` (solvent/simt marks parallel loops)."""
+        return {}
+
     def _unroll_over_tuple(self, node) -> bool:
         """``for x in (a, b, c)``: iterating over a compile-time tuple (of numbers, arrays,
         anything) runs the body once per item, unrolled. False when no iterable is a tuple."""
@@ -221,7 +225,8 @@ class ControlMixin:
             blk = Block()
             iv = blk.add_arg(TensorType((), "i64"))
             return blk, [iv], lambda ops: self.b.create(
-                "loop.for", [lb.v, ub.v, step.v] + ops, regions=[Region(blk)])
+                "loop.for", [lb.v, ub.v, step.v] + ops, self.for_attrs(node),
+                regions=[Region(blk)])
 
         def bind_iv(ivs):
             self.env[target] = Tensor(ivs[0], weak=True)

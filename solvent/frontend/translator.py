@@ -267,11 +267,12 @@ class Translation:
     guards: tuple = ()  # captures.Guard: globals/closure values the code depends on
 
 
-def translate(pyfn, args: tuple, static_args=frozenset()) -> Translation:
-    """Translate ``pyfn`` specialized to ``args``. May raise ``NeedStatic``."""
+def translate(pyfn, args: tuple, static_args=frozenset(), translator=None) -> Translation:
+    """Translate ``pyfn`` specialized to ``args``. May raise ``NeedStatic``. ``translator``:
+    a Translator subclass (solvent/simt's adds the kernel intrinsics' hooks)."""
     body = Block()
     builder = Builder(body)
-    fe = Translator(pyfn, builder)
+    fe = (translator or Translator)(pyfn, builder)
     sig = inspect.signature(pyfn)
     params = list(sig.parameters.values())
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params):
@@ -331,3 +332,13 @@ def _one_result(fe, value, out: list, arg_map):
     out.append(t.v)
     kind = "array" if t.type.rank or t.array0d else ("weak" if t.weak else "scalar")
     return ("value", len(out) - 1, kind)
+
+
+def register_source(fn, tree: ast.FunctionDef, like: Source) -> None:
+    """Give a function built from a generated AST (solvent/simt) the source ``tree``; its
+    nodes keep the line numbers of the user's file that ``like`` describes, so errors name
+    the user's lines."""
+    code = fn.__code__
+    key = (code.co_filename, code.co_firstlineno, code.co_name, id(code))
+    _SOURCE_CACHE[key] = Source(desugar(tree), like.filename, like.line_offset,
+                                like.col_offset)

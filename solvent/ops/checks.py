@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import DivergentBarrierError
 from ..ir.registry import IRError, OpDef, expect, register
 from ..ir.types import TensorType
 
@@ -26,6 +27,7 @@ KINDS = {
     "OverflowError": OverflowError,
     "LinAlgError": np.linalg.LinAlgError,
     "AssertionError": AssertionError,
+    "DivergentBarrierError": DivergentBarrierError,  # solvent/simt: a barrier not all reach
 }
 
 

@@ -106,6 +106,8 @@ def make_executable(fn: Function, backend: str):
 
 
 class JitFunction:
+    translator = None  # a frontend Translator subclass, or None for the plain one
+
     def __init__(self, pyfn, fallback: str | None = None, backend: str | None = None,
                  max_versions: int = DEFAULT_MAX_VERSIONS, mesh=None, in_specs=None,
                  out_specs=None, out: str = "numpy", passes: dict | None = None):
@@ -170,7 +172,7 @@ class JitFunction:
         t0 = time.perf_counter()
         while True:
             try:
-                tr = translate(self.pyfn, args, static)
+                tr = translate(self.pyfn, args, static, self.translator)
                 break
             except NeedStatic as e:
                 new = static | e.args_needed

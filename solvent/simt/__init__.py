@@ -1,0 +1,10 @@
+"""CUDA-style kernels written with the numba.cuda API, run on a CPU through solvent.
+
+``solvent.kernel(fn)`` and ``k[grid, block](*args)``: launch.py. The kernel's source is
+rewritten for the launch (intrinsics.py), its barriers are removed where the code around them
+cannot conflict (barriers.py), and it is lowered to plain loops over blocks and threads with
+loop fission at the remaining barriers (fission.py); solvent.jit compiles the result.
+"""
+from .launch import KernelFunction, Launch, kernel
+
+__all__ = ["kernel", "KernelFunction", "Launch"]

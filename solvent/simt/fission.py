@@ -1,0 +1,437 @@
+"""Barrier lowering: a kernel body (one thread's code) becomes block-level code in which
+barrier-free runs of statements are loops over the threads of the block (Polygeist's fission).
+
+    body = R0; sync; R1                 for t in threads: R0
+                                  ->    for t in threads: R1
+
+A statement holding barriers (``for``, ``while``, ``if``) is interchanged with the thread
+loop: it runs once per block, its bounds or condition evaluated at block level, and its body
+is lowered the same way. That needs the bounds or condition to be the same in every thread of
+the block: when they depend on the thread index (analysis.varying) the kernel is refused at
+compile time (``DivergentBarrierError``); when they depend on values computed per thread, the
+compiled code checks at run time that all threads agree and raises the same error otherwise.
+
+Values live across a fission point are kept in per-thread arrays (``__simt_s_<name>``):
+stored at the end of the run that assigns them, reloaded at the start of the runs that use
+them. ``return`` sets a per-thread flag (``__simt_ret``); later runs skip a thread that
+returned, as a GPU does for an exited thread.
+
+Identity: a thread's statements run in their order; the threads of a block all finish a run
+before any starts the next, which is what a barrier between the runs guarantees.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import itertools
+from dataclasses import dataclass, field
+
+from ..errors import DivergentBarrierError, UnsupportedError
+from ..frontend.scopes import assigned_names
+from .analysis import has_barrier, is_barrier, names_read
+from .intrinsics import BLOCK, FLAT_THREAD, THREAD
+
+RET = "__simt_ret"
+BLOCK_IV = "__simt_b"
+NOTE = "__simt_note"
+WEAK = "__simt_weak"
+KIND_ATTR = "_simt_kind"  # on a generated Assert: the exception it raises
+PARALLEL_ATTR = "_simt_parallel"  # on the block loop's For: blocks may run in parallel
+
+
+def spill_name(n: str) -> str:
+    return f"__simt_s_{n}"
+
+
+@dataclass
+class Unit:
+    stmts: list
+    in_loop: bool
+    first: bool = False
+
+
+@dataclass
+class Interchanged:
+    kind: str  # "for" | "if" | "while"
+    node: ast.stmt
+    exprs: list  # bounds (for) or [test]
+    body: list
+    orelse: list = field(default_factory=list)
+
+
+def _n(name, ctx=None):
+    return ast.Name(name, ctx or ast.Load())
+
+
+def _assign(name, value):
+    return ast.Assign([_n(name, ast.Store())], value)
+
+
+def _returns(node) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+
+
+class Fission:
+    def __init__(self, body, config, params, vary, loc, allocations):
+        self.config = config
+        self.params = set(params)
+        self.vary = vary
+        self.loc = loc  # ast node -> SourceLoc
+        self.has_returns = any(_returns(s) for s in body)
+        self.counter = itertools.count()
+        self.units: list[Unit] = []
+        self.items = self.build(body, in_loop=False)
+        if self.has_returns:
+            init = _assign(RET, ast.Constant(False))
+            ast.copy_location(init, body[0])
+            if self.items and isinstance(self.items[0], Unit):
+                self.items[0].stmts.insert(0, init)
+            else:
+                self.units.insert(0, Unit([init], False))
+                self.items.insert(0, self.units[0])
+        if self.units:
+            self.units[0].first = True
+        self.allocations = allocations  # block-level statements before the first run
+        self.spills = self.analyse()
+
+    # --- structure ------------------------------------------------------------------------
+    def error(self, node, message, hint=None, cls=UnsupportedError):
+        return cls(message, self.loc(node), hint)
+
+    def build(self, stmts, in_loop):
+        items, run = [], []
+
+        def flush():
+            if run:
+                u = Unit(self.guard(list(run), 0), in_loop)
+                self.units.append(u)
+                items.append(u)
+                run.clear()
+
+        for s in stmts:
+            if is_barrier(s):
+                flush()
+            elif not has_barrier(s):
+                run.append(s)
+            else:
+                flush()
+                items.append(self.interchange(s, in_loop))
+        flush()
+        return items
+
+    def interchange(self, s, in_loop):
+        if isinstance(s, ast.For):
+            it = s.iter
+            if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                    and it.func.id == "range" and 1 <= len(it.args) <= 3 and not it.keywords
+                    and isinstance(s.target, ast.Name)) or s.orelse:
+                raise self.error(s, "cuda.syncthreads() inside a loop other than "
+                                 "`for name in range(...)` or `while`")
+            self.uniform(it, s, "the range of this loop")
+            self.no_jumps(s.body)
+            return Interchanged("for", s, list(it.args), self.build(s.body, True))
+        if isinstance(s, ast.While):
+            if s.orelse:
+                raise self.error(s, "while-else around cuda.syncthreads()")
+            self.uniform(s.test, s, "the condition of this loop")
+            self.no_jumps(s.body)
+            return Interchanged("while", s, [s.test], self.build(s.body, True))
+        if isinstance(s, ast.If):
+            self.uniform(s.test, s, "the condition of this if")
+            return Interchanged("if", s, [s.test], self.build(s.body, in_loop),
+                                self.build(s.orelse, in_loop))
+        raise self.error(s, f"cuda.syncthreads() inside a {type(s).__name__} statement is "
+                         "not supported")
+
+    def uniform(self, expr, node, what):
+        bad = sorted(names_read(expr) & self.vary)
+        if bad:
+            shown = [b for b in bad if not b.startswith("__simt_")] or ["the thread index"]
+            raise self.error(
+                node, f"cuda.syncthreads() is reached under {what}, which depends on the "
+                f"thread index (through {', '.join(map(repr, shown))}): threads of one block "
+                "would not all reach the same barrier", "make the condition the same for all "
+                "threads of a block, or move the barrier out of it", DivergentBarrierError)
+
+    def no_jumps(self, body):
+        for s in body:
+            for n in _level_nodes(s):
+                if isinstance(n, (ast.Break, ast.Continue)):
+                    raise self.error(n, "break/continue in a loop that holds "
+                                     "cuda.syncthreads() is not supported")
+
+    def guard(self, stmts, depth):
+        """``return`` -> ``__simt_ret = True`` (and ``break`` out of loops); the statements
+        after a possible return run under ``if not __simt_ret``."""
+        out = []
+        for i, s in enumerate(stmts):
+            returns = _returns(s)  # before _ret_stmt replaces the returns
+            out.extend(self._ret_stmt(s, depth))
+            if returns and stmts[i + 1:]:
+                rest = self.guard(stmts[i + 1:], depth)
+                g = ast.If(ast.UnaryOp(ast.Not(), _n(RET)), rest, [])
+                out.append(ast.fix_missing_locations(ast.copy_location(g, stmts[i + 1])))
+                break
+        return out
+
+    def _ret_stmt(self, s, depth):
+        if isinstance(s, ast.Return):
+            if s.value is not None and not (isinstance(s.value, ast.Constant)
+                                            and s.value.value is None):
+                raise self.error(s, "a kernel cannot return a value",
+                                 "write results into an array argument")
+            out = [_assign(RET, ast.Constant(True))] + ([ast.Break()] if depth else [])
+            return [ast.fix_missing_locations(ast.copy_location(x, s)) for x in out]
+        if isinstance(s, ast.If) and _returns(s):
+            s.body = self.guard(s.body, depth) or [ast.Pass()]
+            s.orelse = self.guard(s.orelse, depth)
+        elif isinstance(s, (ast.For, ast.While)) and _returns(s):
+            s.body = self.guard(s.body, depth + 1)
+            if depth:  # leave the enclosing loop too
+                brk = ast.If(_n(RET), [ast.Break()], [])
+                return [s, ast.fix_missing_locations(ast.copy_location(brk, s))]
+        return [s]
+
+    # --- values live across fission points --------------------------------------------------
+    def analyse(self) -> set[str]:
+        per_thread = set()
+        for u in self.units:
+            per_thread |= set(assigned_names(u.stmts))
+        self.per_thread = per_thread
+        block_names = set()
+        for item in _walk_items(self.items):
+            if isinstance(item, Interchanged) and item.kind == "for":
+                block_names.add(item.node.target.id)
+        clash = block_names & per_thread
+        if clash:
+            n = sorted(clash)[0]
+            raise UnsupportedError(f"{n!r} is the variable of a loop that holds "
+                                   "cuda.syncthreads() and is also assigned inside it",
+                                   hint="use another name")
+        self.remat = _rematerializable(self.units[0].stmts if self.units else [],
+                                       per_thread, self.units)
+        spills = set()
+        assigned_in = {id(u): set(assigned_names(u.stmts)) for u in self.units}
+        for u in self.units:
+            for n in _exposed(u.stmts, per_thread) - set(self.remat):
+                elsewhere = any(n in assigned_in[id(v)] for v in self.units if v is not u)
+                if elsewhere or u.in_loop or n in self.params:
+                    spills.add(n)
+        for item in _walk_items(self.items):
+            if isinstance(item, Interchanged):
+                for e in item.exprs:
+                    spills |= names_read(e) & per_thread
+        if self.has_returns and len(self.units) > 1:
+            spills.add(RET)
+        return spills
+
+    # --- code -------------------------------------------------------------------------------
+    def emit(self, items) -> list:
+        out = []
+        for item in items:
+            if isinstance(item, Unit):
+                out += self.unit_code(item)
+                continue
+            node = item.node
+            if item.kind == "for":
+                pre, bounds = [], []
+                for e in item.exprs:
+                    p, v = self.block_value(e, node)
+                    pre += p
+                    bounds.append(v)
+                loop = ast.For(copy.deepcopy(node.target),
+                               ast.Call(_n("range"), bounds, []), self.emit(item.body) or
+                               [ast.Pass()], [])
+                out += pre + [loop]
+            elif item.kind == "if":
+                pre, test = self.block_value(item.exprs[0], node)
+                out += pre + [ast.If(test, self.emit(item.body) or [ast.Pass()],
+                                     self.emit(item.orelse))]
+            else:
+                pre, test = self.block_value(item.exprs[0], node)
+                name = f"__simt_c{next(self.counter)}"
+                again, test2 = self.block_value(item.exprs[0], node)
+                body = self.emit(item.body) + again + [_assign(name, test2)]
+                out += pre + [_assign(name, test), ast.While(_n(name), body, [])]
+            for s in out:
+                ast.copy_location(s, node)
+        return [ast.fix_missing_locations(s) for s in out]
+
+    def block_value(self, expr, node):
+        """(statements, expression): ``expr`` evaluated once for the block; when it reads
+        values computed per thread, every thread's value is checked to be the same."""
+        used = names_read(expr) & self.per_thread
+        if not used:
+            return [], copy.deepcopy(expr)
+        u = f"__simt_u{next(self.counter)}"
+        first = _assign(u, _reload(expr, used, ast.Constant(0)))
+        same = ast.Compare(_reload(expr, used, _n(FLAT_THREAD)), [ast.Eq()], [_n(u)])
+        line = self.loc(node).line
+        check = ast.Assert(same, ast.Constant(
+            f"threads of one block disagree on a condition around cuda.syncthreads() "
+            f"(line {line}): they would not all reach the same barrier"))
+        setattr(check, KIND_ATTR, "DivergentBarrierError")
+        loop = ast.For(_n(FLAT_THREAD, ast.Store()),
+                       ast.Call(_n("range"), [ast.Constant(1),
+                                              ast.Constant(self.config.threads)], []),
+                       [check], [])
+        stmts = [first, loop] if self.config.threads > 1 else [first]
+        for s in stmts:
+            for n in ast.walk(s):
+                ast.copy_location(n, node)
+        return stmts, _n(u)
+
+    def unit_code(self, u: Unit) -> list:
+        mentioned = set().union(*(ast_names(s) for s in u.stmts)) if u.stmts else set()
+        reload = sorted(self.spills & mentioned) if not u.first else \
+            sorted(n for n in self.spills & mentioned if n in self.params)
+        if self.has_returns and not u.first and RET in self.spills:
+            reload = sorted(set(reload) | {RET})
+        stores = sorted(self.spills & set(assigned_names(u.stmts)))
+        body = list(u.stmts)
+        if self.has_returns and not u.first:
+            body = [ast.If(ast.UnaryOp(ast.Not(), _n(RET)), body, [])]
+        t = _n(FLAT_THREAD)
+        remat = [] if u.first else self.remat_code(mentioned)
+        pre = remat + [_assign(n, ast.Call(_n(WEAK), [ast.Constant(n), _sub(spill_name(n), t)], []))
+               for n in reload]
+        post = [ast.Assign([_sub(spill_name(n), t, ast.Store())], _n(n)) for n in stores]
+        code = pre + body + post
+        if FLAT_THREAD in set().union(*(ast_names(s) for s in code)):
+            code = [_assign(FLAT_THREAD, self.flat_thread())] + code
+        for d in range(3):
+            if self.config.block[d] > 1:
+                code = [ast.For(_n(THREAD[d], ast.Store()),
+                                ast.Call(_n("range"), [ast.Constant(self.config.block[d])], []),
+                                code, [])]
+        where = u.stmts[0] if u.stmts else None
+        for s in code:
+            for n in ast.walk(s):
+                if where is not None and not hasattr(n, "lineno"):
+                    ast.copy_location(n, where)
+        return code
+
+    def remat_code(self, mentioned) -> list:
+        """Definitions of the index aliases this run reads (``tx = cuda.threadIdx.x``),
+        recomputed instead of kept per thread."""
+        need = set(mentioned) & set(self.remat)
+        changed = True
+        while changed:
+            changed = False
+            for n in list(need):
+                extra = (names_read(self.remat[n].value) & set(self.remat)) - need
+                if extra:
+                    need |= extra
+                    changed = True
+        return [copy.deepcopy(self.remat[n]) for n in self.remat if n in need]
+
+    def flat_thread(self):
+        bx, by, _ = self.config.block
+        terms = [(_n(THREAD[0]), 1), (_n(THREAD[1]), bx), (_n(THREAD[2]), bx * by)]
+        e = None
+        for d, (name, scale) in enumerate(terms):
+            if self.config.block[d] == 1:
+                continue
+            term = name if scale == 1 else ast.BinOp(name, ast.Mult(), ast.Constant(scale))
+            e = term if e is None else ast.BinOp(e, ast.Add(), term)
+        return e if e is not None else ast.Constant(0)
+
+    def block_loop(self, body_items_code, parallel: bool):
+        gx, gy, gz = self.config.grid
+        decode = []
+        b = _n(BLOCK_IV)
+        if gx > 1:
+            decode.append(_assign(BLOCK[0], b if gy == gz == 1 else
+                                  ast.BinOp(b, ast.Mod(), ast.Constant(gx))))
+        if gy > 1:
+            q = ast.BinOp(b, ast.FloorDiv(), ast.Constant(gx)) if gx > 1 else b
+            decode.append(_assign(BLOCK[1], q if gz == 1 else
+                                  ast.BinOp(q, ast.Mod(), ast.Constant(gy))))
+        if gz > 1:
+            decode.append(_assign(BLOCK[2], ast.BinOp(b, ast.FloorDiv(), ast.Constant(gx * gy))
+                                  if gx * gy > 1 else b))
+        loop = ast.For(_n(BLOCK_IV, ast.Store()),
+                       ast.Call(_n("range"), [ast.Constant(self.config.blocks)], []),
+                       decode + self.allocations + body_items_code, [])
+        if parallel:
+            setattr(loop, PARALLEL_ATTR, True)
+        consts = [_assign(n, ast.Constant(0)) for d, n in enumerate(THREAD)
+                  if self.config.block[d] == 1]
+        consts += [_assign(n, ast.Constant(0)) for d, n in enumerate(BLOCK)
+                   if self.config.grid[d] == 1]
+        return consts + [loop]
+
+
+def ast_names(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _sub(array, index, ctx=None):
+    return ast.Subscript(_n(array), index, ctx or ast.Load())
+
+
+def _reload(expr, names, index):
+    class R(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in names and isinstance(node.ctx, ast.Load):
+                return ast.copy_location(_sub(spill_name(node.id), copy.deepcopy(index)), node)
+            return node
+    return R().visit(copy.deepcopy(expr))
+
+
+def _exposed(stmts, candidates) -> set[str]:
+    """Names of ``candidates`` that may be read in ``stmts`` before being assigned
+    (conservative: only an unconditional top-level ``name = <expr without name>`` defines)."""
+    defined, out = set(), set()
+    for s in stmts:
+        used = ast_names(s) & candidates
+        if isinstance(s, ast.Assign) and all(isinstance(t, (ast.Name, ast.Tuple))
+                                             for t in s.targets):
+            reads = names_read(s.value) | set().union(*(names_read(t) for t in s.targets))
+            out |= (reads & candidates) - defined
+            defined |= set(assigned_names([s]))
+            continue
+        out |= used - defined
+    return out
+
+
+def _rematerializable(first_run, per_thread, units) -> dict:
+    """name -> its assignment, for names assigned once, unconditionally, in the first run,
+    from thread/block indices and constants only (in order of definition)."""
+    from .intrinsics import INDEX_NAMES
+    counts: dict = {}
+    for u in units:
+        for s in u.stmts:
+            for node in ast.walk(s):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.For)):
+                    for n in assigned_names([node]):
+                        counts[n] = counts.get(n, 0) + 1
+    out: dict = {}
+    for s in first_run:
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name)):
+            continue
+        n = s.targets[0].id
+        pure = all(isinstance(x, (ast.Name, ast.Constant, ast.BinOp, ast.operator, ast.Load,
+                                  ast.UnaryOp, ast.unaryop)) for x in ast.walk(s.value))
+        names = names_read(s.value)
+        if counts.get(n) == 1 and pure and names <= set(INDEX_NAMES) | set(out):
+            out[n] = s
+    return out
+
+
+def _level_nodes(s):
+    """Nodes of ``s`` not inside a nested loop (where break/continue would be the loop's)."""
+    yield s
+    if isinstance(s, (ast.For, ast.While)):
+        return
+    for c in ast.iter_child_nodes(s):
+        yield from _level_nodes(c)
+
+
+def _walk_items(items):
+    for it in items:
+        yield it
+        if isinstance(it, Interchanged):
+            yield from _walk_items(it.body)
+            yield from _walk_items(it.orelse)

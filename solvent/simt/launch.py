@@ -1,0 +1,303 @@
+"""``solvent.kernel`` and the launch ``k[grid, block](*args)``.
+
+A launch lowers the kernel for its configuration and its arguments' types (cached), then
+runs the lowered function through solvent.jit: the kernel writes into the caller's arrays
+after the whole grid ran without error, and leaves them untouched when it fails.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import types
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import NeedStatic, UnsupportedError
+from ..ir.core import SourceLoc
+from ..ir.types import np_dtype
+from ..runtime.jit import JitFunction, _type_key
+from .analysis import Injectivity, accesses, is_barrier, varying
+from .barriers import BarrierNote, eliminate
+from .fission import NOTE, RET, WEAK, Fission, spill_name
+from .intrinsics import (INDEX_NAMES, NUMPY, Config, Rewriter, device_function, numpy_attr,
+                         resolver, rewrite_kernel)
+from .source import make_function
+from .translate import KernelTranslator, Notes, ProbeTranslator, Weak
+
+
+def kernel(fn):
+    """``@solvent.kernel`` over a kernel written with numba.cuda's API (a plain function or
+    a ``@cuda.jit`` dispatcher); launch it with ``k[grid, block](*args)``."""
+    return KernelFunction(fn)
+
+
+class KernelFunction:
+    def __init__(self, fn):
+        if isinstance(fn, KernelFunction):
+            fn = fn.py_func
+        py = fn if isinstance(fn, types.FunctionType) else device_function(fn)
+        if py is None:
+            raise UnsupportedError(f"solvent.kernel takes a Python function or a @cuda.jit "
+                                   f"kernel, not {fn!r}")
+        if getattr(fn, "_device", False) or getattr(fn, "targetoptions", {}).get("device"):
+            raise UnsupportedError(f"{py.__qualname__} is a device function "
+                                   "(@cuda.jit(device=True)); solvent.kernel takes a kernel")
+        self.py_func = py
+        self.__name__ = py.__name__
+        self.__qualname__ = py.__qualname__
+        self.__doc__ = py.__doc__
+        self._versions: dict = {}
+
+    def __getitem__(self, cfg) -> "Launch":
+        return Launch(self, launch_config(cfg))
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"launch the kernel {self.__qualname__} with a configuration: "
+                        f"{self.__name__}[blocks, threads_per_block](...)")
+
+    def lowered(self, config: Config, args) -> "Lowered":
+        key = (config, tuple(_type_key(a) for a in args))
+        hit = self._versions.get(key)
+        if hit is None:
+            hit = self._versions[key] = lower(self.py_func, config, args)
+        return hit
+
+
+class Launch:
+    def __init__(self, kf: KernelFunction, config: Config):
+        self.kernel, self.config = kf, config
+
+    def __call__(self, *args):
+        low = self.kernel.lowered(self.config, args)
+        low.jit(*args)
+
+    def report(self, *args) -> "Lowered":
+        """The lowering for these arguments: barriers kept and removed, block parallelism."""
+        return self.kernel.lowered(self.config, args)
+
+    def explain(self, *args) -> str:
+        low = self.report(*args)
+        head = [f"# solvent.kernel {self.kernel.__qualname__}[grid={self.config.grid}, "
+                f"block={self.config.block}]"]
+        for n in low.notes:
+            head.append(f"# barrier at line {n.line}: {'kept' if n.kept else 'removed'} "
+                        f"({n.reason})")
+        if not low.notes:
+            head.append("# no barriers")
+        head.append(f"# block loop: {'parallel' if low.parallel else 'sequential'} "
+                    f"({low.parallel_reason})")
+        head.append("# kept per thread across barriers: " +
+                    (", ".join(sorted(low.spills)) or "nothing"))
+        head.append("\n## lowered kernel (plain Python over blocks and threads)\n")
+        head.append(low.source)
+        return "\n".join(head) + "\n" + low.jit.explain(*args)
+
+
+def launch_config(cfg) -> Config:
+    if not isinstance(cfg, tuple) or len(cfg) < 2:
+        raise TypeError(f"a kernel launch takes [blocks, threads_per_block], got [{cfg!r}]")
+    if len(cfg) > 2:
+        extra = cfg[2:]
+        if any(x not in (0, None) for x in extra):
+            raise UnsupportedError("a kernel launch with a stream or dynamic shared memory "
+                                   f"({', '.join(map(repr, extra))}) is not supported",
+                                   hint="launch with [blocks, threads_per_block]")
+    return Config(_dims(cfg[0], "the grid (blocks)"), _dims(cfg[1], "the block (threads)"))
+
+
+def _dims(v, what) -> tuple:
+    items = v if isinstance(v, (tuple, list)) else (v,)
+    if not 1 <= len(items) <= 3:
+        raise ValueError(f"{what} of a kernel launch must be an int or a tuple of 1 to 3 "
+                         f"ints, got {v!r}")
+    for x in items:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+            raise TypeError(f"{what} of a kernel launch must be a positive int or a tuple "
+                            f"of positive ints, got {v!r}")
+        if x <= 0:
+            raise ValueError(f"{what} of a kernel launch must be positive, got {v!r}")
+    return tuple(int(x) for x in items) + (1,) * (3 - len(items))
+
+
+@dataclass
+class Lowered:
+    jit: JitFunction
+    source: str
+    notes: list
+    parallel: bool
+    parallel_reason: str
+    spills: set
+
+    @property
+    def kept(self) -> list[BarrierNote]:
+        return [n for n in self.notes if n.kept]
+
+    @property
+    def removed(self) -> list[BarrierNote]:
+        return [n for n in self.notes if not n.kept]
+
+
+def lower(py, config: Config, args) -> Lowered:
+    rewritten, src = rewrite_kernel(py, config)
+    tree = src.tree
+    params = [a.arg for a in tree.args.args]
+    if tree.args.vararg or tree.args.kwarg or tree.args.kwonlyargs or tree.args.posonlyargs:
+        raise UnsupportedError(f"{py.__qualname__}: a kernel takes plain positional "
+                               "parameters")
+    if len(args) != len(params):
+        raise TypeError(f"{py.__qualname__}() takes {len(params)} arguments, "
+                        f"{len(args)} were given")
+
+    def loc(node):
+        return SourceLoc(src.filename, getattr(node, "lineno", 0) + src.line_offset,
+                         getattr(node, "col_offset", 0) + src.col_offset + 1)
+
+    param_arrays = {p for p, a in zip(params, args) if isinstance(a, np.ndarray) and a.ndim}
+    shared = {d.name for d in rewritten.shared}
+    body = rewritten.body
+    vary = varying(body)
+    inj = Injectivity(body, config, vary)
+    body, notes = eliminate(body, param_arrays | shared, inj, src.line_offset)
+    parallel, why = _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc)
+    fis = Fission(copy.deepcopy(body), config, params, vary, loc, [])
+    spills = fis.spills
+    dtypes = _probe(py, src, rewritten, body, fis, params, args)
+    nt = config.threads
+    allocs = [Rewriter.zeros(d, ()) for d in rewritten.shared]
+    allocs += [Rewriter.zeros(d, (nt,)) for d in rewritten.local]
+    for n in sorted(spills):
+        dt = numpy_attr(dtypes[n][0])
+        fill = [ast.Name(f"__simt_p_{n}", ast.Load())] if n in params else []
+        fn_name = "full" if fill else "zeros"
+        call = ast.Call(ast.Attribute(ast.Name(NUMPY, ast.Load()), fn_name, ast.Load()),
+                        [ast.Constant(nt)] + fill + [dt], [])
+        allocs.append(ast.Assign([ast.Name(spill_name(n), ast.Store())], call))
+    for a in allocs:
+        ast.copy_location(a, tree)
+    fis.allocations = allocs
+    code = fis.block_loop(fis.emit(fis.items), parallel)
+    # a parameter the threads assign starts every block (and thread) at the caller's value
+    code = [ast.Assign([ast.Name(f"__simt_p_{n}", ast.Store())], ast.Name(n, ast.Load()))
+            for n in sorted(spills & set(params))] + code
+    new = ast.FunctionDef(name=tree.name, args=copy.deepcopy(tree.args), body=code,
+                          decorator_list=[], returns=None)
+    ast.copy_location(new, tree)
+    ast.fix_missing_locations(new)
+    _, closure = resolver(py)
+    extras = dict(closure)
+    extras.update(rewritten.extras)
+    extras[NUMPY] = np
+    extras[WEAK] = Weak(n for n in spills if dtypes[n][1])
+    fn = make_function(new, src, py.__globals__, extras)
+    jf = JitFunction(fn)
+    jf.translator = KernelTranslator
+    return Lowered(jf, ast.unparse(new), notes, parallel, why, spills)
+
+
+def _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc):
+    if config.blocks == 1:
+        return False, "one block"
+    if rewritten.device_atomics:
+        return False, "a device function does atomic updates"
+    for name, node in rewritten.atomic_targets:
+        if name not in shared:
+            return False, (f"atomic update of {name!r} at line {loc(node).line}: blocks may "
+                           "update the same element")
+    acc = accesses(body, param_arrays)
+    for name in sorted({a.array for a in acc if a.write}):
+        keys = [a.key for a in acc if a.array == name]
+        if not inj.block_private(keys):
+            return False, f"blocks may touch the same element of {name!r}"
+    return True, "every array written is touched by each block at its own elements"
+
+
+class _Barriers(ast.NodeTransformer):
+    def visit_Expr(self, node):
+        return ast.copy_location(ast.Pass(), node) if is_barrier(node) else node
+
+
+class _NoteAssignments(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def note(self, name, like):
+        call = ast.Call(ast.Name(NOTE, ast.Load()),
+                        [ast.Constant(name), ast.Name(name, ast.Load())], [])
+        return ast.fix_missing_locations(ast.copy_location(ast.Expr(call), like))
+
+    def _targets(self, node):
+        from ..frontend.scopes import assigned_names
+        return [n for n in assigned_names([node]) if n in self.names]
+
+    def visit_Assign(self, node):
+        return [node] + [self.note(n, node) for n in self._targets(node)]
+
+    visit_AugAssign = visit_Assign
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Name) and node.target.id in self.names:
+            node.body.insert(0, self.note(node.target.id, node))
+        return node
+
+
+def _probe(py, src, rewritten, body, fis: Fission, params, args) -> dict:
+    """dtype and weakness of each value kept per thread: the kernel's body translated once as
+    straight-line code of one thread (no barriers), noting the type of every assignment."""
+    if not fis.spills:
+        return {}
+    body = [_Barriers().visit(s) for s in copy.deepcopy(body)]
+    body = fis.guard(body, 0)
+    if fis.has_returns:
+        body.insert(0, ast.copy_location(
+            ast.Assign([ast.Name(RET, ast.Store())], ast.Constant(False)), body[0]))
+    noter = _NoteAssignments(fis.spills)
+    out = []
+    for s in body:
+        r = noter.visit(s)
+        out.extend(r if isinstance(r, list) else [r])
+    allocs = [Rewriter.zeros(d, ()) for d in rewritten.shared]
+    allocs += [Rewriter.zeros(d, (fis.config.threads,)) for d in rewritten.local]
+    tree = copy.deepcopy(src.tree)
+    tree.name = f"{tree.name}__simt_probe"
+    tree.decorator_list = []
+    tree.args.args = tree.args.args + [ast.arg(n) for n in INDEX_NAMES]
+    tree.body = allocs + out + [ast.Pass()]
+    ast.fix_missing_locations(tree)
+    notes = Notes()
+    _, closure = resolver(py)
+    extras = dict(closure)
+    extras.update(rewritten.extras)
+    extras.update({NUMPY: np, NOTE: notes})
+    fn = make_function(tree, src, py.__globals__, extras)
+    from ..frontend.translator import translate
+    static = frozenset()
+    probe_args = tuple(args) + (0,) * len(INDEX_NAMES)
+    while True:
+        try:
+            translate(fn, probe_args, static, ProbeTranslator)
+            break
+        except NeedStatic as e:
+            new = static | e.args_needed
+            if new == static:
+                raise UnsupportedError(e.what + " must be known at compile time", e.loc) from None
+            static = new
+    out = {}
+    for n in fis.spills:
+        seen = notes.seen.get(n)
+        if n == RET:
+            out[n] = (np.dtype(bool), False)
+            continue
+        if not seen:
+            raise UnsupportedError(f"{py.__qualname__}: cannot tell the type of {n!r}, which "
+                                   "is kept across cuda.syncthreads()",
+                                   hint="assign it before the first barrier")
+        if any(rank for _, _, rank in seen):
+            raise UnsupportedError(f"{py.__qualname__}: {n!r} holds an array and is used "
+                                   "across cuda.syncthreads(); only scalars are kept per thread",
+                                   hint="use a cuda.local.array instead")
+        dt = np.result_type(*(np_dtype(d) for d, _, _ in seen))
+        out[n] = (dt, all(w for _, w, _ in seen))
+    return out

@@ -1,0 +1,63 @@
+"""The frontend's translator with the hooks lowered kernels need (fission.py's names):
+
+- ``__simt_note(name, value)``: records the dtype of a per-thread value (the type probe);
+- ``__simt_weak(name, value)``: a value reloaded from a per-thread array is weak again when
+  the value stored was a weak Python scalar (NEP 50 promotion stays as in the kernel);
+- an ``assert`` fission.py generated raises its own kind (``DivergentBarrierError``);
+- the block loop's ``loop.for`` carries ``parallel=True`` when blocks cannot conflict.
+"""
+from __future__ import annotations
+
+from ..frontend.translator import Translator
+from ..frontend.values import Const, Tensor
+from .fission import KIND_ATTR, PARALLEL_ATTR
+
+
+class Notes:
+    """Per-thread names -> [(dtype, weak)] seen by the probe translation."""
+
+    def __init__(self):
+        self.seen: dict[str, list] = {}
+
+
+class Weak:
+    """Names whose reloaded value is a weak scalar."""
+
+    def __init__(self, names):
+        self.names = frozenset(names)
+
+
+class KernelTranslator(Translator):
+    def call_function(self, fn, args, kwargs, node):
+        if isinstance(fn, Notes):
+            name, value = args
+            t = self.tensor(value)
+            fn.seen.setdefault(name.value, []).append((t.dtype, bool(t.weak), t.type.rank))
+            return Const(None)
+        if isinstance(fn, Weak):
+            name, value = args
+            if name.value in fn.names and isinstance(value, Tensor):
+                return Tensor(value.v, weak=True)
+            return value
+        return super().call_function(fn, args, kwargs, node)
+
+    def stmt_Assert(self, node):
+        kind = getattr(node, KIND_ATTR, None)
+        if kind is None:
+            return super().stmt_Assert(node)
+        self.check(self.truth(self.expr(node.test)), kind, node.msg.value)
+
+    def for_attrs(self, node) -> dict:
+        return {"parallel": True} if getattr(node, PARALLEL_ATTR, False) else {}
+
+
+class ProbeTranslator(KernelTranslator):
+    """The type probe runs one thread's code with its barriers removed; a value a later run
+    reassigns before reading (scan's ``ai``) would look live after an ``if`` that assigns it on
+    one path. The probe only records types, so such values are dropped after the ``if``."""
+
+    def live_outside(self, node):
+        import ast
+        if isinstance(node, ast.If):
+            return set()
+        return super().live_outside(node)

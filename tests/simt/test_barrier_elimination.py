@@ -1,0 +1,61 @@
+"""Barriers kept and removed, and which block loops are parallel, for corpus kernels."""
+import numpy as np
+import pytest
+
+import solvent
+from solvent.corpus_simt import all_cases
+
+CASES = {c.name: c for c in all_cases()}
+
+
+def report(name, n=40):
+    c = CASES[name]
+    args = c.make_args(n, np.random.default_rng(0))
+    grid, block = c.config(n)
+    return solvent.kernel(c.kernel)[grid, block].report(*args)
+
+
+@pytest.mark.parametrize("name, kept, removed, parallel", [
+    # the first barrier orders the tile loads before their reads: kept; the second ends the
+    # loop body, whose iterations fission already separates: removed
+    ("matmul_tiled", 1, 1, True),
+    # sd[tx] = x[i]; sync; then a loop fission separates anyway: removed; the loop's kept
+    ("reduce_sum", 1, 1, True),
+    ("transpose_tiled", 1, 0, True),
+    # atomics into a global histogram: blocks stay sequential
+    ("histogram_shared", 2, 0, False),
+    ("saxpy", 0, 0, True),
+])
+def test_barriers_and_parallel_blocks(name, kept, removed, parallel):
+    r = report(name)
+    assert (len(r.kept), len(r.removed), r.parallel) == (kept, removed, parallel), \
+        [(n.line, n.kept, n.reason) for n in r.notes] + [r.parallel_reason]
+
+
+def test_explain_lists_barriers():
+    c = CASES["reduce_sum"]
+    args = c.make_args(9, np.random.default_rng(0))
+    text = solvent.kernel(c.kernel)[c.config(9)].explain(*args)
+    assert "kept (the last barrier of its loop/if body)" in text
+    assert "removed" in text and "## lowered kernel" in text and "## backend" in text
+
+
+def test_private_accesses_need_no_barrier():
+    from numba import cuda
+
+    def k(x, out):
+        sd = cuda.shared.array(32, dtype=np.float64)
+        tx = cuda.threadIdx.x
+        sd[tx] = x[tx] * 2.0
+        cuda.syncthreads()
+        out[tx] = sd[tx] + 1.0      # each thread reads its own element: removable
+        cuda.syncthreads()
+        out[tx] += sd[31 - tx]      # reads another thread's element: kept
+
+    x = np.arange(32.0)
+    out = np.zeros(32)
+    launch = solvent.kernel(k)[1, 32]
+    launch(x, out)
+    np.testing.assert_array_equal(out, x * 2 + 1 + (x * 2)[::-1])
+    r = launch.report(x, out)
+    assert [n.kept for n in r.notes] == [False, True]
