@@ -218,10 +218,15 @@ class IndexMixin:
             from ..ir.types import TensorType
             return ArrayRef(obj.buf, obj.chain + (("index", spec, tuple(dyn)),),
                             TensorType(out_shape, obj.dtype))
+        # an operand Python evaluates conditionally (an arm of ``x if c else y``) is read
+        # here unconditionally: its index check is guarded, so the read itself is speculated
+        attrs = {"spec": spec}
+        if self.shared.get("check_guards") and any(it[0] == "i" for it in spec):
+            attrs["unchecked"] = True
         if isinstance(obj, ArrayRef) and not obj.chain:
-            return Tensor(self.b.one("array.read", obj.buf.ref, *dyn, spec=spec))
+            return Tensor(self.b.create("array.read", [obj.buf.ref, *dyn], attrs).result)
         t = self.tensor(obj)
-        return Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec), deps=t.deps)
+        return Tensor(self.b.create("tensor.slice", [t.v, *dyn], attrs).result, deps=t.deps)
 
     def _gather(self, obj, spec, dyn, adv):
         if any(it[0] == "n" for it in spec):

@@ -80,18 +80,20 @@ def _merge(b: Builder, cond, a, c):
             list(ua.operands[2:]) == list(uc.operands[2:]):
         base, spec, dyn, va, vc = ua.operands[0], ua.attrs["spec"], list(ua.operands[2:]), \
             ua.operands[1], uc.operands[1]
+        both = True  # both branches wrote that element
     elif ua and ua.operands[0] is c:
+        both = False  # c may be another update (of an other element): only a wrote this one
         base, spec, dyn, va = c, ua.attrs["spec"], list(ua.operands[2:]), ua.operands[1]
         vc = b.create("tensor.slice", [c] + dyn,
                       speculated_attrs("tensor.slice", {"spec": spec})).result
     elif uc and uc.operands[0] is a:
+        both = False
         base, spec, dyn, vc = a, uc.attrs["spec"], list(uc.operands[2:]), uc.operands[1]
         va = b.create("tensor.slice", [a] + dyn,
                       speculated_attrs("tensor.slice", {"spec": spec})).result
     else:
         return b.one("tensor.select", cond, a, c)
     sel = b.one("tensor.select", cond, va, vc)
-    both = ua is not None and uc is not None  # both branches wrote that element
     attrs = {"spec": spec} if both else speculated_attrs("tensor.update_slice", {"spec": spec})
     return b.create("tensor.update_slice", [base, sel] + dyn, attrs).result
 
