@@ -78,8 +78,8 @@ def main():
         t_sim = sim.get(c.name)
         nb = np.prod(launch.config.grid)
         nt = np.prod(launch.config.block)
-        print(f"{c.name:18} {f'{nb}x{nt}':>16} {compile_s * 1e3:8.0f} {t_solv * 1e3:9.2f} "
-              f"{(t_sim * 1e3 if t_sim else float('nan')):10.1f} {t_np * 1e3:9.2f} "
+        print(f"{c.name:18} {f'{nb}x{nt}':>16} {compile_s * 1e3:8.0f} {t_solv * 1e3:9.3f} "
+              f"{(t_sim * 1e3 if t_sim else float('nan')):10.1f} {t_np * 1e3:9.3f} "
               f"{(t_sim / t_solv if t_sim else float('nan')):9.0f} {t_np / t_solv:8.2f}  "
               f"{len(rep.kept):>10}/{len(rep.removed):<10}  "
               f"{'parallel' if rep.parallel else 'sequential'}")
