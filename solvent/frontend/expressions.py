@@ -256,6 +256,10 @@ class ExprMixin:
                         for i in idx)
             return index_grid(self, "mgrid" if obj.value is np.mgrid else "ogrid",
                               key[0] if len(key) == 1 else key)
+        if isinstance(obj, Const) and getattr(obj.value, "solvent_static_getitem", False):
+            # e.g. a kernel's launch configuration k[grid, block] (solvent/simt): compile time
+            key = tuple(self.static(i, f"the subscript of {obj.value!r}") for i in idx)
+            return Const(obj.value[key[0] if len(key) == 1 else key])
         if isinstance(obj, Const) and all(isinstance(i, Const) for i in idx):
             key = tuple(i.value for i in idx)
             try:
@@ -340,6 +344,9 @@ class ExprMixin:
             return out
         if isinstance(fn, (types.FunctionType, LocalFunction)):
             return self.inline_call(fn, args, kwargs, node)
+        inline = getattr(fn, "solvent_inline", None)
+        if inline is not None:  # an object that compiles to a function (a kernel launch)
+            return inline(self, args, kwargs, node)
         name = getattr(fn, "__name__", repr(fn))
         module = getattr(fn, "__module__", "") or ""
         if module.startswith("numpy.random") or isinstance(getattr(fn, "__self__", None),

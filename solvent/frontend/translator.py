@@ -163,8 +163,9 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, DynamicShapeMix
             raise self.unsupported(f"call depth over {MAX_INLINE_DEPTH} (recursion?) at {what}")
         if isinstance(fn, LocalFunction):
             callee = Translator.for_local(fn, self.b, self.depth + 1, self.shared)
-        else:
-            callee = Translator(fn, self.b, self.depth + 1, self.shared)
+        else:  # a generated function may name the translator it needs (solvent/simt)
+            cls = getattr(fn, "solvent_translator", None) or Translator
+            callee = cls(fn, self.b, self.depth + 1, self.shared)
         saved_loc = self.b.loc
         if keep_loc:
             callee.loc_of = lambda node, loc=saved_loc: loc

@@ -34,6 +34,8 @@ def kernel(fn):
 
 
 class KernelFunction:
+    solvent_static_getitem = True  # inside solvent.jit code, k[grid, block] is compile-time
+
     def __init__(self, fn):
         if isinstance(fn, KernelFunction):
             fn = fn.py_func
@@ -73,6 +75,16 @@ class Launch:
         low = self.kernel.lowered(self.config, args)
         low.jit(*args)
 
+    def solvent_inline(self, fe, args, kwargs, node):
+        """A launch inside a ``solvent.jit`` function: the lowered kernel is inlined there
+        (lowered for stand-ins of the arguments' shapes and dtypes)."""
+        if kwargs:
+            raise fe.unsupported("keyword arguments to a kernel launch")
+        low = self.kernel.lowered(self.config, [_stand_in(fe, a) for a in args])
+        fe.inline_call(low.jit.pyfn, args, {}, node)
+        from ..frontend.values import Const
+        return Const(None)
+
     def report(self, *args) -> "Lowered":
         """The lowering for these arguments: barriers kept and removed, block parallelism."""
         return self.kernel.lowered(self.config, args)
@@ -93,6 +105,21 @@ class Launch:
         head.append("\n## lowered kernel (plain Python over blocks and threads)\n")
         head.append(low.source)
         return "\n".join(head) + "\n" + low.jit.explain(*args)
+
+
+def _stand_in(fe, v):
+    """A NumPy value of the type of the frontend value ``v``."""
+    from ..frontend.values import ArrayRef, Const, Tensor
+    if isinstance(v, Const):
+        return v.value
+    if isinstance(v, ArrayRef) or (isinstance(v, Tensor) and v.type.rank):
+        return np.zeros(v.type.shape if isinstance(v, Tensor) else v.shape, np_dtype(v.dtype))
+    if isinstance(v, Tensor):
+        dt = np_dtype(v.dtype)
+        if v.weak:
+            return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[dt.kind]
+        return dt.type(0)
+    raise fe.unsupported(f"a kernel argument of kind {type(v).__name__}")
 
 
 def launch_config(cfg) -> Config:
@@ -191,6 +218,7 @@ def lower(py, config: Config, args) -> Lowered:
     extras[NUMPY] = np
     extras[WEAK] = Weak(n for n in spills if dtypes[n][1])
     fn = make_function(new, src, py.__globals__, extras)
+    fn.solvent_translator = KernelTranslator  # when a solvent.jit function launches it
     jf = JitFunction(fn)
     jf.translator = KernelTranslator
     return Lowered(jf, ast.unparse(new), notes, parallel, why, spills)
