@@ -73,7 +73,15 @@ class Launch:
 
     def __call__(self, *args):
         low = self.kernel.lowered(self.config, args)
-        low.jit(*args)
+        try:
+            low.jit(*args)
+        except UnsupportedError as e:
+            # the native backend is preferred (a lowered kernel is scalar loops); when it
+            # cannot run this one, the cost model picks among the others
+            if low.jit.backend != "native" or "native backend cannot run" not in str(e):
+                raise
+            low.jit.backend = None
+            low.jit(*args)
 
     def solvent_inline(self, fe, args, kwargs, node):
         """A launch inside a ``solvent.jit`` function: the lowered kernel is inlined there
@@ -219,7 +227,7 @@ def lower(py, config: Config, args) -> Lowered:
     extras[WEAK] = Weak(n for n in spills if dtypes[n][1])
     fn = make_function(new, src, py.__globals__, extras)
     fn.solvent_translator = KernelTranslator  # when a solvent.jit function launches it
-    jf = JitFunction(fn)
+    jf = JitFunction(fn, backend="native")
     jf.translator = KernelTranslator
     return Lowered(jf, ast.unparse(new), notes, parallel, why, spills)
 
