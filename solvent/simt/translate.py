@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..frontend.translator import Translator
 from ..frontend.values import Const, Tensor
-from .fission import KIND_ATTR, PARALLEL_ATTR
+from .fission import KIND_ATTR
 
 
 class Notes:
@@ -48,7 +48,10 @@ class KernelTranslator(Translator):
         self.check(self.truth(self.expr(node.test)), kind, node.msg.value)
 
     def for_attrs(self, node) -> dict:
-        return {"parallel": True} if getattr(node, PARALLEL_ATTR, False) else {}
+        # The block loop is not marked here: the native backend's mark_parallel pass owns
+        # parallel=True (it adds the combiners a parallel loop carrying scalars needs);
+        # launch.py's "blocks independent" finding is reported by explain only.
+        return {}
 
 
 class ProbeTranslator(KernelTranslator):
