@@ -192,7 +192,10 @@ def _gather(op, ctx):
                    for d, n in enumerate(v.type.shape)]
             iv = ctx.get(v)
             raw = iv if k == 0 else ctx.load(iv, sub)
-            src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a])
+            if op.attrs.get("unchecked"):   # a speculated read (if-conversion): clamp
+                src[a] = ctx.clamped_index(raw, v.type.dtype, xs[a])
+            else:
+                src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a])
         return ctx.load(x, src)
 
     if len(out_shape) == 0:

@@ -125,7 +125,10 @@ def _gather(b: Batch, op, x, spec, dyn):
     if not any(v for _, v in dyn):  # pragma: no cover - only called with a moving index
         raise Refuse("no per-iteration index")
     b.what.add("gather")
-    r = b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=axes, front=True)
+    # a read if-conversion made unconditional (``unchecked``) stays a clamped read: its index
+    # may be out of range exactly where the guard was false
+    extra = {"unchecked": True} if op.attrs.get("unchecked") else {}
+    r = b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=axes, front=True, **extra)
     # gather gives (N, windows..., static slices...); the element read keeps spec order
     kept = [k for k, it in enumerate(spec) if it[0] in "ds"]
     order = windows + [k for k in kept if spec[k][0] == "s"]

@@ -29,9 +29,6 @@ def guarded_read_in_conditional_expression(x, out):
 @pytest.mark.parametrize("fn, n_out", [(two_guarded_stores, 20),
                                        (guarded_read_in_conditional_expression, 24)])
 def test_guarded_access_past_the_end(fn, n_out, backend):
-    if backend == "native" and fn is guarded_read_in_conditional_expression:
-        pytest.xfail("since the raising merge (16d4176) the raised form of this loop "
-                     "reads x[i] with a checked index again on native")
     x = np.arange(1.0, 21.0)
     want, got = np.zeros(n_out), np.zeros(n_out)
     fn(x, want)
