@@ -43,10 +43,24 @@ from .batching import Batch, Refuse
 from .slots import Slots, error_slots
 
 
-def _try_raise(info: LoopInfo, loop, report, max_masked: int) -> str:
+def _body_elements(loop) -> int:
+    """The largest static value the loop body computes per iteration, in elements."""
+    return max((r.type.size for op in loop.regions[0].block.walk() for r in op.results
+                if getattr(r.type, "static", True) and hasattr(r.type, "size")), default=1)
+
+
+def _try_raise(info: LoopInfo, loop, report, max_masked: int,
+               max_body_elements: int = 1 << 16) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
+    per_iteration = _body_elements(loop)
+    if per_iteration > max_body_elements:
+        # the body is vectorized work already (its loop overhead is amortized), and raising
+        # would materialize trips x that (syrk's k loop of n x n outer products: 14M
+        # elements, 10x slower on XLA than the loop)
+        raise Refuse(f"its body already computes {per_iteration} elements per iteration "
+                     f"(above max_body_elements)")
     lb, ub, step = info.loop_bounds(loop)
     if step is None:
         raise Refuse("the step is not a constant")
@@ -79,7 +93,8 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int) -> str:
     return ", ".join(sorted(b.what)) or "its initial values"
 
 
-def raise_loops(fn: Function, max_masked: int = 1 << 16) -> int:
+def raise_loops(fn: Function, max_masked: int = 1 << 16,
+                max_body_elements: int = 1 << 16) -> int:
     """Raise every loop that can be; returns how many were."""
     refused: dict = {}
     count = 0
@@ -92,7 +107,7 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16) -> int:
         report = classify_loop(info, loop)
         where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
         try:
-            what = _try_raise(info, loop, report, max_masked)
+            what = _try_raise(info, loop, report, max_masked, max_body_elements)
         except Refuse as e:
             # a loop the analysis finds carried: its dependence is the reason
             refused[loop] = report.reason if report.kind == CARRIED else str(e)
@@ -118,8 +133,11 @@ class RaiseLoops(Pass):
         # a loop whose bounds move with an outer loop (``for j in range(i)``) is raised over
         # its widest range with a mask when that range is at most this many iterations
         max_masked: int = 1 << 16
+        # a loop whose body already computes more elements than this per iteration stays a
+        # loop (raising it would materialize trips times as many)
+        max_body_elements: int = 1 << 16
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
-            raise_loops(fn, self.options.max_masked)
+            raise_loops(fn, self.options.max_masked, self.options.max_body_elements)
         return fn
