@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis.affine import LoopInfo
-from ...analysis.dependence import CARRIED, classify_loop
+from ...analysis.dependence import CARRIED, REDUCTION, classify_loop
 from ...ir.core import Function
 from ..base import Pass
 from .batching import Batch, Refuse
@@ -44,9 +44,11 @@ from .slots import Slots, error_slots
 
 
 def _body_elements(loop) -> int:
-    """The largest static value the loop body computes per iteration, in elements."""
+    """The largest static value the loop body computes per iteration, in elements (not the
+    new versions of carried arrays, which update in place)."""
     return max((r.type.size for op in loop.regions[0].block.walk() for r in op.results
-                if getattr(r.type, "static", True) and hasattr(r.type, "size")), default=1)
+                if op.name != "tensor.update_slice" and not op.regions
+                and getattr(r.type, "static", True) and hasattr(r.type, "size")), default=1)
 
 
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,
@@ -54,11 +56,12 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
-    per_iteration = _body_elements(loop)
+    per_iteration = _body_elements(loop) if report.kind == REDUCTION else 0
     if per_iteration > max_body_elements:
-        # the body is vectorized work already (its loop overhead is amortized), and raising
-        # would materialize trips x that (syrk's k loop of n x n outer products: 14M
-        # elements, 10x slower on XLA than the loop)
+        # a reduction whose body is vectorized work already (its loop overhead is
+        # amortized): raising would materialize trips x that before reducing (syrk's k loop
+        # of n x n outer products: 14M elements, 10x slower on XLA than the loop);
+        # independent loops write their values out anyway, so they are not limited
         raise Refuse(f"its body already computes {per_iteration} elements per iteration "
                      f"(above max_body_elements)")
     lb, ub, step = info.loop_bounds(loop)
@@ -133,8 +136,8 @@ class RaiseLoops(Pass):
         # a loop whose bounds move with an outer loop (``for j in range(i)``) is raised over
         # its widest range with a mask when that range is at most this many iterations
         max_masked: int = 1 << 16
-        # a loop whose body already computes more elements than this per iteration stays a
-        # loop (raising it would materialize trips times as many)
+        # a reduction loop whose body already computes more elements than this per iteration
+        # stays a loop (raising it would materialize trips times as many before reducing)
         max_body_elements: int = 1 << 16
 
     def run(self, fn: Function) -> Function:
