@@ -212,11 +212,7 @@ class Emitter:
         if not (is_static(shape) and is_static(x.shape)):
             raise self.unsupported(f"broadcasting shape {x.shape} to {shape}, a length known "
                                    "only at run time")
-        try:
-            ok = np.broadcast_shapes(x.shape, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
+        if not _broadcasts_to(x.shape, shape):
             raise self.unsupported(f"could not broadcast input array from shape {x.shape} into "
                                    f"shape {shape}")
         return Tensor(self.b.one("tensor.broadcast_to", x.v, shape=list(shape)), deps=x.deps)

@@ -71,14 +71,16 @@ def _shifted(rw: Rewriter, x: Value, offsets: list[int]) -> Value:
 
 
 def _inside(rw: Rewriter, shape: tuple, starts, stops) -> Value:
+    """True exactly on the box [starts, stops) (a bound at the array's edge needs no test;
+    the box is never the whole array, so at least one comparison is made)."""
     mask = None
     for d, (lo, hi) in enumerate(zip(starts, stops)):
-        if lo == 0 and hi == shape[d]:
-            continue
-        i = rw.one("tensor.iota", dim=d, dtype="i64", shape=list(shape))
-        for bound, cmp in ((lo, "tensor.ge"), (hi, "tensor.lt")):
-            if (cmp == "tensor.ge" and bound == 0) or (cmp == "tensor.lt" and bound == shape[d]):
-                continue
+        tests = [(cmp, bound) for cmp, bound, edge in (("tensor.ge", lo, 0),
+                                                       ("tensor.lt", hi, shape[d]))
+                 if bound != edge]
+        if tests:
+            i = rw.one("tensor.iota", dim=d, dtype="i64", shape=list(shape))
+        for cmp, bound in tests:
             m = rw.one(cmp, i, rw.constant_like(i, bound))
             mask = m if mask is None else rw.one("tensor.and", mask, m)
     return mask
