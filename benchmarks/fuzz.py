@@ -2,7 +2,10 @@
 
     PYTHONPATH=. .venv/bin/python benchmarks/fuzz.py --count 10000 --seed 0 [--no-save]
 
-Prints programs generated / accepted / refused / mismatches (by class), shrinks every mismatch
+Prints programs generated / accepted / refused / excused / mismatches (by class): excused are
+``reciprocal-division`` (XLA's documented x/s -> x*(1/s), shown by re-running with
+SOLVENT_XLA_EXACT_DIVISION=1) and ``ill-conditioned`` (within how far NumPy's own answer moves
+under a few-ulp perturbation of the float inputs; tests/fuzz/driver.py). Shrinks every mismatch
 to a small reproducer and writes it to tests/fuzz/regressions/test_fuzz_<seed>.py (marked
 xfail(strict=True) on the backends that mismatch). Program k of a run uses seed S + k, so
 ``--seed S+k --count 1`` replays it. One process: the machine is shared.
@@ -53,7 +56,8 @@ def main(argv=None):
         if counts["generated"] % 200 == 0:
             print(f"[{time.time() - t0:.0f}s] {dict(counts)}", flush=True)
     print(f"generated {counts['generated']}  accepted {counts['accepted']}  "
-          f"refused {counts['refused']}  mismatches {counts['mismatch']}  "
+          f"refused {counts['refused']}  reciprocal-division {counts['reciprocal-division']}  "
+          f"ill-conditioned {counts['ill-conditioned']}  mismatches {counts['mismatch']}  "
           f"invalid {counts['invalid']}  ({time.time() - t0:.0f} s)")
     for c, k in classes.most_common():
         print(f"  {k:5d}  {c}")

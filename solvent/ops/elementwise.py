@@ -6,6 +6,8 @@ dtype), with NumPy broadcasting of shapes. Comparison and predicate ops produce 
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..ir.types import TensorType, is_bool, is_complex, is_float, is_int
@@ -59,6 +61,28 @@ def _int_identity(name):
     return lambda x: x if jnp.issubdtype(x.dtype, jnp.integer) else getattr(jnp, name)(x)
 
 
+EXACT_DIVISION_ENV = "SOLVENT_XLA_EXACT_DIVISION"
+
+
+def _divisor(a, b):
+    """The divisor of ``a / b`` as XLA should see it. XLA's algebraic simplifier turns ``x /
+    broadcast(s)`` and ``x / constant`` into ``x * (1/s)``, 1 ulp from NumPy's correctly
+    rounded quotient in about half of the elements (the README's Backends section). With the
+    environment variable SOLVENT_XLA_EXACT_DIVISION=1 (read when a function is compiled) the
+    divisor is materialized at the full shape behind an optimization barrier, which the
+    simplifier cannot look through: NumPy's quotient to the bit, at the cost of writing and
+    reading the divisor once (2-3x on a lone division of a large array by a scalar)."""
+    if os.environ.get(EXACT_DIVISION_ENV, "0") != "1" or \
+            not jnp.issubdtype(jnp.result_type(b), jnp.inexact):
+        return b
+    shape = jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b))
+    return lax.optimization_barrier(jnp.broadcast_to(b, shape))
+
+
+def _true_divide(a, b):
+    return jnp.true_divide(a, _divisor(a, b))
+
+
 def _float_divmod(a, b):
     """NumPy's ``npy_divmod`` for floats, step by step (jnp's floor_divide is ``floor(a/b)``,
     which differs in the sign of a zero quotient and near integer quotients): the remainder
@@ -66,6 +90,7 @@ def _float_divmod(a, b):
     nearest integer below, a zero quotient takes the sign of ``a / b``, and ``b == 0`` gives
     ``a / b`` and ``fmod``."""
     a, b = jnp.broadcast_arrays(a, b)
+    b = _divisor(a, b)
     zero = jnp.zeros_like(a)
     m = lax.rem(a, b)                                  # C fmod: the sign of a
     fix = (m != 0) & ((b < 0) != (m < 0))
@@ -77,6 +102,17 @@ def _float_divmod(a, b):
     fq = jnp.where(q == 0, jnp.copysign(zero, a / b), fq)
     bzero = b == 0
     return jnp.where(bzero, a / b, fq), jnp.where(bzero, m, mod)
+
+
+def _atan2(y, x):
+    """``arctan2`` with C99's zero cases written out: ``atan2(±0, +0) = ±0`` and ``atan2(±0,
+    -0) = ±pi``. XLA:CPU's fused atan2 gives NaN for ``atan2(0, 0)`` when the zero divisor is
+    computed in the same fusion (fuzzer seed 59, reproduced in plain jax 0.10)."""
+    y, x = jnp.broadcast_arrays(y, x)
+    zeros = (y == 0) & (x == 0)
+    pi = jnp.asarray(np.pi, y.dtype)
+    at_zero = jnp.where(jnp.signbit(x), jnp.copysign(pi, y), y)
+    return jnp.where(zeros, at_zero, jnp.arctan2(y, x))
 
 
 def _complex_extremum(is_max: bool):
@@ -154,7 +190,7 @@ BINARY = {
     "add": (np.add, _jnp("add"), "bifc", "same"),
     "sub": (np.subtract, _jnp("subtract"), "ifc", "same"),
     "mul": (np.multiply, _jnp("multiply"), "bifc", "same"),
-    "div": (np.true_divide, _jnp("true_divide"), "fc", "same"),
+    "div": (np.true_divide, _true_divide, "fc", "same"),
     "floordiv": (np.floor_divide, _int_safe("floor_divide"), "if", "same"),
     "mod": (np.remainder, _int_safe("remainder"), "if", "same"),
     "pow": (np.power, _jnp("power"), "ifc", "same"),
@@ -162,7 +198,7 @@ BINARY = {
     "min": (np.minimum, _complex_extremum(False), "bifc", "same"),
     "fmax": (np.fmax, _jnp("fmax"), "if", "same"),
     "fmin": (np.fmin, _jnp("fmin"), "if", "same"),
-    "atan2": (np.arctan2, _jnp("arctan2"), "f", "same"),
+    "atan2": (np.arctan2, _atan2, "f", "same"),
     "hypot": (np.hypot, _jnp("hypot"), "f", "same"),
     "copysign": (np.copysign, _jnp("copysign"), "f", "same"),
     "and": (np.logical_and, _jnp("logical_and"), "b", "same"),

@@ -88,3 +88,30 @@ def test_saved_reproducer_is_a_runnable_test(tmp_path):
             assert a.dtype == e.dtype and a.strides == e.strides and np.array_equal(a, e)
         else:
             assert a == e
+
+
+def _sin_of_big(A):
+    return np.sin(A * 1e17)
+
+
+def _plus_one(A):
+    return A + 1.0
+
+
+def test_numpy_spread_separates_ill_conditioned_from_well_conditioned_programs():
+    A = np.linspace(0.5, 2.0, 7)
+    atol, exact = driver.numpy_spread(_sin_of_big, (A,))
+    assert atol > 0.1 and not exact          # sin of 1e17 * x: the last bit decides
+    atol, exact = driver.numpy_spread(_plus_one, (A,))
+    assert atol < 1e-14 and not exact        # a few ulps of the inputs, no more
+    assert driver.numpy_spread(_plus_one, (np.arange(5),)) == (0.0, False)   # no float input
+
+
+def test_a_wrong_answer_on_a_well_conditioned_program_is_not_excused(monkeypatch):
+    import differential
+    monkeypatch.setattr(differential, "jitted", lambda fn, backend: lambda A: A + 1.001)
+    assert not driver._within_numpy_spread(_plus_one, (np.linspace(0.5, 2.0, 7),), "interp")
+    # ... and an answer within NumPy's own spread is
+    monkeypatch.setattr(differential, "jitted",
+                        lambda fn, backend: lambda A: np.sin(A * 1e17 * (1 + 2e-16)))
+    assert driver._within_numpy_spread(_sin_of_big, (np.linspace(0.5, 2.0, 7),), "interp")

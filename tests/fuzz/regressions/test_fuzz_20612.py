@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import solvent
+import differential
 from differential import check
 
 
@@ -42,3 +43,10 @@ def test_fuzz_20612(backend):
             solvent.jit(kernel_20612, backend=backend)(*args)
         return
     check(kernel_20612, *args, backend=backend)
+
+
+def test_fuzz_20612_exact_division(monkeypatch):
+    """With SOLVENT_XLA_EXACT_DIVISION=1 XLA divides as NumPy does, and the program agrees."""
+    monkeypatch.setenv("SOLVENT_XLA_EXACT_DIVISION", "1")
+    differential._JITS.pop((kernel_20612, "xla"), None)   # compile anew under the variable
+    check(kernel_20612, *ARGS(), backend="xla")

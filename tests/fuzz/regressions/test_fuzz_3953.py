@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import solvent
+import differential
 from differential import check
 
 
@@ -37,3 +38,10 @@ def test_fuzz_3953(backend):
             solvent.jit(kernel_3953, backend=backend)(*args)
         return
     check(kernel_3953, *args, backend=backend)
+
+
+def test_fuzz_3953_exact_division(monkeypatch):
+    """With SOLVENT_XLA_EXACT_DIVISION=1 XLA divides as NumPy does, and the program agrees."""
+    monkeypatch.setenv("SOLVENT_XLA_EXACT_DIVISION", "1")
+    differential._JITS.pop((kernel_3953, "xla"), None)   # compile anew under the variable
+    check(kernel_3953, *ARGS(), backend="xla")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import solvent
+import differential
 from differential import check
 
 
@@ -41,3 +42,10 @@ def test_fuzz_52571(backend):
             solvent.jit(kernel_52571, backend=backend)(*args)
         return
     check(kernel_52571, *args, backend=backend)
+
+
+def test_fuzz_52571_exact_division(monkeypatch):
+    """With SOLVENT_XLA_EXACT_DIVISION=1 XLA divides as NumPy does, and the program agrees."""
+    monkeypatch.setenv("SOLVENT_XLA_EXACT_DIVISION", "1")
+    differential._JITS.pop((kernel_52571, "xla"), None)   # compile anew under the variable
+    check(kernel_52571, *ARGS(), backend="xla")
