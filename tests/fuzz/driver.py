@@ -32,7 +32,7 @@ import solvent
 from solvent.errors import UnsupportedError
 from solvent.ops.elementwise import EXACT_DIVISION_ENV
 
-BACKENDS = ("xla", "interp")
+BACKENDS = ("xla", "native", "interp")
 
 
 @dataclasses.dataclass
