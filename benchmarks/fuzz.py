@@ -4,7 +4,8 @@
 
 Prints programs generated / accepted / refused / excused / mismatches (by class): excused are
 ``reciprocal-division`` (XLA's documented x/s -> x*(1/s), shown by re-running with
-SOLVENT_XLA_EXACT_DIVISION=1) and ``ill-conditioned`` (within how far NumPy's own answer moves
+SOLVENT_XLA_EXACT_DIVISION=1) and ``signed-zero`` (NumPy's answer with the other sign on a zero max/min picks among equal
+zeros, which NumPy leaves to its SIMD width) and ``ill-conditioned`` (within how far NumPy's own answer moves
 under a few-ulp perturbation of the float inputs; tests/fuzz/driver.py). Shrinks every mismatch
 to a small reproducer and writes it to tests/fuzz/regressions/test_fuzz_<seed>.py (marked
 xfail(strict=True) on the backends that mismatch). Program k of a run uses seed S + k, so
@@ -57,7 +58,8 @@ def main(argv=None):
             print(f"[{time.time() - t0:.0f}s] {dict(counts)}", flush=True)
     print(f"generated {counts['generated']}  accepted {counts['accepted']}  "
           f"refused {counts['refused']}  reciprocal-division {counts['reciprocal-division']}  "
-          f"ill-conditioned {counts['ill-conditioned']}  mismatches {counts['mismatch']}  "
+          f"signed-zero {counts['signed-zero']}  ill-conditioned {counts['ill-conditioned']}  "
+          f"mismatches {counts['mismatch']}  "
           f"invalid {counts['invalid']}  ({time.time() - t0:.0f} s)")
     for c, k in classes.most_common():
         print(f"  {k:5d}  {c}")

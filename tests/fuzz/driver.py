@@ -5,6 +5,9 @@ backend raised ``UnsupportedError``, the rest agree), ``ill-conditioned`` (a bac
 from NumPy by no more than NumPy's own result moves when the float inputs move by a few ulps),
 ``reciprocal-division`` (an XLA difference that disappears when XLA divides exactly: the
 documented ``x / s`` -> ``x * (1/s)`` rewrite, see ``SOLVENT_XLA_EXACT_DIVISION``),
+``signed-zero`` (solvent equals NumPy's answer with the other sign on the zeros that max/min
+pick among equal zeros: ``np.max([0.0, -0.0])`` is ``-0.0`` or ``0.0`` depending on NumPy's
+SIMD width, IEEE leaves it open, and ``1 / max`` makes it infinite),
 ``mismatch`` (a difference, or any other exception). When NumPy itself raises, solvent must
 raise the same exception class (or refuse). Comparison is tests/differential.py's ``check``.
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+import types
 import warnings
 
 import numpy as np
@@ -35,9 +39,12 @@ from solvent.ops.elementwise import EXACT_DIVISION_ENV
 BACKENDS = ("xla", "native", "interp")
 
 
+EXCUSES = ("reciprocal-division", "signed-zero", "ill-conditioned")
+
+
 @dataclasses.dataclass
 class Outcome:
-    status: str     # accepted / refused / reciprocal-division / ill-conditioned / mismatch / invalid
+    status: str     # accepted / refused / mismatch / invalid, or an excuse (EXCUSES)
     cls: str = ""                     # class of the mismatch (per backend, joined)
     detail: str = ""
     backends: tuple = ()              # backends that mismatch
@@ -181,6 +188,8 @@ def run_one(fn, args, backend, np_exc, loose=None):
         if cls in ("value", "in-place"):
             if backend == "xla" and _agrees_with_exact_division(fn, args):
                 return "reciprocal-division", str(e)
+            if _agrees_with_other_zero_sign(fn, args, backend):
+                return "signed-zero", str(e)
             if _within_numpy_spread(fn, args, backend):
                 return "ill-conditioned", str(e)
         return cls, str(e)
@@ -207,6 +216,52 @@ def _agrees_with_exact_division(fn, args):
             del os.environ[EXACT_DIVISION_ENV]
         else:
             os.environ[EXACT_DIVISION_ENV] = old
+    return True
+
+
+def _flip_zero(r):
+    if isinstance(r, np.ndarray):
+        return np.where(r == 0, -r, r) if r.dtype.kind in "fc" else r
+    return -r if isinstance(r, (float, np.floating)) and r == 0 else r
+
+
+class _ZeroFlippingNumPy:
+    """``numpy`` with max/min/maximum/minimum returning the other sign on zero results."""
+    FLIPPED = ("max", "min", "amax", "amin", "maximum", "minimum", "nanmax", "nanmin")
+
+    def __getattr__(self, name):
+        f = getattr(np, name)
+        if name in self.FLIPPED:
+            return lambda *a, **k: _flip_zero(f(*a, **k))
+        return f
+
+
+def _with_zero_flipping_numpy(fn):
+    """``fn`` (and the helpers of its module) reading ``np`` as _ZeroFlippingNumPy."""
+    g = dict(fn.__globals__)
+    g["np"] = _ZeroFlippingNumPy()
+    for k, v in list(g.items()):
+        if isinstance(v, types.FunctionType) and v.__globals__ is fn.__globals__:
+            g[k] = types.FunctionType(v.__code__, g, v.__name__, v.__defaults__, v.__closure__)
+    return g[fn.__name__] if fn.__name__ in g else \
+        types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def _agrees_with_other_zero_sign(fn, args, backend):
+    """True when the backend equals NumPy's answer computed with the other sign on the
+    zeros max/min return (see the module docstring)."""
+    flipped = _with_zero_flipping_numpy(fn)
+    jit = differential.jitted
+    differential.jitted = lambda f, b: jit(fn, b)     # solvent compiles the user's source
+    try:
+        differential.check(flipped, *args, backend=backend)
+    except AssertionError:
+        return False
+    except Exception:                               # noqa: BLE001 - NumPy raised: no excuse
+        return False
+    finally:
+        differential.jitted = jit
+        differential._JITS.pop((fn, backend), None)
     return True
 
 
@@ -262,7 +317,7 @@ def run_program(prog, backends=BACKENDS) -> Outcome:
         cls, detail = run_one(fn, args, b, np_exc, loose)
         if cls == "refused":
             refused = True
-        elif cls in ("ill-conditioned", "reciprocal-division"):
+        elif cls in EXCUSES:
             excused = cls
             details.append(f"[{b}] {detail}")
         elif cls:

@@ -115,3 +115,29 @@ def test_a_wrong_answer_on_a_well_conditioned_program_is_not_excused(monkeypatch
     monkeypatch.setattr(differential, "jitted",
                         lambda fn, backend: lambda A: np.sin(A * 1e17 * (1 + 2e-16)))
     assert driver._within_numpy_spread(_sin_of_big, (np.linspace(0.5, 2.0, 7),), "interp")
+
+
+def _one_over_max(A, B):       # fuzzer seed 205079, shrunk
+    B[:-1] *= (1.0 > 1.0)      # B = [0.0, -0.0, -0.86]: np.max(B) is -0.0 here, +0.0 on XLA
+    A[:] *= (1.0 + (1.0 // np.max(B)))
+
+
+def test_signed_zero_of_max_among_equal_zeros_is_excused_and_nothing_else(monkeypatch):
+    args = (np.array([0.40, 0.46]), np.array([0.78, -1.47, -0.86]))
+    o = driver.run_program(_Prog(_one_over_max, args))
+    assert o.status == "signed-zero", o
+    import differential
+    monkeypatch.setattr(differential, "jitted", lambda fn, backend: lambda A, B: None)
+    assert not driver._agrees_with_other_zero_sign(_one_over_max, args, "interp")
+
+
+class _Prog:
+    """A hand-written program in the shape driver.run_program takes."""
+    def __init__(self, fn, args):
+        self.fn, self.args = fn, args
+
+    def load(self):
+        return self.fn
+
+    def make_args(self):
+        return tuple(a.copy() for a in self.args)
