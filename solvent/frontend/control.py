@@ -20,7 +20,7 @@ from ..ir.types import TensorType, dtype_name, np_dtype
 from .desugar import ITER_ATTR
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
-from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, same_binding
+from .values import ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal, same_binding
 
 _NUMBER = (bool, int, float, complex, np.generic)
 
@@ -31,6 +31,33 @@ def _is_array(v) -> bool:
 
 def _is_number(v) -> bool:
     return isinstance(v, Tensor) or (isinstance(v, Const) and isinstance(v.value, _NUMBER))
+
+
+def _argument_view(v) -> bool:
+    """An argument array itself, or a view of it with compile-time indices (what the
+    function's result can hand back as the caller's object)."""
+    return isinstance(v, ArrayRef) and v.buf.block is None and all(
+        step[0] != "index" or not step[2] for step in v.chain)
+
+
+def _keeps_identity(v) -> bool:
+    return _argument_view(v) or isinstance(v, ReturnChoice)
+
+
+def _choice_flags(v) -> list:
+    """The path flags of a ReturnChoice tree, in the order _choice_tree consumes them."""
+    if isinstance(v, ReturnChoice):
+        return [v.flag] + _choice_flags(v.then) + _choice_flags(v.other)
+    return []
+
+
+def _choice_tree(v, flags, merged):
+    """``v``'s identity tree over new flags (the outer if's results) and contents."""
+    if isinstance(v, ReturnChoice):
+        flag = next(flags)
+        return ReturnChoice(flag, _choice_tree(v.then, flags, merged),
+                            _choice_tree(v.other, flags, merged), merged)
+    return v if _argument_view(v) else None
 
 
 class ControlMixin:
@@ -91,6 +118,12 @@ class ControlMixin:
         results (an iterator, consumed in yield order)."""
         if same_binding(a, b):
             return lambda results: a
+        if n.startswith(RETURN_VALUE) and (_keeps_identity(a) or _keeps_identity(b)):
+            choice = (a, b)
+            a, b = [x.merged if isinstance(x, ReturnChoice) else x for x in (a, b)]
+            if _is_array(a) and _is_array(b) and a.shape == b.shape and a.dtype == b.dtype:
+                return self._return_choice(choice, a, b, blocks, yields, c, born0, n)
+        a, b = [x.merged if isinstance(x, ReturnChoice) else x for x in (a, b)]
         if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
             parts = [self._merge_pair(f"{n}[{i}]", x, y, blocks, yields, c, born0)
                      for i, (x, y) in enumerate(zip(a.items, b.items))]
@@ -121,17 +154,43 @@ class ControlMixin:
         weak, deps = ta.weak and tb.weak, ta.deps | tb.deps
         return lambda results: Tensor(next(results), weak=weak, deps=deps)
 
+    def _return_choice(self, choice, a, b, blocks, yields, c, born0, n):
+        """The returned array is the caller's argument on some path: yield which path ran
+        (and which paths ran inside it, for an if nested there) beside the merged contents,
+        so that the caller gets its own object back where NumPy gives it."""
+        merge = self._merge_pair("the returned array", a, b, blocks, yields, c, born0)
+        inner = [_choice_flags(x) for x in choice]
+        for k in (0, 1):
+            with self.b.at(blocks[k]):
+                yields[k].append(self.constant(k == 0).v)
+                for side, flags in enumerate(inner):
+                    yields[k].extend(self.tensor(f).v if side == k else
+                                     self.constant(False).v for f in flags)
+
+        def rebuild(results):
+            merged = merge(results)
+            flag = Tensor(next(results))
+            sides = [iter([Tensor(next(results)) for _ in flags]) for flags in inner]
+            return ReturnChoice(flag, *(_choice_tree(x, it, merged)
+                                        for x, it in zip(choice, sides)), merged)
+        return rebuild
+
     def _placeholder(self, blk, like):
         """A value shaped like ``like`` (zeros), built in ``blk``."""
+        if isinstance(like, ReturnChoice):
+            like = like.merged
         if isinstance(like, TupleVal):
             return TupleVal(tuple(self._placeholder(blk, x) for x in like.items))
         if isinstance(like, Const):
             return like
         with self.b.at(blk):
-            t = self.tensor(like)
-            z = self.convert(self.constant(0), t.dtype)
-            return self.broadcast(Tensor(z.v, weak=t.weak), t.shape) if t.shape else \
-                Tensor(z.v, weak=t.weak)
+            # an array is described by its type only: it may live in the other path's block
+            t = like if isinstance(like, Tensor) else None if isinstance(like, ArrayRef) \
+                else self.tensor(like)
+            weak = t.weak if t is not None else False
+            z = self.convert(self.constant(0), like.dtype)
+            return self.broadcast(Tensor(z.v, weak=weak), like.shape) if like.shape else \
+                Tensor(z.v, weak=weak)
 
     def _in_block(self, blk, v) -> Tensor:
         with self.b.at(blk):

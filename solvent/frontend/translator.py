@@ -30,7 +30,7 @@ from .indexing import IndexMixin
 from .npapi_methods import ApiMixin
 from .scopes import assigned_names, loads_outside
 from .statements import StmtMixin
-from .values import ArrayRef, Buffer, Const, Tensor, TupleVal
+from .values import ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal
 
 MAX_INLINE_DEPTH = 20
 
@@ -311,6 +311,12 @@ def _results(fe, value, out: list, arg_map, seen: dict):
         if isinstance(value.value, tuple):
             return ("tuple", [_results(fe, Const(v), out, arg_map, seen) for v in value.value])
         return ("const", value.value)
+    if isinstance(value, ReturnChoice):
+        merged = _results(fe, value.merged, out, arg_map, seen)
+        alts = [merged if v is None else _results(fe, v, out, arg_map, seen)
+                for v in (value.then, value.other)]
+        out.append(fe.tensor(value.flag).v)
+        return ("select", len(out) - 1, alts[0], alts[1])
     if isinstance(value, ArrayRef):
         key = (id(value.buf), repr([(st[0], st[1], [id(v) for v in st[2]]) if st[0] == "index"
                                     else st for st in value.chain]))

@@ -78,6 +78,28 @@ class TupleVal:
     items: tuple
 
 
+@dataclass(frozen=True)
+class ReturnChoice:
+    """A returned array that is the caller's argument on one path of a run-time ``if`` and
+    another array on the other: NumPy hands back the argument object itself on its path.
+    ``flag`` (i1) is true on the ``then`` path; ``then``/``other`` are the argument views
+    (ArrayRef), a nested ReturnChoice (an if inside that path), or None for a computed array,
+    whose value is ``merged`` (both paths' contents, used for everything but the identity of
+    the returned object)."""
+    flag: Tensor
+    then: ArrayRef | None
+    other: ArrayRef | None
+    merged: Any
+
+    @property
+    def shape(self):
+        return self.merged.shape
+
+    @property
+    def dtype(self) -> str:
+        return self.merged.dtype
+
+
 def same_binding(a, b) -> bool:
     """True when two bindings of a name are the same value (no merge needed)."""
     if isinstance(a, ArrayRef) and isinstance(b, ArrayRef):

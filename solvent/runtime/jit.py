@@ -408,6 +408,9 @@ def _rebuild(spec, outs, args, memo=None, fresh=frozenset()):
         r = tuple(_rebuild(s, outs, args, memo, fresh) for s in spec[1])
     elif kind == "const":
         r = spec[1]
+    elif kind == "select":   # an argument on one path of a run-time if (ReturnChoice)
+        r = _rebuild(spec[2] if bool(np.asarray(outs[spec[1]])) else spec[3], outs, args,
+                     memo, fresh)
     elif kind == "arg":
         r = _view(args[spec[1]], spec[2])
     else:

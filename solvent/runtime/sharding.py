@@ -269,6 +269,8 @@ class Placement:
                                 f"returns {len(items)} value(s)")
         pairs = []
         for item, s in zip(items, self.out_specs):
+            if item[0] == "select":   # placed as its computed alternative
+                item = next((x for x in item[2:] if x[0] == "value"), item[2])
             if item[0] not in ("tuple", "const", "arg"):
                 pairs.append((item[1], s))
             elif len(s):
@@ -293,6 +295,9 @@ def _returned(spec, acc=None) -> list[int]:
     acc = [] if acc is None else acc
     if spec[0] == "tuple":
         for s in spec[1]:
+            _returned(s, acc)
+    elif spec[0] == "select":
+        for s in spec[2:]:
             _returned(s, acc)
     elif spec[0] not in ("const", "arg"):
         acc.append(spec[1])

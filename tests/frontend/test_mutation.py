@@ -360,11 +360,50 @@ def return_arg_or_new(X, x):
     return X
 
 
-@pytest.mark.xfail(strict=True, reason="an argument returned from one arm of a run-time if "
-                   "comes back as a copy: which object is returned depends on the data")
+def return_one_of_two_args(X, Y, x):
+    if x > 0.0:
+        return Y
+    return X
+
+
+def return_arg_from_nested_ifs(x, X, k):     # a scalar first, as strangers write it
+    if x > 0.0:
+        if k > 0:
+            return X
+        X[0, 0] = -7.0                       # written, then the caller's array returned
+        return X
+    return X * 3.0
+
+
+def return_tuple_with_arg_on_one_path(X, Y, x):
+    if x > 0:
+        return X, Y + 1
+    return X * 2, Y
+
+
 def test_return_arg_from_one_arm_of_an_if_is_the_callers_object(backend):
-    X = A.copy()
-    assert solvent.jit(return_arg_or_new, backend=backend)(X, -1.0) is X
+    """Which object NumPy returns depends on the data: the program returns which path ran,
+    and the caller gets its own array back on the paths that return it."""
+    X, Y = A.copy(), np.asfortranarray(A + 0.5)
+    f = solvent.jit(return_arg_or_new, backend=backend)
+    assert f(X, -1.0) is X
+    r = f(X, 1.0)
+    assert r is not X and np.array_equal(r, A + 1.0)
+    g = solvent.jit(return_one_of_two_args, backend=backend)
+    assert g(X, Y, 1.0) is Y and g(X, Y, -1.0) is X
+    h = solvent.jit(return_arg_from_nested_ifs, backend=backend)
+    assert h(1.0, X, 1) is X
+    assert h(1.0, X, -1) is X and X[0, 0] == -7.0
+    r = h(-1.0, X, 1)
+    assert r is not X and np.array_equal(r, X * 3.0)
+    t = solvent.jit(return_tuple_with_arg_on_one_path, backend=backend)
+    r1, r2 = t(X, Y, 1), t(X, Y, -1)
+    assert r1[0] is X and r1[1] is not Y and np.array_equal(r1[1], Y + 1)
+    assert r2[0] is not X and np.array_equal(r2[0], X * 2) and r2[1] is Y
+    for fn, args in ((return_arg_or_new, (A.copy(), 1.0)), (return_one_of_two_args,
+                     (A.copy(), A + 0.5, -1.0)), (return_arg_from_nested_ifs, (1.0, A.copy(), -1)),
+                     (return_tuple_with_arg_on_one_path, (A.copy(), A + 0.5, -1))):
+        check(fn, *args, backend=backend)
 
 
 def test_return_arg_identity(backend):
