@@ -20,11 +20,14 @@ duplicates a cheap element read into every consumer, so in a loop body like
 ``s += x[k]; x[k] = v`` the fusion computing ``s`` reads the whole ``x`` and nothing orders
 it before the in-place update of ``x``: XLA then copies ``x`` once or twice per iteration,
 and the loop is quadratic in the array size (a solvent loop of that shape over 32768 float64:
-548 ms; an FFT low-pass loop over 32769 bins: 1.44 s; gradient reverse loops copy their
-cotangent arrays the same way). The region-based live-range analysis XLA offers as an
-option sees that the read comes first and removes those copies (0.2 ms and 1.5 ms). It is
-on for every program solvent compiles for the CPU; ``SOLVENT_XLA_COPY_ANALYSIS=default``
-turns it off (for A/B measurements, ``benchmarks/corpus_ab.py copy-analysis``).
+548 ms; an FFT low-pass loop over 32769 bins: 1.44 s). The region-based live-range analysis
+XLA offers as an option sees that the read comes first and removes those copies (0.2 ms and
+1.5 ms). It is on for every program solvent compiles for the CPU;
+``SOLVENT_XLA_COPY_ANALYSIS=default`` turns it off (for A/B measurements,
+``benchmarks/corpus_ab.py copy-analysis``). It does not remove the copy in a gradient's
+reverse loop over such an update: there the cotangent element read before the update's VJP
+zeroes it is used by updates that come after the zeroing, so the read really follows the
+write once XLA fuses it into them (spectral_smooth's gradient still copies).
 """
 from __future__ import annotations
 
