@@ -8,12 +8,16 @@ Usage::
 Each kernel is compiled by ``solvent.jit`` once per side of the choice, the two compiled
 versions are checked to agree, and then they run alternately on fresh copies of the
 bench-size arguments (copies not timed). The table gives the median over ``--repeat`` rounds
-of the best of 3 calls, in ms, and the ratio A/B (> 1: B is faster); kernels whose two sides
-give XLA the same StableHLO are marked, since only XLA options (or noise) can set them apart.
+of the best of 3 calls, in ms, and the ratio A/B (> 1: B is faster); for a choice of solvent's
+passes, kernels whose two sides give XLA the same StableHLO are marked: only noise sets them
+apart.
 Choices:
 
 * ``vector-width``: XLA:CPU's preferred vector width, A = XLA's default (256 bits on x86),
   B = 512 bits (``SOLVENT_XLA_VECTOR_WIDTH``; solvent's rule is in
+  ``solvent/backends/xla_host.py``).
+* ``copy-analysis``: XLA:CPU's copy insertion, A = XLA's default analysis, B = the
+  region-based one solvent asks for (``SOLVENT_XLA_COPY_ANALYSIS``; see
   ``solvent/backends/xla_host.py``).
 * ``update-pass``: which slice updates are lowered as one elementwise pass
   (``solvent/ops/structural.py: one_pass_update``). A = only stencil steps whose value reads
@@ -32,23 +36,23 @@ import numpy as np
 
 import solvent
 import solvent.ops.structural as structural
-from solvent.backends.xla_host import ENV
+from solvent.backends.xla_host import COPY_ENV, ENV
 from solvent.corpus import vectorized
 
 from bench import copy_args
 
 
 @contextlib.contextmanager
-def _env(value):
-    saved = os.environ.get(ENV)
-    os.environ[ENV] = value
+def _env(value, name=ENV):
+    saved = os.environ.get(name)
+    os.environ[name] = value
     try:
         yield
     finally:
         if saved is None:
-            del os.environ[ENV]
+            del os.environ[name]
         else:
-            os.environ[ENV] = saved
+            os.environ[name] = saved
 
 
 def _reads_updated_array(op):
@@ -75,9 +79,12 @@ def _neighbour_updates_only():
         structural.one_pass_update = shipped
 
 
+XLA_OPTIONS = {"vector-width", "copy-analysis"}  # the same StableHLO, compiled two ways
 CHOICES = {
     # name: (label A, context A, label B, context B)
     "vector-width": ("default", lambda: _env("default"), "512", lambda: _env("512")),
+    "copy-analysis": ("default", lambda: _env("default", COPY_ENV),
+                      "region", lambda: _env("region", COPY_ENV)),
     "update-pass": ("neighbours", _neighbour_updates_only, "shipped", contextlib.nullcontext),
 }
 
@@ -126,7 +133,8 @@ def main():
                     best = min(best, time.perf_counter() - t0)
                 ts.append(best)
         ta, tb = (statistics.median(ts) * 1e3 for ts in times)
-        same = "  same StableHLO: the ratio is noise" if ha == hb else ""
+        same = "  same StableHLO: the ratio is noise" if ha == hb and \
+            a.choice not in XLA_OPTIONS else ""
         print(f"{k.name:18s}{ta:10.3f}{tb:10.3f}{ta / tb:7.2f}x{same}")
 
 

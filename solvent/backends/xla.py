@@ -35,9 +35,6 @@ _STAGE_MIN_BYTES = 1 << 16
 # results at least this large are handed to the caller in XLA's own buffer (zero-copy);
 # below it one small copy costs less than wrapping the buffer
 _HANDOVER_MIN_BYTES = 1 << 16
-# unaligned arguments read in place from the 64-byte boundary below them: off until the
-# padding stops being a compile-time value (see XlaExecutable._stage)
-READ_FROM_BOUNDARY = False
 
 
 def _aligned_empty(shape, dtype):
@@ -45,23 +42,6 @@ def _aligned_empty(shape, dtype):
     raw = np.empty(n + _ALIGN, dtype=np.uint8)
     off = (-raw.ctypes.data) % _ALIGN
     return raw[off:off + n].view(dtype).reshape(shape)
-
-
-def _from_boundary(a: np.ndarray):
-    """(read-only flat view of ``a``'s memory starting at the 64-byte boundary at or below
-    its first element, that boundary's distance in elements), or None when the distance is
-    not a whole number of elements. The bytes before the first element lie in the same
-    64-byte line, hence in the same mapped page: reading them is safe, and the program
-    slices them away. The view keeps ``a`` alive."""
-    ptr = a.ctypes.data
-    off = ptr % _ALIGN
-    if off % a.itemsize:
-        return None
-    raw = (ctypes.c_char * (a.nbytes + off)).from_address(ptr - off)
-    raw.keep = a
-    flat = np.frombuffer(raw, dtype=a.dtype)
-    flat.flags.writeable = False
-    return flat, off // a.itemsize
 
 
 def _handed_over(o, v: np.ndarray) -> np.ndarray:
@@ -84,14 +64,15 @@ class XlaExecutable:
     """A compiled function: call it with NumPy values, get NumPy results.
 
     The boundary copies as little as it can. Arguments: XLA:CPU reads a host array in place
-    when it is contiguous and 64-byte aligned; a large contiguous argument that is not
-    aligned (NumPy aligns to 16 bytes) is passed from the boundary below it and sliced in
-    the program (``_from_boundary``), so it is not copied either; any other large argument
-    (Fortran-ordered, strided) is copied into a reused aligned buffer by NumPy, which is
-    faster than XLA's own copy. Results: a large result that the traced program computes
-    (not an argument passed through, not a constant, not a second copy of another result)
-    is handed over in XLA's buffer; the rest are copied by the runtime. ``copy_note`` says
-    which, for ``explain``.
+    when it is contiguous and 64-byte aligned; any other large argument (not aligned: NumPy
+    aligns to 16 bytes; Fortran-ordered, strided) is copied into a reused aligned buffer by
+    NumPy, which is faster than XLA's own copy. (Reading an unaligned argument from the
+    64-byte boundary below it, sliced in the program, saved that copy, but its padding was a
+    compile-time value: every new alignment of a caller's array recompiled the program,
+    ~300 ms a call on spmv_ell with fresh arrays. It was removed.) Results: a large result
+    that the traced program computes (not an argument passed through, not a constant, not a
+    second copy of another result) is handed over in XLA's buffer; the rest are copied by
+    the runtime. ``copy_note`` says which, for ``explain``.
 
     With ``shardings`` (``(in_shardings, out_shardings)`` of ``NamedSharding``s, None for a
     result the partitioner places; see runtime/sharding.py) the program is partitioned over
@@ -105,21 +86,10 @@ class XlaExecutable:
         self._staging = threading.local()  # per thread: argument index -> aligned buffer
         self.shardings = shardings
         self.keep_sharded = keep_sharded
-        self._shapes = [v.type.shape for v in fn.args]
         self._dtypes = [np.dtype(np_dtype(v.type.dtype)) for v in fn.args]
-        self._fresh_by_pads: dict = {}
-        # an argument a loop writes is not read from the boundary below it: XLA then
-        # copies the loop state every iteration (jacobi_2d 400x400: 112 ms against 2.9 ms
-        # aligned); such an argument is staged into an aligned copy instead
-        from ..ir.registry import get as _get
-        loops = any(_get(op.name).loop_like for op in fn.walk())
-        self._no_boundary = {k for k in fn.writeback if k is not None} if loops else set()
+        self._fresh_results: frozenset | None = None
 
-        def body(pads, *args):
-            from jax import lax
-            args = [a if p is None else
-                    lax.slice(a, (p,), (p + int(np.prod(shape, dtype=np.int64)),)).reshape(shape)
-                    for a, p, shape in zip(args, pads, self._shapes)]
+        def body(*args):
             return tuple(_Ctx().run_block(fn.body, list(args)))
 
         self._body = body
@@ -127,13 +97,7 @@ class XlaExecutable:
         kw = {}
         if shardings is not None:
             kw = {"in_shardings": tuple(shardings[0]), "out_shardings": tuple(shardings[1])}
-            body_fixed = body
-            body = lambda *args: body_fixed((None,) * len(args), *args)  # noqa: E731
-            self._jitted = jax.jit(body, compiler_options=self.options or None, **kw)
-        else:
-            self._jitted = jax.jit(body, static_argnums=0,
-                                   compiler_options=self.options or None)
-        self._none = (None,) * len(fn.args)
+        self._jitted = jax.jit(body, compiler_options=self.options or None, **kw)
 
     def __call__(self, *args) -> list:
         with self._jax.enable_x64(True):
@@ -143,10 +107,8 @@ class XlaExecutable:
                     return list(out)
                 return [self.to_host(o) for o in out]
             staged = [self._stage(k, a) for k, a in enumerate(args)]
-            pads = tuple(p for _, p in staged) if any(
-                p is not None for _, p in staged) else self._none
-            out = self._jitted(pads, *[x for x, _ in staged])
-            fresh = self._fresh(pads, staged)
+            out = self._jitted(*staged)
+            fresh = self._fresh()
         res = Results()
         handed = set()
         for i, o in enumerate(out):
@@ -158,25 +120,23 @@ class XlaExecutable:
         res.fresh = frozenset(handed)
         return res
 
-    def _fresh(self, pads, staged) -> frozenset:
+    def _fresh(self) -> frozenset:
         """Indices of the results the traced program computes itself: not an argument
         passed through (jax returns the argument's own buffer), not a constant (its buffer
-        may be jax's cached copy), each buffer once. Traced once per padding pattern."""
-        fresh = self._fresh_by_pads.get(pads)
-        if fresh is None:
+        may be jax's cached copy), each buffer once. Traced once (under float64)."""
+        if self._fresh_results is None:
             from jax.extend import core as jcore
-            avals = [self._jax.ShapeDtypeStruct(np.shape(x), np.asarray(x).dtype)
-                     for x, _ in staged]
-            closed = self._jax.make_jaxpr(self._body, static_argnums=0)(pads, *avals)
-            jaxpr = closed.jaxpr
+            avals = [self._jax.ShapeDtypeStruct(v.type.shape, dt)
+                     for v, dt in zip(self.fn.args, self._dtypes)]
+            jaxpr = self._jax.make_jaxpr(self._body)(*avals).jaxpr
             held = {id(v) for v in list(jaxpr.invars) + list(jaxpr.constvars)}
             seen, found = set(), set()
             for i, v in enumerate(jaxpr.outvars):
                 if isinstance(v, jcore.Var) and id(v) not in held and id(v) not in seen:
                     found.add(i)
                 seen.add(id(v))
-            fresh = self._fresh_by_pads[pads] = frozenset(found)
-        return fresh
+            self._fresh_results = frozenset(found)
+        return self._fresh_results
 
     def copy_note(self, args) -> str:
         """Which arguments and results cross the boundary without a copy, for ``explain``."""
@@ -188,17 +148,12 @@ class XlaExecutable:
                 notes.append(f"{name}: small ({a.nbytes} B), passed as it is")
             elif a.flags.c_contiguous and a.ctypes.data % _ALIGN == 0:
                 notes.append(f"{name}: read in place (64-byte aligned)")
-            elif a.flags.c_contiguous and (a.ctypes.data % _ALIGN) % a.itemsize == 0 and \
-                    READ_FROM_BOUNDARY and k not in self._no_boundary:
-                notes.append(f"{name}: read in place from the 64-byte boundary below it")
             elif a.flags.c_contiguous:
                 notes.append(f"{name}: copied into an aligned buffer (not 64-byte aligned)")
             else:
                 notes.append(f"{name}: copied into an aligned buffer (not C-contiguous)")
-        staged = [self._stage(k, a) for k, a in enumerate(args)]
-        pads = tuple(p for _, p in staged)
         with self._jax.enable_x64(True):
-            fresh = self._fresh(pads, staged)
+            fresh = self._fresh()
         n = len(self.fn.body.terminator.operands)
         copied = [str(i) for i in range(n) if i not in fresh]
         notes.append("results computed by the program and at least "
@@ -208,7 +163,7 @@ class XlaExecutable:
         return "; ".join(notes)
 
     def _inputs(self, args) -> list:
-        staged = [self._stage_copy(k, a, self._dtypes[k]) for k, a in enumerate(args)]
+        staged = [self._stage(k, a) for k, a in enumerate(args)]
         from .xla_sharded import global_inputs
         return global_inputs(staged, self.shardings[0])
 
@@ -221,34 +176,16 @@ class XlaExecutable:
         return gather(value)
 
     def _stage(self, k, a):
-        """(the value XLA is given for argument ``k``, its padding or None): see the class
-        docstring."""
+        """The value XLA is given for argument ``k`` (see the class docstring): as it is
+        when XLA can read it in place; a large argument it cannot is copied (fast, by NumPy)
+        into a reused aligned buffer. XLA never writes into its inputs, and results never
+        alias a staging buffer (they are computed into XLA's own), so reuse is safe within
+        one thread."""
         if isinstance(a, self._jax.Array):
-            return a, None  # already on devices: jax.jit moves it if its placement differs
+            return a  # already on devices: jax.jit moves it if its placement differs
         dt = self._dtypes[k]
         if type(a) is not np.ndarray or a.dtype != dt:
             a = np.asarray(a, dtype=dt)
-        if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES:
-            return a, None
-        if a.flags.c_contiguous:
-            if a.ctypes.data % _ALIGN == 0:
-                return a, None
-            # reading from the boundary below (``_from_boundary``) is off: its padding is a
-            # static argument of the jitted program, so every new alignment of a caller's
-            # arrays recompiled it (~300 ms a call; measured on spmv_ell with fresh copies)
-            view = None if (k in self._no_boundary or not READ_FROM_BOUNDARY) \
-                else _from_boundary(a)
-            if view is not None:
-                return view
-        return self._stage_copy(k, a, dt), None
-
-    def _stage_copy(self, k, a, dt):
-        """A large argument XLA cannot read in place, copied (fast, by NumPy) into a reused
-        aligned buffer. XLA never writes into its inputs, and results never alias a staging
-        buffer (they are computed into XLA's own), so reuse is safe within one thread."""
-        if isinstance(a, self._jax.Array):
-            return a
-        a = np.asarray(a, dtype=dt)
         if a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES or (
                 a.flags.c_contiguous and a.ctypes.data % _ALIGN == 0):
             return a
@@ -267,9 +204,7 @@ class XlaExecutable:
     def lower(self, *args):
         """``jax.jit(...).lower`` on these arguments (abstract: nothing runs)."""
         with self._jax.enable_x64(True):
-            if self.shardings is not None:
-                return self._jitted.lower(*self._abstract(args))
-            return self._jitted.lower(self._none, *self._abstract(args))
+            return self._jitted.lower(*self._abstract(args))
 
     def lower_text(self, *args) -> str:
         """The StableHLO text XLA receives (for ``explain``)."""

@@ -13,6 +13,21 @@ run-to-run noise). Intel hosts keep XLA's default: the clock penalty there depen
 chip, and it has not been measured.
 
 ``SOLVENT_XLA_VECTOR_WIDTH=128|256|512`` overrides the choice; ``default`` leaves it to XLA.
+
+Copy insertion. XLA:CPU's copy insertion orders the instructions of a while body by their
+data dependences only (without ``xla_cpu_copy_insertion_use_region_analysis``). Fusion
+duplicates a cheap element read into every consumer, so in a loop body like
+``s += x[k]; x[k] = v`` the fusion computing ``s`` reads the whole ``x`` and nothing orders
+it before the in-place update of ``x``: XLA then copies ``x`` once or twice per iteration,
+and the loop is quadratic in the array size (a solvent loop of that shape over 32768 float64:
+548 ms; an FFT low-pass loop over 32769 bins: 1.44 s). The region-based live-range analysis
+XLA offers as an option sees that the read comes first and removes those copies (0.2 ms and
+1.5 ms). It is on for every program solvent compiles for the CPU;
+``SOLVENT_XLA_COPY_ANALYSIS=default`` turns it off (for A/B measurements,
+``benchmarks/corpus_ab.py copy-analysis``). It does not remove the copy in a gradient's
+reverse loop over such an update: there the cotangent element read before the update's VJP
+zeroes it is used by updates that come after the zeroing, so the read really follows the
+write once XLA fuses it into them (spectral_smooth's gradient still copies).
 """
 from __future__ import annotations
 
@@ -21,6 +36,8 @@ import os
 
 _WIDTHS = ("128", "256", "512")
 ENV = "SOLVENT_XLA_VECTOR_WIDTH"
+COPY_ENV = "SOLVENT_XLA_COPY_ANALYSIS"
+_COPY_CHOICES = ("region", "default")
 
 
 @functools.lru_cache(maxsize=1)
@@ -58,13 +75,31 @@ def vector_width(cpu_info=None) -> tuple[str | None, str]:
     return None, "XLA's default (256 bits on AVX2/AVX-512 hosts)"
 
 
+def region_copy_analysis() -> bool:
+    """Whether XLA:CPU's copy insertion uses its region-based analysis (see the module
+    docstring): yes, unless ``SOLVENT_XLA_COPY_ANALYSIS=default``."""
+    forced = os.environ.get(COPY_ENV, "").strip() or "region"
+    if forced not in _COPY_CHOICES:
+        raise ValueError(f"{COPY_ENV}={forced!r}: use one of {', '.join(_COPY_CHOICES)}")
+    return forced == "region"
+
+
 def compiler_options(platform: str) -> tuple[dict, str]:
     """Options for ``jax.jit(..., compiler_options=...)`` on ``platform``, and a one-line
     account of them for ``explain``."""
     if platform != "cpu":
         return {}, f"XLA defaults for {platform}"
+    options, notes = {}, []
     width, why = vector_width()
     if width is None:
-        return {}, f"XLA:CPU defaults ({why})"
-    return {"xla_cpu_prefer_vector_width": int(width)}, \
-        f"xla_cpu_prefer_vector_width={width} ({why})"
+        notes.append(f"XLA's default vector width ({why})")
+    else:
+        options["xla_cpu_prefer_vector_width"] = int(width)
+        notes.append(f"xla_cpu_prefer_vector_width={width} ({why})")
+    if region_copy_analysis():
+        options["xla_cpu_copy_insertion_use_region_analysis"] = True
+        notes.append("xla_cpu_copy_insertion_use_region_analysis (no per-iteration copy of "
+                     "an array a loop reads and updates)")
+    else:
+        notes.append(f"XLA's copy insertion ({COPY_ENV}=default)")
+    return options, "; ".join(notes)

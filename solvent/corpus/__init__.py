@@ -135,6 +135,7 @@ MODULE_NAMES = [
     "soft_threshold",
     "softmax",
     "softmax_loops",
+    "spectral_smooth",
     "spmv_ell",
     "spmv_ell_loops",
     "stream_triad",

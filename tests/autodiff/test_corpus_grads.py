@@ -36,7 +36,8 @@ MORE = {name: (n, {}) for name, n in (
     ("conv1d", 8), ("arc_distance", 3), ("axis_stats", 5), ("row_col_norms", 5),
     ("ufunc_mix", 5), ("go_fast", 5), ("polar_helper", 4), ("spmv_ell", 8), ("cholesky", 5),
     ("prefix_sum", 4), ("soft_threshold", 4), ("jacobi_2d", 6), ("floyd_warshall", 5),
-    ("fft_lowpass", 16), ("lstsq_normal", 3), ("nearest_correlation", 4))}
+    ("fft_lowpass", 16), ("lstsq_normal", 3), ("nearest_correlation", 4),
+    ("spectral_smooth", 16))}
 MORE["jacobi_2d"] = (6, {0: 4})
 MORE["heat_3d"] = (5, {0: 3})
 MORE["nearest_correlation"] = (4, {1: 3})  # eigh inside the loop

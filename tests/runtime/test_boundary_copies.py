@@ -1,6 +1,6 @@
-"""Zero-copy at the XLA call boundary: large arguments read in place (from the 64-byte
-boundary below them when NumPy did not align them), large computed results handed over in
-XLA's buffer, and a copy wherever memory would otherwise be shared."""
+"""Zero-copy at the XLA call boundary: large aligned arguments read in place, others staged
+into aligned buffers, large computed results handed over in XLA's buffer, and a copy
+wherever memory would otherwise be shared."""
 import numpy as np
 import pytest
 
@@ -37,7 +37,7 @@ def offset_view(buf, byte_offset, dtype, n):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.complex128])
 @pytest.mark.parametrize("byte_offset", [0, 8, 16, 48])
-def test_unaligned_arguments_read_in_place_give_numpy_results(dtype, byte_offset):
+def test_unaligned_arguments_give_numpy_results(dtype, byte_offset):
     rng = np.random.default_rng(byte_offset)
     x = offset_view(None, byte_offset, dtype, N)
     y = offset_view(None, (byte_offset + 16) % 64, dtype, N)
@@ -101,8 +101,7 @@ def test_explain_says_which_values_are_copied():
     text = solvent.jit(axpy, backend="xla").explain(2.0, offset_view(None, 16, np.float64, N),
                                                      np.asfortranarray(np.ones(N)))
     line = next(s for s in text.splitlines() if s.startswith("# copies at the call boundary"))
-    # reading from the boundary below is off (its padding recompiled the program for every
-    # new alignment): explain says the unaligned argument is copied, and why
+    # explain says the unaligned argument is copied, and why
     assert "copied into an aligned buffer (not 64-byte aligned)" in line
     assert "handed over in XLA's buffer" in line
     assert "copied into an aligned buffer (not C-contiguous)" not in line  # 1-d F == C
@@ -112,8 +111,9 @@ def test_explain_says_which_values_are_copied():
 
 
 def test_a_new_alignment_does_not_recompile():
-    """Arguments at every 8-byte offset of a 64-byte line run one compiled program (the
-    boundary padding used to be a static argument: each new offset recompiled, ~300 ms)."""
+    """Arguments at every 8-byte offset of a 64-byte line run one compiled program (reading
+    them from the boundary below made the padding a static argument: each new offset
+    recompiled, ~300 ms)."""
     f = solvent.jit(axpy, backend="xla")
     y = np.ones(N)
     for off in range(0, 64, 8):

@@ -38,8 +38,13 @@ def test_bad_override_is_a_clear_error(monkeypatch):
 
 def test_only_cpu_gets_cpu_options(monkeypatch):
     monkeypatch.setenv(xla_host.ENV, "512")
+    monkeypatch.delenv(xla_host.COPY_ENV, raising=False)
     assert xla_host.compiler_options("gpu")[0] == {}
-    assert xla_host.compiler_options("cpu")[0] == {"xla_cpu_prefer_vector_width": 512}
+    assert xla_host.compiler_options("cpu")[0] == {
+        "xla_cpu_prefer_vector_width": 512, "xla_cpu_copy_insertion_use_region_analysis": True}
+    monkeypatch.setenv(xla_host.ENV, "default")
+    monkeypatch.setenv(xla_host.COPY_ENV, "default")
+    assert xla_host.compiler_options("cpu")[0] == {}
 
 
 def stencil(T, A, B):
@@ -66,5 +71,5 @@ def test_each_width_compiles_and_matches_numpy(monkeypatch, value):
     np.testing.assert_allclose(A1, A2, rtol=1e-12)
     np.testing.assert_allclose(B1, B2, rtol=1e-12)
     note = f.compile((5, A, B)).executable.options_note
-    assert (value if value != "default" else "defaults") in note
+    assert f"{xla_host.ENV}={value}" in note
     assert "XLA options: " + note in f.explain(5, A.copy(), B.copy())
