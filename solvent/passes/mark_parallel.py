@@ -20,8 +20,14 @@ Loops with an element reduction (``s[e] += v`` at one element of a larger array)
 when NaNs occur) are left unmarked. The attribute is a fact about the loop; backends that
 do not run loops in parallel ignore it (the interpreter and XLA run it in order), the
 native backend runs the outermost marked loop on its thread pool
-(backends/native/rules_parallel.py). Frontends may set the attribute themselves where
-parallelism holds by construction.
+(backends/native/rules_parallel.py).
+
+A frontend that knows more than the dependence test states it with ``disjoint = true`` on
+the loop: no two iterations touch one element of an array the loop writes (solvent.kernel's
+block loop, where the launch proved each block writes its own elements; the subscripts there
+come from ``blockIdx * blockDim + threadIdx`` and often look non-affine here). Such a loop is
+marked with the combiners the test finds, and ``shared`` for every carried array the test
+could not clear; a carried scalar the test cannot combine still leaves it unmarked.
 
 Option ``enabled`` (default: the environment variable ``SOLVENT_PARALLEL``, "0" turns it
 off) lets a benchmark compare both.
@@ -38,6 +44,7 @@ from ..ir.core import Function, Operation
 from .base import Pass
 
 ENV = "SOLVENT_PARALLEL"
+DISJOINT = "disjoint"   # a frontend's guarantee, see the module docstring
 _FOLD = {"sum": "tensor.add", "product": "tensor.mul", "all": "tensor.and",
          "any": "tensor.or", "xor": "tensor.xor", "bitand": "tensor.bitand",
          "bitor": "tensor.bitor", "bitxor": "tensor.bitxor"}
@@ -99,9 +106,13 @@ def combiners(info: LoopInfo, loop: Operation) -> list | None:
         return None
     report = classify_loop(info, loop)
     n = len(loop.operands) - 3
-    if report.kind not in (INDEPENDENT, REDUCTION) or len(report.slots) != n:
+    disjoint = loop.attrs.get(DISJOINT) is True
+    if len(report.slots) != n or not disjoint and report.kind not in (INDEPENDENT, REDUCTION):
         return None
     out = [_combiner(info, loop, k, s) for k, s in enumerate(report.slots)]
+    if disjoint:   # the frontend's word for the arrays the test could not clear
+        out = [c if c is not None or v.type.rank == 0 else "shared"
+               for c, v in zip(out, loop.operands[3:])]
     return None if None in out else out
 
 
@@ -128,3 +139,4 @@ def clear(fn: Function) -> None:
     for op in fn.walk():
         op.attrs.pop("parallel", None)
         op.attrs.pop("combiners", None)
+        op.attrs.pop(DISJOINT, None)

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from ..frontend.scopes import assigned_names
-from .intrinsics import BARRIER, BLOCK, FLAT_THREAD, THREAD
+from .intrinsics import BARRIER, BLOCK, FLAT_THREAD, READS_ONLY, THREAD
 
 
 def names_read(node) -> set[str]:
@@ -94,13 +94,20 @@ class Access:
 
 def accesses(stmts, arrays: set[str]) -> list[Access]:
     """Element accesses of ``arrays`` in ``stmts``. Any other use of an array name (passed to
-    a function, bound to another name, sliced) counts as an unknown read and write."""
+    a function, bound to another name, sliced) counts as an unknown read and write, but for
+    an argument that a device function only reads: an unknown read."""
     out: list[Access] = []
     covered: set[int] = set()
     for s in stmts:
         for n in ast.walk(s):
             if isinstance(n, ast.Attribute) and n.attr in _METADATA:
                 covered.add(id(n.value))  # x.shape, x.size: no element touched
+            if isinstance(n, ast.Call):
+                for k in getattr(n, READS_ONLY, ()):
+                    a = n.args[k] if k < len(n.args) else None
+                    if isinstance(a, ast.Name) and a.id in arrays:
+                        covered.add(id(a))
+                        out.append(Access(a.id, None, False, a))
             if isinstance(n, ast.AugAssign) and _element(n.target, arrays):
                 out.append(Access(n.target.value.id, _key(n.target), False, n))
             if isinstance(n, ast.Subscript) and _element(n, arrays):
@@ -204,31 +211,60 @@ class Injectivity:
                 return False
         return True
 
-    def block_injective(self, e, d: int) -> bool:
-        """Distinct blocks (along d) give disjoint values: ``b * c + t`` with 0 <= t < c."""
-        e = self.expand(e)
-        if isinstance(e, ast.Name):
-            return e.id == BLOCK[d]
-        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
-            for scaled, rest in ((e.left, e.right), (e.right, e.left)):
-                c = self._scale_of_block(scaled, d)
-                r = self.expand(rest)
-                if c and isinstance(r, ast.Name) and r.id in THREAD \
-                        and self.config.block[THREAD.index(r.id)] <= c:
-                    return True
-        return bool(self._scale_of_block(e, d))
+    def block_window(self, e, d: int) -> int:
+        """``c`` when ``e`` lies in ``[c * b, c * b + c)`` for block index ``b`` along ``d``:
+        ``b * c`` plus thread indices and constants whose range is within ``[0, c)``
+        (``blockIdx.x * 256 + 2 * tid + 1`` with 128 threads); 0 when not shown."""
+        lin = self._linear(e)
+        if lin is None:
+            return 0
+        terms, const = lin
+        c = terms.pop(BLOCK[d], 0)
+        if c <= 0:
+            return 0
+        lo = hi = const
+        for name, k in terms.items():
+            if name not in THREAD:
+                return 0
+            top = k * (self.config.block[THREAD.index(name)] - 1)
+            lo, hi = lo + min(0, top), hi + max(0, top)
+        return c if 0 <= lo and hi < c else 0
 
-    def _scale_of_block(self, e, d):
+    def _linear(self, e):
+        """({name: coefficient}, constant) of an integer expression of names and constants
+        (aliases expanded), or None."""
         e = self.expand(e)
-        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
-            for b, c in ((e.left, e.right), (e.right, e.left)):
-                b = self.expand(b)
-                if isinstance(b, ast.Name) and b.id == BLOCK[d] and isinstance(c, ast.Constant) \
-                        and isinstance(c.value, int) and c.value > 0:
-                    return c.value
-        return 0
+        if isinstance(e, ast.Constant) and type(e.value) is int:
+            return {}, e.value
+        if isinstance(e, ast.Name):
+            return {e.id: 1}, 0
+        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = self._linear(e.left), self._linear(e.right)
+            if a is None or b is None:
+                return None
+            if isinstance(e.op, ast.Mult):
+                if a[0] and b[0]:
+                    return None
+                (ta, ca), k = (a, b[1]) if not b[0] else (b, a[1])
+                return {n: v * k for n, v in ta.items()}, ca * k
+            sign = 1 if isinstance(e.op, ast.Add) else -1
+            out = dict(a[0])
+            for n, v in b[0].items():
+                out[n] = out.get(n, 0) + sign * v
+            return out, a[1] + sign * b[1]
+        return None
 
     def block_private(self, keys) -> bool:
         """Distinct blocks never touch one element through these keys (all accesses of an
-        array the kernel writes)."""
-        return self._positions(keys, self.block_injective, self.config.grid)
+        array the kernel writes): for every grid dimension there is a position where every
+        key lies in the same block's window (``block_window``, one ``c`` for all keys)."""
+        if any(k is None for k in keys) or len({len(k) for k in keys}) != 1:
+            return False
+        for d in range(3):
+            if self.config.grid[d] == 1:
+                continue
+            if not any(len({self.block_window(k[p], d) for k in keys} - {0}) == 1
+                       and all(self.block_window(k[p], d) for k in keys)
+                       for p in range(len(keys[0]))):
+                return False
+        return True

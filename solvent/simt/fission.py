@@ -30,6 +30,7 @@ from ..errors import DivergentBarrierError, UnsupportedError
 from ..frontend.scopes import assigned_names
 from .analysis import has_barrier, is_barrier, names_read
 from .intrinsics import BLOCK, FLAT_THREAD, THREAD
+from .privatize import GROUP_IV
 
 RET = "__simt_ret"
 BLOCK_IV = "__simt_b"
@@ -336,7 +337,9 @@ class Fission:
             e = term if e is None else ast.BinOp(e, ast.Add(), term)
         return e if e is not None else ast.Constant(0)
 
-    def block_loop(self, body_items_code, parallel: bool):
+    def block_loop(self, body_items_code, parallel: bool, groups: int = 0):
+        """The loop over the grid's blocks; with ``groups``, a loop over that many groups
+        of contiguous blocks around it (privatize.py), the group loop the parallel one."""
         gx, gy, gz = self.config.grid
         decode = []
         b = _n(BLOCK_IV)
@@ -350,9 +353,22 @@ class Fission:
         if gz > 1:
             decode.append(_assign(BLOCK[2], ast.BinOp(b, ast.FloorDiv(), ast.Constant(gx * gy))
                                   if gx * gy > 1 else b))
-        loop = ast.For(_n(BLOCK_IV, ast.Store()),
-                       ast.Call(_n("range"), [ast.Constant(self.config.blocks)], []),
+        nb = self.config.blocks
+        bounds = [ast.Constant(nb)]
+        if groups == nb:   # one block per group
+            decode.insert(0, _assign(GROUP_IV, _n(BLOCK_IV)))
+            groups = 0
+        if groups:
+            per = -(-nb // groups)
+            lo = ast.BinOp(_n(GROUP_IV), ast.Mult(), ast.Constant(per))
+            hi = ast.BinOp(copy.deepcopy(lo), ast.Add(), ast.Constant(per))
+            bounds = [lo, hi if per * groups == nb else
+                      ast.Call(_n("min"), [hi, ast.Constant(nb)], [])]
+        loop = ast.For(_n(BLOCK_IV, ast.Store()), ast.Call(_n("range"), bounds, []),
                        decode + self.allocations + body_items_code, [])
+        if groups:
+            loop = ast.For(_n(GROUP_IV, ast.Store()),
+                           ast.Call(_n("range"), [ast.Constant(groups)], []), [loop], [])
         if parallel:
             setattr(loop, PARALLEL_ATTR, True)
         consts = [_assign(n, ast.Constant(0)) for d, n in enumerate(THREAD)

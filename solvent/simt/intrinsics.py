@@ -42,6 +42,8 @@ INDEX_NAMES = THREAD + BLOCK + (FLAT_THREAD,)
 _FENCES = ("threadfence", "threadfence_block", "threadfence_system")
 _ATOMICS = {"add": ast.Add(), "sub": ast.Sub(), "max": "max", "min": "min", "exch": None}
 _MISSING = object()
+ATOMIC_ATTR = "_simt_atomic"  # on an atomic's element access: its kind, None if old is used
+READS_ONLY = "_simt_reads_only"  # on a device call: positions of arguments it only reads
 
 
 @dataclass(frozen=True)
@@ -239,6 +241,7 @@ class Rewriter(ast.NodeTransformer):
             self.out.device_atomics = True
         call = ast.Call(ast.Name(name, ast.Load()), node.args,
                         node.keywords + [ast.keyword(e, ast.Name(e, ast.Load())) for e in extra])
+        setattr(call, READS_ONLY, fn._simt_reads_only)
         return ast.fix_missing_locations(ast.copy_location(call, node))
 
     # --- statements -------------------------------------------------------------------------
@@ -315,10 +318,13 @@ class Rewriter(ast.NodeTransformer):
                              "variable, an index and a value")
         arr, idx, val = (self.visit(a) for a in call.args)
         self.out.atomic_targets.append((arr.id, node))
+        kind = path[1] if old_name is None else None   # privatize.py's mark
         tmp = f"__simt_old{next(self.counter)}"
 
         def element(ctx):
-            return ast.Subscript(ast.Name(arr.id, ast.Load()), copy.deepcopy(idx), ctx)
+            sub = ast.Subscript(ast.Name(arr.id, ast.Load()), copy.deepcopy(idx), ctx)
+            setattr(sub, ATOMIC_ATTR, kind)
+            return sub
 
         op = _ATOMICS[path[1]]
         old = ast.Name(tmp, ast.Load())
@@ -442,6 +448,10 @@ def rewrite_device(py, config: Config, devices: dict):
     extras[NUMPY] = np
     fn = make_function(tree, src, py.__globals__, extras)
     fn._simt_atomics = bool(rw.out.atomic_targets) or rw.out.device_atomics
+    from .analysis import accesses
+    params = [a.arg for a in tree.args.args]
+    written = {a.array for a in accesses(body, set(params)) if a.write}
+    fn._simt_reads_only = frozenset(k for k, p in enumerate(params) if p not in written)
     name = f"__simt_dev_{py.__name__}_{len(devices)}"
     devices[key] = (name, fn, used)
     return devices[key]

@@ -21,6 +21,7 @@ from ..runtime.jit import JitFunction, _type_key
 from .analysis import Injectivity, accesses, is_barrier, varying
 from .barriers import BarrierNote, eliminate
 from .fission import NOTE, RET, WEAK, Fission, spill_name
+from . import privatize
 from .intrinsics import (INDEX_NAMES, NUMPY, Config, Rewriter, device_function, numpy_attr,
                          resolver, rewrite_kernel)
 from .source import make_function
@@ -195,8 +196,22 @@ def lower(py, config: Config, args) -> Lowered:
     vary = varying(body)
     inj = Injectivity(body, config, vary)
     body, notes = eliminate(body, param_arrays | shared, inj, src.line_offset)
-    parallel, why = _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc)
-    fis = Fission(copy.deepcopy(body), config, params, vary, loc, [])
+    args_of = dict(zip(params, args))
+    targets = {n for n, _ in rewritten.atomic_targets} - shared
+    private, refused = privatize.candidates(body, targets, args_of)
+    n_groups = 0
+    if private:
+        n_groups = privatize.groups(config.blocks, [args_of[n] for n in private])
+        if n_groups < 2:
+            private, n_groups = {}, 0
+    parallel, why = _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc,
+                                     set(private), refused)
+    if private and parallel:
+        why += "; " + privatize.describe(private, n_groups)
+    else:
+        private, n_groups = {}, 0
+    fis = Fission(privatize.rename(copy.deepcopy(body), private), config, params, vary, loc,
+                  [])
     spills = fis.spills
     dtypes = _probe(py, src, rewritten, body, fis, params, args)
     nt = config.threads
@@ -212,7 +227,10 @@ def lower(py, config: Config, args) -> Lowered:
     for a in allocs:
         ast.copy_location(a, tree)
     fis.allocations = allocs
-    code = fis.block_loop(fis.emit(fis.items), parallel)
+    code = fis.block_loop(fis.emit(fis.items), parallel, n_groups)
+    if private:
+        code = privatize.prologue(private, args_of, n_groups, tree) + code + \
+            privatize.epilogue(private, tree)
     # a parameter the threads assign starts every block (and thread) at the caller's value
     code = [ast.Assign([ast.Name(f"__simt_p_{n}", ast.Store())], ast.Name(n, ast.Load()))
             for n in sorted(spills & set(params))] + code
@@ -232,16 +250,18 @@ def lower(py, config: Config, args) -> Lowered:
     return Lowered(jf, ast.unparse(new), notes, parallel, why, spills)
 
 
-def _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc):
+def _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc, private,
+                     refused):
     if config.blocks == 1:
         return False, "one block"
     if rewritten.device_atomics:
         return False, "a device function does atomic updates"
     for name, node in rewritten.atomic_targets:
-        if name not in shared:
+        if name not in shared and name not in private:
+            why = refused.get(name, "it is not privatized")
             return False, (f"atomic update of {name!r} at line {loc(node).line}: blocks may "
-                           "update the same element")
-    acc = accesses(body, param_arrays)
+                           f"update the same element, and {why}")
+    acc = accesses(body, param_arrays - private)
     for name in sorted({a.array for a in acc if a.write}):
         keys = [a.key for a in acc if a.array == name]
         if not inj.block_private(keys):

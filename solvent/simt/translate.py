@@ -4,13 +4,14 @@
 - ``__simt_weak(name, value)``: a value reloaded from a per-thread array is weak again when
   the value stored was a weak Python scalar (NEP 50 promotion stays as in the kernel);
 - an ``assert`` fission.py generated raises its own kind (``DivergentBarrierError``);
-- the block loop's ``loop.for`` carries ``parallel=True`` when blocks cannot conflict.
+- the block loop's ``loop.for`` carries ``disjoint=true`` when blocks cannot conflict.
 """
 from __future__ import annotations
 
 from ..frontend.translator import Translator
 from ..frontend.values import Const, Tensor
-from .fission import KIND_ATTR
+from ..passes.mark_parallel import DISJOINT
+from .fission import KIND_ATTR, PARALLEL_ATTR
 
 
 class Notes:
@@ -48,10 +49,10 @@ class KernelTranslator(Translator):
         self.check(self.truth(self.expr(node.test)), kind, node.msg.value)
 
     def for_attrs(self, node) -> dict:
-        # The block loop is not marked here: the native backend's mark_parallel pass owns
-        # parallel=True (it adds the combiners a parallel loop carrying scalars needs);
-        # launch.py's "blocks independent" finding is reported by explain only.
-        return {}
+        # launch.py proved that blocks touch disjoint elements of what they write: the block
+        # loop says so (mark_parallel then marks it parallel, with the combiners its carried
+        # values need, the run-time check flags included)
+        return {DISJOINT: True} if getattr(node, PARALLEL_ATTR, False) else {}
 
 
 class ProbeTranslator(KernelTranslator):

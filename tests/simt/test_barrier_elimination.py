@@ -22,8 +22,13 @@ def report(name, n=40):
     # sd[tx] = x[i]; sync; then a loop fission separates anyway: removed; the loop's kept
     ("reduce_sum", 1, 1, True),
     ("transpose_tiled", 1, 0, True),
-    # atomics into a global histogram: blocks stay sequential
-    ("histogram_shared", 2, 0, False),
+    # atomics into a global histogram: one partial histogram per group of blocks
+    ("histogram_shared", 2, 0, True),
+    # a scan's two stores per thread, base + 2 * tid and base + 2 * tid + 1, stay in the
+    # block's window [256 * b, 256 * b + 256)
+    ("scan_blelloch", 2, 1, True),
+    # the device function only reads coef
+    ("poly_eval", 0, 0, True),
     ("saxpy", 0, 0, True),
 ])
 def test_barriers_and_parallel_blocks(name, kept, removed, parallel):
