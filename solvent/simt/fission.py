@@ -13,7 +13,10 @@ compiled code checks at run time that all threads agree and raises the same erro
 
 Values live across a fission point are kept in per-thread arrays (``__simt_s_<name>``):
 stored at the end of the run that assigns them, reloaded at the start of the runs that use
-them. ``return`` sets a per-thread flag (``__simt_ret``); later runs skip a thread that
+them. A value that is the same in every thread of the block (not ``analysis.varying``: the
+``s`` of ``while s > 0: ...; s //= 2``) stays one block-level scalar: after a run it holds
+the last thread's value, which is every thread's; a run that reassigns it starts each thread
+from the block's value (``__simt_k_<name>``); block-level conditions on it need no check. ``return`` sets a per-thread flag (``__simt_ret``); later runs skip a thread that
 returned, as a GPU does for an exited thread.
 
 Identity: a thread's statements run in their order; the threads of a block all finish a run
@@ -42,6 +45,10 @@ PARALLEL_ATTR = "_simt_parallel"  # on the block loop's For: blocks may run in p
 
 def spill_name(n: str) -> str:
     return f"__simt_s_{n}"
+
+
+def block_name(n: str) -> str:
+    return f"__simt_k_{n}"
 
 
 @dataclass
@@ -224,6 +231,18 @@ class Fission:
                     spills |= names_read(e) & per_thread
         if self.has_returns and len(self.units) > 1:
             spills.add(RET)
+        # the same in every thread of a block: one block-level scalar instead of an array
+        # (computed without reading memory: a value read from an array another thread may
+        # have written in the same run is not)
+        impure = set()
+        for u in self.units:
+            for node in ast.walk(ast.Module(u.stmts, [])):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.For)):
+                    value = node.iter if isinstance(node, ast.For) else node.value
+                    if not _reads_no_memory(value):
+                        impure |= set(assigned_names([node]))
+        self.uniform = {n for n in spills if n not in self.vary and n not in self.params
+                        and n != RET and n not in impure}
         return spills
 
     # --- code -------------------------------------------------------------------------------
@@ -261,7 +280,7 @@ class Fission:
     def block_value(self, expr, node):
         """(statements, expression): ``expr`` evaluated once for the block; when it reads
         values computed per thread, every thread's value is checked to be the same."""
-        used = names_read(expr) & self.per_thread
+        used = names_read(expr) & (self.per_thread - self.uniform)
         if not used:
             return [], copy.deepcopy(expr)
         u = f"__simt_u{next(self.counter)}"
@@ -288,14 +307,18 @@ class Fission:
             sorted(n for n in self.spills & mentioned if n in self.params)
         if self.has_returns and not u.first and RET in self.spills:
             reload = sorted(set(reload) | {RET})
-        stores = sorted(self.spills & set(assigned_names(u.stmts)))
+        assigned = set(assigned_names(u.stmts))
+        # a uniform value this run reassigns: every thread starts from the block's value
+        snap = [n for n in reload if n in self.uniform and n in assigned]
+        reload = [n for n in reload if n not in self.uniform]
+        stores = sorted((self.spills - self.uniform) & assigned)
         body = list(u.stmts)
         if self.has_returns and not u.first:
             body = [ast.If(ast.UnaryOp(ast.Not(), _n(RET)), body, [])]
         t = _n(FLAT_THREAD)
         remat = [] if u.first else self.remat_code(mentioned)
         pre = remat + [_assign(n, ast.Call(_n(WEAK), [ast.Constant(n), _sub(spill_name(n), t)], []))
-               for n in reload]
+               for n in reload] + [_assign(n, _n(block_name(n))) for n in snap]
         post = [ast.Assign([_sub(spill_name(n), t, ast.Store())], _n(n)) for n in stores]
         code = pre + body + post
         if FLAT_THREAD in set().union(*(ast_names(s) for s in code)):
@@ -305,6 +328,7 @@ class Fission:
                 code = [ast.For(_n(THREAD[d], ast.Store()),
                                 ast.Call(_n("range"), [ast.Constant(self.config.block[d])], []),
                                 code, [])]
+        code = [_assign(block_name(n), _n(n)) for n in snap] + code
         where = u.stmts[0] if u.stmts else None
         for s in code:
             for n in ast.walk(s):
@@ -376,6 +400,22 @@ class Fission:
         consts += [_assign(n, ast.Constant(0)) for d, n in enumerate(BLOCK)
                    if self.config.grid[d] == 1]
         return consts + [loop]
+
+
+_PURE_CALLS = {"min", "max", "abs", "int", "float", "bool", "range", "len"}
+
+
+def _reads_no_memory(expr) -> bool:
+    """Only names, constants, operators, array metadata (``x.shape[0]``, ``x.size``) and
+    pure builtins."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute)
+                                                 and n.value.attr == "shape"):
+            return False
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name)
+                                            and n.func.id in _PURE_CALLS):
+            return False
+    return True
 
 
 def ast_names(node) -> set[str]:

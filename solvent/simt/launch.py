@@ -110,7 +110,9 @@ class Launch:
         head.append(f"# block loop: {'parallel' if low.parallel else 'sequential'} "
                     f"({low.parallel_reason})")
         head.append("# kept per thread across barriers: " +
-                    (", ".join(sorted(low.spills)) or "nothing"))
+                    (", ".join(sorted(low.spills - low.uniform)) or "nothing"))
+        head.append("# kept once per block (the same in every thread): " +
+                    (", ".join(sorted(low.uniform)) or "nothing"))
         head.append("\n## lowered kernel (plain Python over blocks and threads)\n")
         head.append(low.source)
         return "\n".join(head) + "\n" + low.jit.explain(*args)
@@ -165,6 +167,7 @@ class Lowered:
     parallel: bool
     parallel_reason: str
     spills: set
+    uniform: set = frozenset()
 
     @property
     def kept(self) -> list[BarrierNote]:
@@ -217,7 +220,12 @@ def lower(py, config: Config, args) -> Lowered:
     nt = config.threads
     allocs = [Rewriter.zeros(d, ()) for d in rewritten.shared]
     allocs += [Rewriter.zeros(d, (nt,)) for d in rewritten.local]
-    for n in sorted(spills):
+    for n in sorted(fis.uniform):   # defined before any run, as a per-thread array would be
+        dt, weak = dtypes[n]
+        zero = ast.Constant({"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[dt.kind])
+        allocs.append(ast.Assign([ast.Name(n, ast.Store())], zero if weak else
+                                 ast.Call(numpy_attr(dt), [zero], [])))
+    for n in sorted(spills - fis.uniform):
         dt = numpy_attr(dtypes[n][0])
         fill = [ast.Name(f"__simt_p_{n}", ast.Load())] if n in params else []
         fn_name = "full" if fill else "zeros"
@@ -247,7 +255,7 @@ def lower(py, config: Config, args) -> Lowered:
     fn.solvent_translator = KernelTranslator  # when a solvent.jit function launches it
     jf = JitFunction(fn, backend="native")
     jf.translator = KernelTranslator
-    return Lowered(jf, ast.unparse(new), notes, parallel, why, spills)
+    return Lowered(jf, ast.unparse(new), notes, parallel, why, spills, fis.uniform)
 
 
 def _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc, private,

@@ -64,3 +64,18 @@ def test_private_accesses_need_no_barrier():
     np.testing.assert_array_equal(out, x * 2 + 1 + (x * 2)[::-1])
     r = launch.report(x, out)
     assert [n.kept for n in r.notes] == [False, True]
+
+
+@pytest.mark.parametrize("name, per_thread, per_block", [
+    # the tree's stride is the same in every thread: one block-level scalar, no run-time
+    # agreement check around the while loop
+    ("reduce_sum", set(), {"s"}),
+    ("scan_blelloch", {"ai", "bi", "t"}, {"d", "n", "offset"}),
+    # top = buf[0] reads memory other threads wrote: kept per thread
+    ("softmax_rows", {"j", "top"}, {"m", "s"}),
+])
+def test_values_the_same_in_every_thread_are_kept_once_per_block(name, per_thread, per_block):
+    r = report(name)
+    assert (r.spills - r.uniform, r.uniform) == (per_thread, per_block)
+    if not per_thread:
+        assert "__simt_s_" not in r.source and "disagree" not in r.source
