@@ -100,6 +100,7 @@ class Fission:
         if self.units:
             self.units[0].first = True
         self.allocations = allocations  # block-level statements before the first run
+        self.dtypes: dict = {}  # kept name -> (dtype, weak), from launch.py's type probe
         self.spills = self.analyse()
 
     # --- structure ------------------------------------------------------------------------
@@ -241,8 +242,9 @@ class Fission:
                     value = node.iter if isinstance(node, ast.For) else node.value
                     if not _reads_no_memory(value):
                         impure |= set(assigned_names([node]))
-        self.uniform = {n for n in spills if n not in self.vary and n not in self.params
-                        and n != RET and n not in impure}
+        self.uniform_all = {n for n in per_thread if n not in self.vary
+                            and n not in self.params and n != RET and n not in impure}
+        self.uniform = self.uniform_all & spills
         return spills
 
     # --- code -------------------------------------------------------------------------------
@@ -302,17 +304,84 @@ class Fission:
         return stmts, _n(u)
 
     def unit_code(self, u: Unit) -> list:
-        mentioned = set().union(*(ast_names(s) for s in u.stmts)) if u.stmts else set()
+        lead, core, trail = self.block_level(u)
+        code = lead + (self.thread_loop(u, core) if core else []) + trail
+        where = u.stmts[0] if u.stmts else None
+        for s in code:
+            for n in ast.walk(s):
+                if where is not None and not hasattr(n, "lineno"):
+                    ast.copy_location(n, where)
+        return code
+
+    def block_level(self, u: Unit):
+        """(leading, thread, trailing) statements of a run: the leading and trailing ones
+        that only compute values the same in every thread (``offset *= 2``) run once for
+        the block, before and after the loop over threads."""
+        stmts = list(u.stmts)
+        if self.has_returns:
+            return [], stmts, []
+        lead, trail = [], []
+        while stmts and self._uniform_stmt(stmts[0]):
+            lead.append(stmts.pop(0))
+        while stmts and self._uniform_stmt(stmts[-1]):
+            trail.insert(0, stmts.pop())
+        return lead, stmts, trail
+
+    def _uniform_stmt(self, s) -> bool:
+        if isinstance(s, ast.Assign):
+            targets = s.targets
+        elif isinstance(s, ast.AugAssign):
+            targets = [s.target]
+        else:
+            return False
+        if not all(isinstance(t, ast.Name) for t in targets):
+            return False
+        per_thread = self.vary | (self.per_thread - self.uniform_all)
+        return set(assigned_names([s])) <= self.uniform_all and _reads_no_memory(s.value) \
+            and not (names_read(s) & per_thread)
+
+    def narrowed(self, stmts):
+        """(bound, body) when the run is ``if tx < bound: body`` with ``bound`` an integer the
+        same in every thread: the loop over threads stops at ``bound`` (a reduction tree's
+        ``if tx < s``, half the threads fewer each round); else None."""
+        dims = [d for d in range(3) if self.config.block[d] > 1]
+        if len(dims) != 1 or len(stmts) != 1 or not isinstance(stmts[0], ast.If) or \
+                stmts[0].orelse:
+            return None
+        test = stmts[0].test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Lt) and isinstance(test.left, ast.Name)):
+            return None
+        x = test.left.id
+        alias = self.remat.get(x)
+        if not (x == THREAD[dims[0]] or alias is not None and isinstance(alias.value, ast.Name)
+                and alias.value.id == THREAD[dims[0]]):
+            return None
+        bound = test.comparators[0]
+        ints = {n for n in self.uniform if self.dtypes.get(n, (None,))[0] is not None
+                and self.dtypes[n][0].kind in "iu"}
+        ok = all(isinstance(n, (ast.Name, ast.BinOp, ast.Load, ast.operator)) or
+                 isinstance(n, ast.Constant) and type(n.value) is int for n in ast.walk(bound))
+        if not ok or not names_read(bound) <= ints or \
+                names_read(bound) & set(assigned_names(stmts)):
+            return None
+        return dims[0], bound, stmts[0].body
+
+    def thread_loop(self, u: Unit, stmts: list) -> list:
+        narrow = self.narrowed(stmts)
+        if narrow is not None:
+            stmts = narrow[2]
+        mentioned = set().union(*(ast_names(s) for s in stmts)) if stmts else set()
         reload = sorted(self.spills & mentioned) if not u.first else \
             sorted(n for n in self.spills & mentioned if n in self.params)
         if self.has_returns and not u.first and RET in self.spills:
             reload = sorted(set(reload) | {RET})
-        assigned = set(assigned_names(u.stmts))
+        assigned = set(assigned_names(stmts))
         # a uniform value this run reassigns: every thread starts from the block's value
         snap = [n for n in reload if n in self.uniform and n in assigned]
         reload = [n for n in reload if n not in self.uniform]
         stores = sorted((self.spills - self.uniform) & assigned)
-        body = list(u.stmts)
+        body = list(stmts)
         if self.has_returns and not u.first:
             body = [ast.If(ast.UnaryOp(ast.Not(), _n(RET)), body, [])]
         t = _n(FLAT_THREAD)
@@ -325,16 +394,12 @@ class Fission:
             code = [_assign(FLAT_THREAD, self.flat_thread())] + code
         for d in range(3):
             if self.config.block[d] > 1:
-                code = [ast.For(_n(THREAD[d], ast.Store()),
-                                ast.Call(_n("range"), [ast.Constant(self.config.block[d])], []),
+                extent = ast.Constant(self.config.block[d])
+                if narrow is not None:
+                    extent = ast.Call(_n("min"), [copy.deepcopy(narrow[1]), extent], [])
+                code = [ast.For(_n(THREAD[d], ast.Store()), ast.Call(_n("range"), [extent], []),
                                 code, [])]
-        code = [_assign(block_name(n), _n(n)) for n in snap] + code
-        where = u.stmts[0] if u.stmts else None
-        for s in code:
-            for n in ast.walk(s):
-                if where is not None and not hasattr(n, "lineno"):
-                    ast.copy_location(n, where)
-        return code
+        return [_assign(block_name(n), _n(n)) for n in snap] + code
 
     def remat_code(self, mentioned) -> list:
         """Definitions of the index aliases this run reads (``tx = cuda.threadIdx.x``),

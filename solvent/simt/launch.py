@@ -235,6 +235,7 @@ def lower(py, config: Config, args) -> Lowered:
     for a in allocs:
         ast.copy_location(a, tree)
     fis.allocations = allocs
+    fis.dtypes = dtypes
     code = fis.block_loop(fis.emit(fis.items), parallel, n_groups)
     if private:
         code = privatize.prologue(private, args_of, n_groups, tree) + code + \

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import solvent
+from numba import cuda
 from solvent.corpus_simt import all_cases
 
 CASES = {c.name: c for c in all_cases()}
@@ -79,3 +80,41 @@ def test_values_the_same_in_every_thread_are_kept_once_per_block(name, per_threa
     assert (r.spills - r.uniform, r.uniform) == (per_thread, per_block)
     if not per_thread:
         assert "__simt_s_" not in r.source and "disagree" not in r.source
+
+
+def test_uniform_steps_run_once_per_block_and_tree_loops_stop_at_their_bound():
+    r = report("reduce_sum")
+    assert "range(min(s, 128))" in r.source
+    # s //= 2 runs once per round, at block level: not inside a loop over threads
+    assert "            s //= 2" in r.source.splitlines()
+
+
+def shifted_tree(x, out, start):
+    # a tree-like loop whose first bound (start) may exceed the block or be <= 0
+    sd = cuda.shared.array(40, np.float64)
+    tx = cuda.threadIdx.x
+    sd[tx] = x[cuda.blockIdx.x, tx]
+    s = start
+    cuda.syncthreads()
+    while s > 0:
+        if tx < s:
+            sd[tx] += 2 * x[cuda.blockIdx.x, (tx + s) % 40]
+        cuda.syncthreads()
+        s = s - 7
+    out[cuda.blockIdx.x, tx] = sd[tx]
+
+
+@pytest.mark.parametrize("start", [50, 40, 13, 0, -3])
+def test_narrowed_thread_loops_match_numpy(start):
+    x = np.random.default_rng(start + 10).random((3, 40))
+    out = np.zeros((3, 40))
+    launch = solvent.kernel(shifted_tree)[3, 40]
+    launch(x, out, start)
+    assert "range(min(s, 40))" in launch.report(x, out, start).source
+    ref = x.copy()
+    s = start
+    while s > 0:
+        t = np.arange(min(s, 40))
+        ref[:, t] += 2 * x[:, (t + s) % 40]
+        s -= 7
+    np.testing.assert_allclose(out, ref)
