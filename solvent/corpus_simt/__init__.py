@@ -20,6 +20,8 @@ class Case:
     outputs: tuple  # argument positions the kernel writes
     steps: int = 1  # launches per run (a host-side time loop)
     launch: Callable | None = None  # (launcher, args) -> None, for host loops; default 1 call
+    # (solvent launch) -> a solvent.jit function of the args running the same host loop
+    jit_host: Callable | None = None
     rtol: float = 1e-9
 
 

@@ -107,7 +107,7 @@ CASES = [
     Case("saxpy", saxpy, lambda n: ((n * n + 127) // 128, 128),
          lambda n, r: (2.5, r.random(n * n), r.random(n * n), np.zeros(n * n)),
          lambda a, x, y, out: out.__setitem__(..., a * x + y), (3,)),
-    Case("add_2d", add_2d, _grid2,
+    Case("add_2d", add_2d, lambda n: _grid2(n + 3),   # c is n x (n + 3)
          lambda n, r: (r.random((n, n + 3)), r.random((n, n + 3)), np.zeros((n, n + 3))),
          lambda a, b, c: c.__setitem__(..., a + 2 * b), (2,)),
     Case("jacobi_2d", jacobi_2d, _grid2,

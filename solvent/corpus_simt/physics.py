@@ -128,6 +128,22 @@ def _launch_pathfinder(launcher, args):
         cur[...] = a
 
 
+def _jit_pathfinder(step):
+    """The host loop as a solvent.jit function: its launches become one program."""
+    import solvent
+
+    @solvent.jit
+    def host(wall, rows, prev, cur):
+        for r in range(1, rows):
+            if r % 2 == 1:
+                step(wall, r, prev, cur)
+            else:
+                step(wall, r, cur, prev)
+        if rows % 2 == 1:
+            cur[:] = prev
+    return host
+
+
 CASES = [
     Case("nbody_tiled", nbody_accel, lambda n: ((4 * n + NB - 1) // NB, NB),
          lambda n, r: (r.standard_normal((4 * n, 3)), r.random(4 * n) + 0.5,
@@ -140,5 +156,5 @@ CASES = [
          lambda n, r: (r.integers(0, 10, (n, 8 * n)).astype(np.int64), n,
                        r.integers(0, 10, 8 * n).astype(np.int64),
                        np.zeros(8 * n, np.int64)),
-         _np_pathfinder, (3,), launch=_launch_pathfinder),
+         _np_pathfinder, (3,), launch=_launch_pathfinder, jit_host=_jit_pathfinder),
 ]

@@ -1,6 +1,7 @@
 """A solvent.jit function may launch kernels: the lowered kernel is inlined into it, so a
 time loop of launches is one compiled program."""
 import numpy as np
+import pytest
 from numba import cuda
 
 import solvent
@@ -42,3 +43,15 @@ def test_launch_configuration_from_shapes_and_a_barrier_kernel():
     got = solvent.jit(total)(x, partial)
     np.testing.assert_allclose(got, x.sum(), rtol=1e-12)
     np.testing.assert_allclose(partial[:-1], x[:896].reshape(7, 128).sum(1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [9, 10])
+def test_pathfinder_host_loop_in_a_jitted_function(n):
+    from solvent.corpus_simt import physics
+    case = physics.CASES[2]
+    args = case.make_args(n, np.random.default_rng(n))
+    ref = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    case.numpy(*ref)
+    grid, block = case.config(n)
+    case.jit_host(solvent.kernel(case.kernel)[grid, block])(*args)
+    np.testing.assert_array_equal(args[3], ref[3])
