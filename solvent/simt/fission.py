@@ -399,7 +399,27 @@ class Fission:
                     extent = ast.Call(_n("min"), [copy.deepcopy(narrow[1]), extent], [])
                 code = [ast.For(_n(THREAD[d], ast.Store()), ast.Call(_n("range"), [extent], []),
                                 code, [])]
-        return [_assign(block_name(n), _n(n)) for n in snap] + code
+        return self.private_names([_assign(block_name(n), _n(n)) for n in snap] + code)
+
+    def private_names(self, code: list) -> list:
+        """The run's own names (assigned here, not kept across a barrier: a later run that
+        reads one assigns it first; the thread indices too) renamed for this run (``x`` ->
+        ``x__u3``): the
+        frontend would otherwise see ``x`` read elsewhere in the function and carry it
+        through the loops over threads, and a loop carrying scalars is not raised."""
+        keep = self.spills | self.uniform_all | self.params
+        own = {n for n in assigned_names(code) if n not in keep}
+        if not own:
+            return code
+        k = next(self.counter)
+        names = {n: f"{n}__u{k}" for n in own}
+
+        class R(ast.NodeTransformer):
+            def visit_Name(self, node):
+                if node.id in names:
+                    return ast.copy_location(ast.Name(names[node.id], node.ctx), node)
+                return node
+        return [R().visit(copy.deepcopy(s)) for s in code]
 
     def remat_code(self, mentioned) -> list:
         """Definitions of the index aliases this run reads (``tx = cuda.threadIdx.x``),
@@ -443,6 +463,18 @@ class Fission:
             decode.append(_assign(BLOCK[2], ast.BinOp(b, ast.FloorDiv(), ast.Constant(gx * gy))
                                   if gx * gy > 1 else b))
         nb = self.config.blocks
+        dims = [d for d in range(3) if self.config.grid[d] > 1]
+        if len(dims) > 1 and not groups:
+            # a loop per grid dimension: block indices stay affine (no % and //), so the
+            # dependence test and the check prover see them; the outermost is the parallel one
+            loop = self.allocations + body_items_code
+            for d in dims:
+                loop = [ast.For(_n(BLOCK[d], ast.Store()),
+                                ast.Call(_n("range"), [ast.Constant(self.config.grid[d])], []),
+                                loop, [])]
+            if parallel:
+                setattr(loop[0], PARALLEL_ATTR, True)
+            return self.index_constants() + loop
         bounds = [ast.Constant(nb)]
         if groups == nb:   # one block per group
             decode.insert(0, _assign(GROUP_IV, _n(BLOCK_IV)))
@@ -460,11 +492,14 @@ class Fission:
                            ast.Call(_n("range"), [ast.Constant(groups)], []), [loop], [])
         if parallel:
             setattr(loop, PARALLEL_ATTR, True)
+        return self.index_constants() + [loop]
+
+    def index_constants(self) -> list:
+        """Thread and block indices of the dimensions of extent 1."""
         consts = [_assign(n, ast.Constant(0)) for d, n in enumerate(THREAD)
                   if self.config.block[d] == 1]
-        consts += [_assign(n, ast.Constant(0)) for d, n in enumerate(BLOCK)
-                   if self.config.grid[d] == 1]
-        return consts + [loop]
+        return consts + [_assign(n, ast.Constant(0)) for d, n in enumerate(BLOCK)
+                         if self.config.grid[d] == 1]
 
 
 _PURE_CALLS = {"min", "max", "abs", "int", "float", "bool", "range", "len"}

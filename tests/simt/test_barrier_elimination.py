@@ -118,3 +118,13 @@ def test_narrowed_thread_loops_match_numpy(start):
         ref[:, t] += 2 * x[:, (t + s) % 40]
         s -= 7
     np.testing.assert_allclose(out, ref)
+
+
+def test_2d_grids_loop_per_dimension_and_runs_rename_their_own_names():
+    r = report("transpose_tiled")
+    lines = r.source.splitlines()
+    # block indices are loop counters (affine for the dependence test and the check prover)
+    assert "    for __simt_by in range(3):" in lines and "__simt_b %" not in r.source
+    # each run's x, y, tx... are its own: the frontend does not carry them between runs
+    assert "tx__u0 = __simt_tx__u0" in r.source
+    assert any("tx__u1" in s for s in lines)
