@@ -57,8 +57,10 @@ def test_float_atomic_add_from_many_blocks_on_the_pool():
     x = rng.integers(0, 5, 1000)
     w = rng.standard_normal(1000).astype(np.float32)
     hist = np.full(5, 10.0, np.float32)
-    launch = solvent.kernel(weighted_hist)[(1000 + 31) // 32, 32]
+    # 125 blocks: 63 groups of two and one of one (privatize.MAX_GROUPS = 64)
+    launch = solvent.kernel(weighted_hist)[125, 8]
     launch(w, x, hist)
+    assert "min(__simt_g * 2 + 2, 125)" in launch.report(w, x, hist).source
     ref = np.full(5, 10.0, np.float32)
     np.add.at(ref, x, w)
     np.testing.assert_allclose(hist, ref, rtol=1e-4)   # sums reassociated
