@@ -341,17 +341,30 @@ class Fission:
             and not (names_read(s) & per_thread)
 
     def narrowed(self, stmts):
-        """(bound, body) when the run is ``if tx < bound: body`` with ``bound`` an integer the
-        same in every thread: the loop over threads stops at ``bound`` (a reduction tree's
-        ``if tx < s``, half the threads fewer each round); else None."""
+        """(dim, bound, body, first) when the run is ``if tx < bound: body`` with ``bound`` an
+        integer the same in every thread: the loop over threads stops at ``bound`` (a
+        reduction tree's ``if tx < s``, half the threads fewer each round); ``if tx == c``
+        runs thread ``c`` alone (``first = c``, ``bound = c + 1``); else None."""
         dims = [d for d in range(3) if self.config.block[d] > 1]
+        remat = {id(v) for v in self.remat.values()}   # the first run's tx = threadIdx.x
+        lead = [s for s in stmts if id(s) in remat]
+        stmts = [s for s in stmts if id(s) not in remat]
         if len(dims) != 1 or len(stmts) != 1 or not isinstance(stmts[0], ast.If) or \
                 stmts[0].orelse:
             return None
         test = stmts[0].test
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-                and isinstance(test.ops[0], ast.Lt) and isinstance(test.left, ast.Name)):
+                and isinstance(test.ops[0], (ast.Lt, ast.Eq))
+                and isinstance(test.left, ast.Name)):
             return None
+        if isinstance(test.ops[0], ast.Eq):   # if tx == c: the one thread c
+            c = test.comparators[0]
+            if not (isinstance(c, ast.Constant) and type(c.value) is int):
+                return None
+            test = ast.Compare(test.left, [ast.Lt()], [ast.Constant(c.value + 1)])
+            first = max(0, c.value)
+        else:
+            first = 0
         x = test.left.id
         alias = self.remat.get(x)
         if not (x == THREAD[dims[0]] or alias is not None and isinstance(alias.value, ast.Name)
@@ -365,7 +378,7 @@ class Fission:
         if not ok or not names_read(bound) <= ints or \
                 names_read(bound) & set(assigned_names(stmts)):
             return None
-        return dims[0], bound, stmts[0].body
+        return dims[0], bound, lead + stmts[0].body, first
 
     def thread_loop(self, u: Unit, stmts: list) -> list:
         narrow = self.narrowed(stmts)
@@ -395,9 +408,11 @@ class Fission:
         for d in range(3):
             if self.config.block[d] > 1:
                 extent = ast.Constant(self.config.block[d])
+                bounds = [extent]
                 if narrow is not None:
-                    extent = ast.Call(_n("min"), [copy.deepcopy(narrow[1]), extent], [])
-                code = [ast.For(_n(THREAD[d], ast.Store()), ast.Call(_n("range"), [extent], []),
+                    bounds = [ast.Call(_n("min"), [copy.deepcopy(narrow[1]), extent], [])]
+                    bounds = [ast.Constant(narrow[3])] * (narrow[3] > 0) + bounds
+                code = [ast.For(_n(THREAD[d], ast.Store()), ast.Call(_n("range"), bounds, []),
                                 code, [])]
         return self.private_names([_assign(block_name(n), _n(n)) for n in snap] + code)
 

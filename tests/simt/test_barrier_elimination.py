@@ -128,3 +128,26 @@ def test_2d_grids_loop_per_dimension_and_runs_rename_their_own_names():
     # each run's x, y, tx... are its own: the frontend does not carry them between runs
     assert "tx__u0 = __simt_tx__u0" in r.source
     assert any("tx__u1" in s for s in lines)
+
+
+@pytest.mark.parametrize("c", [0, 5, 39, 40, -1])
+def test_a_run_for_one_thread_loops_over_that_thread_alone(c):
+    from numba import cuda
+
+    def one(x, out, flag):
+        sd = cuda.shared.array(1, np.float64)
+        tx = cuda.threadIdx.x
+        if tx == c:
+            sd[0] = x[cuda.blockIdx.x] + tx
+        cuda.syncthreads()
+        out[cuda.blockIdx.x, tx] = sd[0] + flag
+
+    x = np.arange(3.0)
+    out = np.zeros((3, 40))
+    launch = solvent.kernel(one)[3, 40]
+    launch(x, out, 0.5)
+    want = (x + c)[:, None] if 0 <= c < 40 else np.zeros((3, 1))
+    np.testing.assert_array_equal(out, np.broadcast_to(want + 0.5, (3, 40)))
+    if c >= 0:
+        assert f"range({c}, min({c + 1}, 40))" in launch.report(x, out, 0.5).source \
+            or f"range(min({c + 1}, 40))" in launch.report(x, out, 0.5).source
