@@ -552,18 +552,30 @@ def _reload(expr, names, index):
 
 def _exposed(stmts, candidates) -> set[str]:
     """Names of ``candidates`` that may be read in ``stmts`` before being assigned
-    (conservative: only an unconditional top-level ``name = <expr without name>`` defines)."""
-    defined, out = set(), set()
+    (conservative: an unconditional ``name = <expr without name>`` defines, an ``if``
+    defines what both of its branches define)."""
+    return _exposed_after(stmts, candidates, set())[0]
+
+
+def _exposed_after(stmts, candidates, defined) -> tuple[set, set]:
+    """(exposed names, names defined after ``stmts``) when ``defined`` are defined before."""
+    defined, out = set(defined), set()
     for s in stmts:
-        used = ast_names(s) & candidates
         if isinstance(s, ast.Assign) and all(isinstance(t, (ast.Name, ast.Tuple))
                                              for t in s.targets):
             reads = names_read(s.value) | set().union(*(names_read(t) for t in s.targets))
             out |= (reads & candidates) - defined
             defined |= set(assigned_names([s]))
             continue
-        out |= used - defined
-    return out
+        if isinstance(s, ast.If):
+            out |= (names_read(s.test) & candidates) - defined
+            e1, d1 = _exposed_after(s.body, candidates, defined)
+            e2, d2 = _exposed_after(s.orelse, candidates, defined)
+            out |= e1 | e2
+            defined = d1 & d2
+            continue
+        out |= (ast_names(s) & candidates) - defined
+    return out, defined
 
 
 def _rematerializable(first_run, per_thread, units) -> dict:
