@@ -56,7 +56,7 @@ from ..ir.types import TensorType
 from .accesses import Access, Dim, collect
 from .affine import Affine, LoopInfo
 from .error_slots import error_slots
-from .reductions import loop_reduction, reduction_kind, rounding_note
+from .reductions import dead_slot, loop_reduction, reduction_kind, rounding_note
 
 INDEPENDENT, REDUCTION, CARRIED = "independent", "reduction", "carried"
 _STRUCTURAL = {"loop.for", "loop.while", "loop.if", "loop.yield", "loop.condition"}
@@ -369,6 +369,9 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
             # loop variable leaking out of a Python for loop looks like this)
             lasts.append(_scalar_name(info, loop, k))
             slots[k] = "last"
+            continue
+        if dead_slot(info, loop, k):
+            slots[k] = "dead"  # its value is never used: any order computes it
             continue
         kind = loop_reduction(info, loop, k)
         if kind is not None:

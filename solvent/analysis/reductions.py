@@ -183,6 +183,27 @@ def loop_reduction(info: LoopInfo, loop: Operation, k: int):
     return reduction_kind(info, top, seed, term)
 
 
+def dead_slot(info: LoopInfo, loop: Operation, k: int) -> bool:
+    """Is carried slot ``k`` of ``loop`` dead: nobody uses the loop's result, and what the
+    body computes from the slot feeds nothing but the slot's own next value? (The variable
+    of an inner Python loop leaking into the loop around it looks like this: ``j`` after
+    ``for j in range(i + 1)`` is carried through the ``k`` loop and never read after it.)
+    Such a slot may hold anything; the loop's other results do not depend on it."""
+    if info.uses.get(loop.results[k]):
+        return False
+    block = loop.regions[0].block
+    dep = dependents(info, block.args[1 + k])
+    term = block.terminator
+    for v in dep:
+        for u in info.uses.get(v, []):
+            if u is term:
+                if any(o is v and j != k for j, o in enumerate(u.operands)):
+                    return False
+            elif not all(r in dep for r in u.results) or (u.regions and not u.results):
+                return False
+    return True
+
+
 def rounding_note(kind: str, t) -> str:
     if kind in ("sum", "product") and isinstance(t, TensorType) and t.dtype[0] in "fc":
         return "floating-point reassociation changes the rounding"

@@ -40,6 +40,7 @@ class Batch:
         self.builder.index = loop.parent.ops.index(loop)
         self.builder.loc = loop.loc
         self.created: list[Operation] = []
+        self.memo: dict = {}
         self.env: dict = {}  # body value -> (value, varying)
         self.what: set = set()  # the kinds of ops built (for explain)
         # body values that are versions of an array the loop carries: with independent
@@ -54,12 +55,19 @@ class Batch:
 
     # --- building ------------------------------------------------------------------------
     def emit(self, name: str, operands, loc=None, **attrs) -> Value:
+        # the same op on the same operands is built once (a masked write's old elements
+        # are the read of the same elements: one slice, which the dependence test of the
+        # loop around sees as the reduction's own read)
+        key = (name, tuple(id(o) for o in operands), repr(sorted(attrs.items())))
+        if key in self.memo:
+            return self.memo[key]
         saved = self.builder.loc
         if loc is not None:
             self.builder.loc = loc
         op = self.builder.create(name, list(operands), attrs)
         self.builder.loc = saved
         self.created.append(op)
+        self.memo[key] = op.result
         return op.result
 
     def const(self, value, dtype: str) -> Value:

@@ -20,8 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir.core import Function
-from ...ir.rewrite import Pattern, apply_patterns, defining
+from ...ir.rewrite import Pattern, apply_patterns, constant_value, defining
+from ...ir.types import TensorType
 from ..base import Pass
+from ..patterns._samples import _function
 
 
 def _placed(v, rank: int):
@@ -117,10 +119,75 @@ def _sum_of_products(op, rw) -> bool:
     return True
 
 
+def _masked_sum(op, rw) -> bool:
+    sel = defining(op.operands[0], "tensor.select")
+    t = op.result.type
+    if sel is None or t.dtype[0] not in "fc" or not getattr(t, "static", True):
+        return False
+    m, x, z = sel.operands
+    zero = constant_value(z)
+    if zero is None or zero != 0 or z.type.rank > t.rank:
+        return False
+    shape = sel.result.type.shape
+    if x.type.shape != shape or defining(x, "tensor.mul") is None:
+        return False  # only worth it when the sum of products becomes a dot_general
+    axes = sorted(op.attrs["axes"])
+    lead = len(shape) - m.type.rank
+    if any(a >= lead and m.type.shape[a - lead] != 1 for a in axes):
+        return False  # the mask moves along a summed axis
+    kept = [a for a in range(lead, len(shape)) if a not in axes]
+    keepdims = op.attrs["keepdims"]
+    m_shape = [1 if a in axes else m.type.shape[a - lead] for a in range(lead, len(shape))] \
+        if keepdims else [m.type.shape[a - lead] for a in kept]
+    if list(m.type.shape) != m_shape:
+        m = rw.one("tensor.reshape", m, shape=m_shape)
+    total = rw.one("tensor.reduce_sum", x, axes=axes, keepdims=keepdims)
+    rw.replace_op(op, [rw.one("tensor.select", m, total, rw.constant_like(total, 0.0))])
+    return True
+
+
+def _two_d(shape):
+    a, b = (tuple(shape) + (3, 3))[:2]
+    return a, b
+
+
+def _masked_sum_sample(shape):
+    """sum_j select(m[i], x[i, j] * y[i, j], -0.0) over x, y (a, b) and m (a, 1)."""
+    a, n = _two_d(shape)
+
+    def body(b, x, y, m):
+        z = b.one("tensor.broadcast_to", b.constant(-0.0, "f64"), shape=[n])
+        sel = b.one("tensor.select", m, b.one("tensor.mul", x, y), z)
+        return b.one("tensor.reduce_sum", sel, axes=[1], keepdims=False)
+    return _function("sample", [TensorType((a, n), "f64"), TensorType((a, n), "f64"),
+                                TensorType((a, 1), "i1")], body)
+
+
+def _sum_of_products_sample(shape):
+    """sum_k A[i, k] * B[k, j] as reduce_sum(reshape(A) * reshape(transpose(B))); a unit
+    dim reads as a broadcast (the pattern leaves it alone), so the sample avoids them."""
+    a, n = _two_d(shape)
+    a, n = (2 if a == 1 else a), n + 1
+
+    def body(b, x, y):
+        xa = b.one("tensor.reshape", x, shape=[a, n, 1])
+        yb = b.one("tensor.reshape", b.one("tensor.transpose", y, perm=[1, 0]),
+                   shape=[1, n, a + 2])
+        return b.one("tensor.reduce_sum", b.one("tensor.mul", xa, yb), axes=[1],
+                     keepdims=False)
+    return _function("sample", [TensorType((a, n), "f64"), TensorType((a + 2, n), "f64")],
+                     body)
+
+
 CONTRACTIONS = [
+    Pattern("masked-sum", "tensor.reduce_sum", _masked_sum,
+            "sum_K select(m, x, 0) -> select(m, sum_K x, +0.0) when the mask m does not move "
+            "along the summed axes K (exact: the same terms are summed where m holds, and "
+            "NumPy's and XLA's sums of zeros of either sign are +0.0)", _masked_sum_sample),
     Pattern("sum-of-products", "tensor.reduce_sum", _sum_of_products,
             "reduce_sum(a' * b', K) -> dot_general(a, b) contracting K (a', b': a, b with "
-            "unit dims, transposes, broadcasts); the order of the sum changes"),
+            "unit dims, transposes, broadcasts); the order of the sum changes",
+            _sum_of_products_sample),
 ]
 
 

@@ -16,6 +16,8 @@
 - an **array** the iterations write independently (checked pair by pair with the
   dependence test): its versions stay uniform (batching.py); its final version is the
   result;
+- a **dead** value (analysis/reductions.py ``dead_slot``: the loop's result is unused and
+  the body's values computed from it feed only its own next value): its initial value;
 - a scalar **nobody reads** in the body (the loop variable leaking out of a Python loop):
   the last iteration's value;
 - an **error code and payload** (passes/checks_to_values.py): the body's checks are batched
@@ -30,7 +32,7 @@ import numpy as np
 
 from ...analysis.accesses import collect
 from ...analysis.dependence import _test_pair
-from ...analysis.reductions import chain, loop_reduction, reduction_kind
+from ...analysis.reductions import chain, dead_slot, loop_reduction, reduction_kind
 from ...ir.types import np_dtype
 from .batching import Batch, Refuse
 
@@ -100,6 +102,12 @@ class Slots:
                 continue
             if k in errors:
                 self._error(k, errors[k])
+                continue
+            if dead_slot(info, loop, k):
+                # nobody reads the result: the body's chain from it is batched from the
+                # initial value (dead code either way) and the result is the initial value
+                b.env[seed] = (init, False)
+                self.finish.append(lambda init=init: init)
                 continue
             kind = loop_reduction(info, loop, k)
             if kind not in (None, "id"):

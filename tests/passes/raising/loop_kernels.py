@@ -46,6 +46,15 @@ def syrk(alpha, A, C):
                 C[i, j] += alpha * A[i, k] * A[j, k]
 
 
+def syrk_lower(alpha, A, C):
+    """The lower triangle only: ``j`` of the inner loop leaks into the ``k`` loop (a dead
+    carried value), the triangle is a mask, the masked sum a dot_general."""
+    for i in range(C.shape[0]):
+        for k in range(A.shape[1]):
+            for j in range(i + 1):
+                C[i, j] += alpha * A[i, k] * A[j, k]
+
+
 def batched_matmul(A, B, C):
     for b in range(A.shape[0]):
         for i in range(A.shape[1]):
@@ -264,6 +273,7 @@ RAISED = {
     "matvec": (matvec, lambda n, m: (_r(n, m), _r(m), np.zeros(n)), 0),
     "matvec_t": (matvec_t, lambda n, m: (_r(n, m), _r(n), np.zeros(m)), 0),
     "syrk": (syrk, lambda n, m: (0.7, _r(n, m), _r(n, n)), 0),
+    "syrk_lower": (syrk_lower, lambda n, m: (0.7, _r(n, m), _r(n, n)), 0),
     "batched_matmul": (batched_matmul, lambda n, m: (_r(2, n, m), _r(2, m, 3),
                                                      np.zeros((2, n, 3))), 0),
     "jacobi_1d": (jacobi_1d, lambda n, m: (3, _r(n + m + 2), _r(n + m + 2)), 1),

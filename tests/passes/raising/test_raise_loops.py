@@ -107,7 +107,7 @@ def test_data_parallel_kernels_keep_no_scalar_loop(name):
 
 
 @pytest.mark.parametrize("name", ["matmul", "gemm", "matvec", "matvec_t", "syrk",
-                                  "batched_matmul", "conv1d"])
+                                  "syrk_lower", "batched_matmul", "conv1d"])
 def test_multiply_accumulate_nests_become_dot_general(name):
     fn, make, _ = RAISED[name]
     _, after = _before_after(fn, make(3, 4))
@@ -188,3 +188,15 @@ def test_explain_names_raised_loops_and_the_dependence():
     assert "not raised" in text and "x[i-1]" in text and "distance 1" in text
     text = explain_loops(RAISED["matmul"][0], *RAISED["matmul"][1](3, 4))
     assert "raised (reduction)" in text and "dot_general" in text
+
+
+def test_syrk_twin_is_a_masked_dot_general():
+    """syrk_loops (beta-scaled lower triangle, then k outer products masked to j <= i): no
+    scalar loop is left and the masked reduction is one dot_general."""
+    from solvent import corpus
+    k = corpus.get("syrk_loops")
+    args = k.make_args(7, np.random.default_rng(1))
+    fn = solvent.jit(k.func).compile(args).fn
+    names = [op.name for op in fn.walk()]
+    assert _loops(fn) == 0 and names.count("tensor.dot_general") == 1, print_function(fn)
+    assert "tensor.reduce_sum" not in names
