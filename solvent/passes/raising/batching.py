@@ -239,7 +239,13 @@ def dot_general(b: Batch, op: Operation, args) -> Value:
     return b.to_front(r, len(lb) + lhs_free)
 
 
+def concatenate(b: Batch, op: Operation, args) -> Value:
+    return b.emit("tensor.concatenate", [b.stacked(o) for o in op.operands], loc=op.loc,
+                  axis=op.attrs["axis"] + 1)
+
+
 RULES = {
+    "tensor.concatenate": concatenate,
     "tensor.broadcast_to": broadcast_to,
     "tensor.reshape": reshape,
     "tensor.transpose": transpose,

@@ -76,7 +76,8 @@ def _squeeze(rw, base, dims):
 
 def _sum_of_products(op, rw) -> bool:
     prod = defining(op.operands[0], "tensor.mul")
-    if prod is None or op.result.type.dtype == "i1" or op.result.type.rank == 0:
+    if prod is None or op.result.type.dtype == "i1" or op.result.type.rank == 0 or \
+            _absorbed(op):
         return False  # a full sum of products stays a fused reduction
     shape = prod.result.type.shape
     rank = len(shape)
@@ -119,10 +120,31 @@ def _sum_of_products(op, rw) -> bool:
     return True
 
 
+def _absorbed(op) -> bool:
+    """Is ``op`` (a reduce_sum) the only input of another reduce_sum, which sum-of-sums
+    merges it into first (so the product contracts over both sets of axes at once)?"""
+    uses = op.result.live_uses()
+    return len(uses) == 1 and uses[0][0].name == "tensor.reduce_sum" and \
+        not uses[0][0].attrs["keepdims"] and not op.attrs["keepdims"]
+
+
+def _sum_of_sums(op, rw) -> bool:
+    inner = defining(op.operands[0], "tensor.reduce_sum")
+    if inner is None or op.attrs["keepdims"] or inner.attrs["keepdims"] or \
+            len(inner.result.live_uses()) != 1:
+        return False
+    a = sorted(inner.attrs["axes"])
+    left = [d for d in range(inner.operands[0].type.rank) if d not in a]
+    axes = sorted(a + [left[d] for d in op.attrs["axes"]])
+    rw.replace_op(op, [rw.one("tensor.reduce_sum", inner.operands[0], axes=axes,
+                              keepdims=False)])
+    return True
+
+
 def _masked_sum(op, rw) -> bool:
     sel = defining(op.operands[0], "tensor.select")
     t = op.result.type
-    if sel is None or t.dtype[0] not in "fc" or not getattr(t, "static", True):
+    if sel is None or _absorbed(op) or t.dtype[0] not in "fc" or not getattr(t, "static", True):
         return False
     m, x, z = sel.operands
     zero = constant_value(z)
@@ -179,7 +201,20 @@ def _sum_of_products_sample(shape):
                      body)
 
 
+def _sum_of_sums_sample(shape):
+    """sum over axis 0 of (sum over axis 1 of x), x of rank 3."""
+    a, n = _two_d(shape)
+
+    def body(b, x):
+        inner = b.one("tensor.reduce_sum", x, axes=[1], keepdims=False)
+        return b.one("tensor.reduce_sum", inner, axes=[0], keepdims=False)
+    return _function("sample", [TensorType((a, n, 2), "f64")], body)
+
+
 CONTRACTIONS = [
+    Pattern("sum-of-sums", "tensor.reduce_sum", _sum_of_sums,
+            "sum_B(sum_A x) -> sum_{A+B} x (one reduction: a contraction over both sets of "
+            "axes; the order of the sum changes)", _sum_of_sums_sample),
     Pattern("masked-sum", "tensor.reduce_sum", _masked_sum,
             "sum_K select(m, x, 0) -> select(m, sum_K x, +0.0) when the mask m does not move "
             "along the summed axes K (exact: the same terms are summed where m holds, and "

@@ -22,12 +22,14 @@ from __future__ import annotations
 from .batching import Batch, Refuse, _line
 
 
-def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int):
+def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int, shift: int | None = None):
     """(new spec, new dyn operands, output position of the range dim) for the one item of
-    ``spec`` that moves with the loop, or None when a gather is needed."""
+    ``spec`` that moves with the loop, or None when a gather is needed. With ``shift``, the
+    moving item is a window ``["d", start, W]`` and the plan reads element ``shift`` of the
+    window in every iteration (the window dim gives way to the range dim)."""
     info, loop = b.info, b.loop
     moving = [k for k, it in enumerate(spec) if it[0] in "id" and dyn[it[1]][1]]
-    if len(moving) != 1 or spec[moving[0]][0] != "i":
+    if len(moving) != 1 or spec[moving[0]][0] != ("i" if shift is None else "d"):
         return None  # a moving window or several moving subscripts: a gather
     new_spec, new_dyn, pos, q, d = [], [], None, 0, 0
     for k, it in enumerate(spec):
@@ -49,7 +51,8 @@ def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int):
             q += kind == "d"
         else:
             item = _range_item(b, op.operands[first_dyn + it[1]], dyn[it[1]][0], n,
-                               len(new_dyn))
+                               len(new_dyn), shift or 0,
+                               it[2] if shift is not None else 1)
             if item is None:
                 return None
             item, extra = item
@@ -60,8 +63,10 @@ def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int):
     return new_spec, new_dyn, pos
 
 
-def _range_item(b: Batch, index, batched, n: int, slot: int):
-    """The spec item covering ``index`` over all iterations (and its dyn operands)."""
+def _range_item(b: Batch, index, batched, n: int, slot: int, shift: int = 0,
+                width: int = 1):
+    """The spec item covering ``index + shift`` over all iterations (and its dyn operands);
+    ``index .. index + width - 1`` must lie inside the dimension in every iteration."""
     info, loop = b.info, b.loop
     form = info.affine(index)
     if info.nonaffine_reasons(form, loop):
@@ -76,17 +81,69 @@ def _range_item(b: Batch, index, batched, n: int, slot: int):
         first = a * b.lb + rest.const
         last = first + stride * (b.n - 1)
         lo, hi = min(first, last), max(first, last)
-        if -n <= lo and hi < 0:
+        if width == 1 and -n <= lo and hi < 0:
             first, last, lo, hi = first + n, last + n, lo + n, hi + n
-        if not (0 <= lo and hi < n):
+        if not (0 <= lo and hi + width - 1 < n):
             return None
+        first, last = first + shift, last + shift
         stop = last + 1 if stride > 0 else last - 1
         return ["s", first, stop if stop >= 0 else -1, stride], []
     lo, hi = info.bounds(form)
-    if stride != 1 or lo is None or hi is None or lo < 0 or hi >= n:
+    if stride != 1 or lo is None or hi is None or lo < 0 or hi + width - 1 >= n:
         return None
-    start = b.emit("tensor.slice", [batched], spec=[["c", 0]])
+    start = _materialize(b, rest + type(form)(a * b.lb + shift), index.type.dtype)
+    if start is None:
+        start = b.emit("tensor.slice", [batched], spec=[["c", 0]])
+        if shift:
+            start = b.emit("tensor.add", [start, b.const(shift, start.type.dtype)])
     return ["d", slot, b.n], [start]
+
+
+def _materialize(b: Batch, form, dtype: str):
+    """``form`` (affine in values the same in every iteration) as IR in front of the loop,
+    so the loop around sees the start of a dynamic slice as the affine index it is (the
+    first element of the batched index would be an opaque read); None when an atom is not
+    available there or has another dtype."""
+    total = b.const(form.const, dtype) if form.const or not form.terms else None
+    for atom, c in form.terms.items():
+        v, varying = b.lookup(atom)
+        if varying or v.type.dtype != dtype or v.type.rank != 0:
+            return None
+        if c != 1:
+            v = b.emit("tensor.mul", [v, b.const(c, dtype)])
+        total = v if total is None else b.emit("tensor.add", [total, v])
+    return total
+
+
+MAX_WINDOW = 32
+
+
+def _window(b: Batch, op, x, spec, dyn):
+    """A window ``x[..., s(i) : s(i) + W, ...]`` whose start moves with the loop, inside the
+    dimension in every iteration, as ``W`` static slices (element ``w`` of every iteration's
+    window: ``x[..., s(lb) + w :: stride]``) stacked along the window dim; None when that
+    form does not apply (a wide window, one that may be clamped, or no strided form).
+
+    Identity: ``window(i)[w] == x[s(i) + w]``; XLA fuses slices and a concatenate into their
+    consumer, where a gather of ``N x W`` indices is a loop of dynamic reads (conv1d_loops'
+    taps ``x[c, l + k]``)."""
+    moving = [it for it in spec if it[0] in "id" and dyn[it[1]][1]]
+    if len(moving) != 1 or moving[0][0] != "d" or not 1 <= moving[0][2] <= MAX_WINDOW:
+        return None
+    pieces, pos = [], None
+    for w in range(moving[0][2]):
+        plan = _plan(b, op, x.type.shape, spec, dyn, 1, shift=w)
+        if plan is None:
+            return None
+        new_spec, new_dyn, pos = plan
+        r = b.to_front(b.emit("tensor.slice", [x, *new_dyn], loc=op.loc, spec=new_spec), pos)
+        rest = list(r.type.shape[1:])
+        pieces.append(b.emit("tensor.reshape", [r], shape=[b.n] + rest[:pos] + [1] +
+                             rest[pos:]))
+    b.what.add("window slices")
+    if len(pieces) == 1:
+        return pieces[0]
+    return b.emit("tensor.concatenate", pieces, loc=op.loc, axis=1 + pos)
 
 
 def _gather(b: Batch, op, x, spec, dyn):
@@ -143,11 +200,32 @@ def gather(b: Batch, op, args):
     """A gather with ``front`` over a uniform array and per-iteration index arrays: the
     index arrays gain the leading dim, which gather puts first."""
     (x, vx), *idx = args
-    if vx or not op.attrs["front"]:
+    if not op.attrs["front"]:
         raise Refuse(f"the gather at line {_line(op)} has a per-iteration operand")
     rank = max(o.type.rank for o in op.operands[1:])
     ops = [b.padded(v, rank) if vary else v for v, vary in idx]
-    return b.emit("tensor.gather", [x, *ops], loc=op.loc, **op.attrs)
+    if not vx:
+        return b.emit("tensor.gather", [x, *ops], loc=op.loc, **op.attrs)
+    # a per-iteration array: iteration k gathers from row k of the batched x
+    row = b.emit("tensor.reshape", [b.iv_index()], shape=[b.n] + [1] * rank)
+    attrs = dict(op.attrs, axes=[0] + [a + 1 for a in op.attrs["axes"]])
+    return b.emit("tensor.gather", [x, row, *ops], loc=op.loc, **attrs)
+
+
+def _own_element(b: Batch, op, x, spec, dyn):
+    """Element ``x_i[e(i)]`` of a per-iteration array at a per-iteration index (the first
+    failing iteration's error code picked inside an inner loop that was raised): a gather
+    of ``x[k, e(k)]`` over the batched ``x`` (N, ...), which wraps and clamps as the read."""
+    if any(it[0] not in "ic" for it in spec):
+        raise Refuse(f"the read at line {_line(op)} takes a slice of a per-iteration array at "
+                     "a per-iteration index")
+    idx = [b.iv_index()]
+    for it in spec:
+        idx.append(b.const(it[1], "i64") if it[0] == "c" else dyn[it[1]][0])
+    b.what.add("gather")
+    extra = {"unchecked": True} if op.attrs.get("unchecked") else {}
+    return b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=list(range(len(idx))),
+                  front=True, **extra)
 
 
 def read(b: Batch, op, args) -> object:
@@ -155,13 +233,15 @@ def read(b: Batch, op, args) -> object:
     spec = op.attrs["spec"]
     if vx:
         if any(v for _, v in dyn):
-            raise Refuse(f"the read at line {_line(op)} indexes a per-iteration array by a "
-                         "per-iteration index")
+            return _own_element(b, op, x, spec, dyn)
         return b.emit("tensor.slice", [x, *[d for d, _ in dyn]], loc=op.loc,
                       spec=[["s", 0, b.n, 1]] + spec)
     plan = _plan(b, op, x.type.shape, spec, dyn, 1)
     if plan is None:
-        return _gather(b, op, x, spec, dyn)
+        if op.attrs.get("unchecked"):
+            return _gather(b, op, x, spec, dyn)
+        window = _window(b, op, x, spec, dyn)
+        return window if window is not None else _gather(b, op, x, spec, dyn)
     new_spec, new_dyn, pos = plan
     b.what.add("slice")
     r = b.emit("tensor.slice", [x, *new_dyn], loc=op.loc, spec=new_spec)

@@ -240,6 +240,7 @@ class Slots:
         return b.emit("tensor.select", [b.emit("tensor.lt", [lb, ub]), picked, init])
 
     def _error(self, k, role):
+        self.error_slots = getattr(self, "error_slots", []) + [k]
         b, loop = self.b, self.b.loop
         block = loop.regions[0].block
         seed, top, init = block.args[1 + k], block.terminator.operands[k], loop.operands[3 + k]
@@ -248,10 +249,45 @@ class Slots:
             self.code_slot = (k, top, init)
         self.finish.append(lambda: self._error_result(role, top, init))
 
+    def _single_check(self):
+        """(failure condition, code, payload) when the body has one check whose code and
+        payload are the same in every iteration (``select(c & (code == 0), K, code)``):
+        then any failing iteration reports the same thing, and no first failure is looked
+        for (a reduce_any instead of a reduce_min of iteration numbers and two gathers)."""
+        b = self.b
+        block = b.loop.regions[0].block
+        picks = []
+        code_k = self.code_slot[0]
+        order = [code_k] + [k for k in self.error_slots if k != code_k]
+        for k, top in ((k, block.terminator.operands[k]) for k in order):
+            sel = top.owner
+            if isinstance(sel, type(block)) or sel.name != "tensor.select" or \
+                    sel.operands[2] is not block.args[1 + k]:
+                return None
+            value, varying = b.lookup(sel.operands[1])
+            if varying:
+                return None
+            picks.append((sel.operands[0], value))
+        if len(picks) != 2 or picks[0][0] is not picks[1][0]:
+            return None
+        return picks[0][0], picks[0][1], picks[1][1]
+
     def _error_result(self, role, top, init):
         """code: select(init == 0 and some iteration failed, code of the first failing
         iteration, init); the payload follows the code's choice."""
         b = self.b
+        single = self._single_check() if not hasattr(self, "_first") else None
+        if single is not None:
+            cond, code, payload = single
+            _, _, cinit = self.code_slot
+            failed = b.stacked(cond)
+            if b.mask is not None:
+                failed = b.emit("tensor.and", [failed, b.mask])
+            any_failed = b.emit("tensor.reduce_any", [failed], axes=[0], keepdims=False)
+            zero = b.const(0, cinit.type.dtype)
+            now = b.emit("tensor.and", [any_failed, b.emit("tensor.eq", [cinit, zero])])
+            self._first = (None, now, {"code": code, "payload": payload})
+            b.what.add("any-error select")
         if not hasattr(self, "_first"):
             _, ctop, cinit = self.code_slot
             codes = b.stacked(ctop)
@@ -266,7 +302,9 @@ class Slots:
             now = b.emit("tensor.and", [any_failed, b.emit("tensor.eq", [cinit, zero])])
             self._first = (first, now)
             b.what.add("first-error select")
-        first, now = self._first
+        first, now, *same = self._first
+        if same:
+            return b.emit("tensor.select", [now, same[0][role[0]], init])
         values = b.stacked(top)
         # ``first`` is N when nothing failed: a clamped read, never a program's own access
         picked = b.emit("tensor.slice", [values, first], spec=[["i", 0]], unchecked=True)

@@ -2,6 +2,8 @@
 raising tests. ``RAISED``: kernels whose loops all become tensor ops (``time loop`` kernels
 keep exactly their outer time loop). ``CARRIED``: loops with a genuine loop-carried
 dependence that must stay loops. Each entry: (function, args maker by size, loops left)."""
+import math
+
 import numpy as np
 
 
@@ -102,6 +104,38 @@ def conv1d(x, w, y):
         for k in range(w.shape[0]):
             s += w[k] * x[i + k]
         y[i] = s
+
+
+def strided_taps(x, w, y):
+    """Taps x[2*i + k]: the window's start moves by 2 (static strided slices per tap)."""
+    for i in range(y.shape[0]):
+        s = 0.0
+        for k in range(w.shape[0]):
+            s += w[k] * x[2 * i + k]
+        y[i] = s
+
+
+def softmax_math(X, out):
+    """Softmax without the max shift, by math.exp, which checks for overflow: one check
+    whose code is the same in every iteration (any failing iteration reports it; the
+    raised form looks for no first failure)."""
+    for i in range(X.shape[0]):
+        s = 0.0
+        for j in range(X.shape[1]):
+            e = math.exp(X[i, j])
+            out[i, j] = e
+            s += e
+        for j in range(X.shape[1]):
+            out[i, j] /= s
+
+
+def gather_rows(x, idx, y):
+    """IndexError checks whose payload (the index) differs per iteration: the inner loop's
+    first failure is picked per row, then the first failing row's (a per-iteration array
+    at a per-iteration index)."""
+    for i in range(idx.shape[0]):
+        for j in range(idx.shape[1]):
+            y[i, j] = x[idx[i, j]] * 2.0
 
 
 def conv2d(img, w, out):
@@ -280,6 +314,10 @@ RAISED = {
     "heat_2d": (heat_2d, lambda n, m: (3, _r(n + 2, m + 3), _r(n + 2, m + 3)), 1),
     "heat_3d": (heat_3d, lambda n, m: (2, _r(n + 2, m + 2, 4), _r(n + 2, m + 2, 4)), 1),
     "conv1d": (conv1d, lambda n, m: (_r(n + 3), _r(4), np.zeros(n)), 0),
+    "strided_taps": (strided_taps, lambda n, m: (_r(2 * n + 3), _r(4), np.zeros(n)), 0),
+    "softmax_math": (softmax_math, lambda n, m: (_r(n, m + 1) * 3, np.zeros((n, m + 1))), 0),
+    "gather_rows": (gather_rows, lambda n, m: (
+        _r(m + 1), np.random.default_rng(n).integers(0, m + 1, (n, m)), np.zeros((n, m))), 0),
     "conv2d": (conv2d, lambda n, m: (_r(n + 2, m + 1), _r(3, 2), np.zeros((n, m))), 0),
     "softmax_rows": (softmax_rows, lambda n, m: (_r(n, m + 1), np.zeros((n, m + 1))), 0),
     "strided_scale": (strided_scale, lambda n, m: (_r(2 * n + 2), np.zeros(n)), 0),

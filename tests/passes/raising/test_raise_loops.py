@@ -23,7 +23,7 @@ from solvent.ir.parser import parse_function
 from solvent.ir.printer import print_function
 from solvent.ir.verifier import verify
 from solvent.passes import pipeline
-from solvent.passes.raising import batching
+from solvent.passes.raising import batching, indexing
 
 from loop_kernels import CARRIED, RAISED
 
@@ -63,8 +63,11 @@ def _validate(pyfn, args, seeds=2):
     before, after = _before_after(pyfn, args)
     rng = np.random.default_rng(7)
     same = True
-    for _ in range(seeds):
+    for seed in range(seeds):
         inputs = _inputs(before, rng)
+        if seed % 2:  # finite inputs too: one NaN in a sum makes every output NaN alike
+            inputs = [np.nan_to_num(a, nan=0.5, posinf=2.0, neginf=-2.0)
+                      if np.asarray(a).dtype.kind in "fc" else a for a in inputs]
         x = run(before, copy.deepcopy(inputs))
         y = run(after, copy.deepcopy(inputs))
         same &= len(x) == len(y) and all(_close(a, b) for a, b in zip(x, y))
@@ -94,6 +97,22 @@ def test_a_wrong_batching_rule_is_caught(monkeypatch):
     x = np.arange(5.0)
     same, _, after = _validate(diff, (x, np.zeros(5)))
     assert _loops(after) == 0 and not same
+
+
+def test_a_wrong_window_is_caught(monkeypatch):
+    """Window reads as static slices (conv taps x[i + k]) with the taps in reverse order:
+    the same validation sees the difference."""
+    plan = indexing._plan
+
+    def reversed_taps(b, op, shape, spec, dyn, first_dyn, shift=None):
+        if shift is not None:
+            width = next(it[2] for it in spec if it[0] == "d" and dyn[it[1]][1])
+            shift = width - 1 - shift
+        return plan(b, op, shape, spec, dyn, first_dyn, shift)
+    monkeypatch.setattr(indexing, "_plan", reversed_taps)
+    fn, make, _ = RAISED["conv1d"]
+    same, _, after = _validate(fn, make(5, 2))
+    assert _loops(after) == 0 and "window slices" in explain_loops(after) and not same
 
 
 @pytest.mark.parametrize("name", list(RAISED))
@@ -200,3 +219,21 @@ def test_syrk_twin_is_a_masked_dot_general():
     names = [op.name for op in fn.walk()]
     assert _loops(fn) == 0 and names.count("tensor.dot_general") == 1, print_function(fn)
     assert "tensor.reduce_sum" not in names
+
+
+@pytest.mark.parametrize("backend", ["xla", "interp"])
+def test_a_check_the_same_in_every_iteration_is_reported_once_raised(backend):
+    """math.exp overflowing in one element of a raised nest raises OverflowError as Python
+    does, and nothing is written back."""
+    fn, make, _ = RAISED["softmax_math"]
+    X, out = make(3, 4)
+    f = solvent.jit(fn, backend=backend)
+    assert _loops(f.compile((X, out)).fn) == 0
+    assert "any-error select" in explain_loops(f.compile((X, out)).fn)
+    X[1, 2] = 800.0
+    with pytest.raises(OverflowError):
+        fn(X, out.copy())
+    out0 = out.copy()
+    with pytest.raises(OverflowError, match="math range error"):
+        f(X, out)
+    assert np.array_equal(out, out0)
