@@ -65,12 +65,27 @@ def _neg_neg(op, rw):
     return True
 
 
+def _negative_zero(c) -> bool:
+    return isinstance(c, float) and c == 0 and math.copysign(1.0, c) < 0
+
+
 def _add_negative_zero(op, rw):
     if op.result.type.dtype[0] != "f":
         return False
     for k in (0, 1):
         c = constant_value(op.operands[k])
-        if isinstance(c, float) and c == 0 and math.copysign(1.0, c) < 0 and \
+        if _negative_zero(c) and _same_type_operand(op, 1 - k):
+            rw.replace_op(op, [op.operands[1 - k]])
+            return True
+    return False
+
+
+def _add_complex_negative_zero(op, rw):
+    if op.result.type.dtype[0] != "c":
+        return False
+    for k in (0, 1):
+        c = constant_value(op.operands[k])
+        if isinstance(c, complex) and _negative_zero(c.real) and _negative_zero(c.imag) and \
                 _same_type_operand(op, 1 - k):
             rw.replace_op(op, [op.operands[1 - k]])
             return True
@@ -102,6 +117,9 @@ ALGEBRA = [
     Pattern("add-negative-zero", "tensor.add", _add_negative_zero,
             "x + (-0.0) -> x, real floats (exact: -0.0 + 0.0 is 0.0, NaN and inf stay)",
             sample=binary_with_constant("tensor.add", -0.0, "f64")),
+    Pattern("add-complex-negative-zero", "tensor.add", _add_complex_negative_zero,
+            "x + complex(-0.0, -0.0) -> x, complex (each part adds -0.0: exact)",
+            sample=binary_with_constant("tensor.add", complex(-0.0, -0.0), "c128")),
     Pattern("sub-zero", "tensor.sub", _identity_operand(0, positions=(1,)),
             "x - 0 -> x, any dtype (x - 0.0 is x bit for bit, -0.0 included)",
             sample=binary_with_constant("tensor.sub", 0, "f64", const_second=True)),

@@ -36,6 +36,9 @@ def _placed(v, rank: int):
         op = defining(v)
         if op is None:
             break
+        if op.name == "tensor.convert" and op.operands[0].type.shape == v.type.shape:
+            v = op.operands[0]  # converts commute with the moves: convert the base instead
+            continue
         if op.name == "tensor.transpose":
             perm = op.attrs["perm"]
             x = op.operands[0]
@@ -103,6 +106,9 @@ def _sum_of_products(op, rw) -> bool:
         return False
     a, da = _squeeze(rw, a, da)
     b, db = _squeeze(rw, b, db)
+    dtype = prod.result.type.dtype
+    a, b = (x if x.type.dtype == dtype else rw.one("tensor.convert", x, dtype=dtype)
+            for x in (a, b))
     contract = sorted(axes)
     batch = [x for x in kept if x in sa and x in sb]
     attrs = dict(lhs_batch=[da.index(x) for x in batch], rhs_batch=[db.index(x) for x in batch],

@@ -40,6 +40,7 @@ from ...analysis.dependence import CARRIED, REDUCTION, classify_loop
 from ...ir.core import Function
 from ..base import Pass
 from .batching import Batch, Refuse
+from .delinearize import delinearize
 from .slots import Slots, error_slots
 
 
@@ -99,6 +100,7 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
 def raise_loops(fn: Function, max_masked: int = 1 << 16,
                 max_body_elements: int = 1 << 16) -> int:
     """Raise every loop that can be; returns how many were."""
+    delinearize(fn)
     refused: dict = {}
     count = 0
     while True:

@@ -44,8 +44,8 @@ COMBINE = {"sum": "tensor.add", "product": "tensor.mul", "any": "tensor.or",
 
 def identity(kind: str, dtype: str):
     dt = np_dtype(dtype)
-    if kind == "sum":
-        return -0.0 if dt.kind == "f" else 0
+    if kind == "sum":  # -0.0 + x is x for every x: the adds of the identity fold away
+        return -0.0 if dt.kind == "f" else complex(-0.0, -0.0) if dt.kind == "c" else 0
     if kind == "product":
         return 1
     if kind in ("any", "all"):

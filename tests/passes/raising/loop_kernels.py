@@ -138,6 +138,29 @@ def gather_rows(x, idx, y):
             y[i, j] = x[idx[i, j]] * 2.0
 
 
+def flat_matvec(A, x, y):
+    """C-style flat offsets into ravelled storage: a[i*m + k] is delinearized to A[i, k]."""
+    a = A.ravel()
+    m = A.shape[1]
+    for i in range(A.shape[0]):
+        s = 0.0
+        for k in range(m):
+            s += a[i * m + k] * x[k]
+        y[i] = s
+
+
+def flat_overlap(A, y):
+    """a[i*m + k] with k up to m: the offset runs into the next row, so it is not A[i, k]
+    (stays a flat read)."""
+    a = A.ravel()
+    n, m = A.shape
+    for i in range(n - 1):
+        s = 0.0
+        for k in range(m + 1):
+            s += a[i * m + k] * (k + 1.0)
+        y[i] = s
+
+
 def conv2d(img, w, out):
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
@@ -318,6 +341,8 @@ RAISED = {
     "softmax_math": (softmax_math, lambda n, m: (_r(n, m + 1) * 3, np.zeros((n, m + 1))), 0),
     "gather_rows": (gather_rows, lambda n, m: (
         _r(m + 1), np.random.default_rng(n).integers(0, m + 1, (n, m)), np.zeros((n, m))), 0),
+    "flat_matvec": (flat_matvec, lambda n, m: (_r(n, m + 1), _r(m + 1), np.zeros(n)), 0),
+    "flat_overlap": (flat_overlap, lambda n, m: (_r(n + 1, m), np.zeros(n)), 0),
     "conv2d": (conv2d, lambda n, m: (_r(n + 2, m + 1), _r(3, 2), np.zeros((n, m))), 0),
     "softmax_rows": (softmax_rows, lambda n, m: (_r(n, m + 1), np.zeros((n, m + 1))), 0),
     "strided_scale": (strided_scale, lambda n, m: (_r(2 * n + 2), np.zeros(n)), 0),

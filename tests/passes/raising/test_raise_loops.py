@@ -23,7 +23,7 @@ from solvent.ir.parser import parse_function
 from solvent.ir.printer import print_function
 from solvent.ir.verifier import verify
 from solvent.passes import pipeline
-from solvent.passes.raising import batching, indexing
+from solvent.passes.raising import batching, delinearize, indexing
 
 from loop_kernels import CARRIED, RAISED
 
@@ -113,6 +113,31 @@ def test_a_wrong_window_is_caught(monkeypatch):
     fn, make, _ = RAISED["conv1d"]
     same, _, after = _validate(fn, make(5, 2))
     assert _loops(after) == 0 and "window slices" in explain_loops(after) and not same
+
+
+def test_flat_offsets_become_two_subscripts_only_inside_a_row():
+    from solvent import corpus
+    k = corpus.get("three_mm_loops")  # a[i * nk + k] * b[k * nj + j], three times
+    fn = solvent.jit(k.func).compile(k.make_args(6, np.random.default_rng(0))).fn
+    names = [op.name for op in fn.walk()]
+    assert "tensor.gather" not in names and names.count("tensor.dot_general") == 3
+    assert "4 flat offsets into ravelled arrays became 2-D subscripts" in explain_loops(fn)
+    _, after = _before_after(RAISED["flat_overlap"][0], RAISED["flat_overlap"][1](3, 4))
+    assert "became 2-D subscripts" not in explain_loops(after)
+
+
+def test_a_wrong_delinearization_is_caught(monkeypatch):
+    """Splitting c*u + v as (u, c - 1 - v) (the columns reversed, inside the row as the
+    bounds test wants): the validation sees the difference."""
+    split = delinearize._split
+
+    def mirrored(form, c):
+        u, v = split(form, c)
+        return u, type(v)(c - 1) - v
+    monkeypatch.setattr(delinearize, "_split", mirrored)
+    fn, make, _ = RAISED["flat_matvec"]
+    same, _, after = _validate(fn, make(4, 3))
+    assert "became 2-D subscripts" in explain_loops(after) and not same
 
 
 @pytest.mark.parametrize("name", list(RAISED))
