@@ -247,30 +247,31 @@ class Slots:
         b.env[seed] = (b.const(0, seed.type.dtype), False)
         if role[0] == "code":
             self.code_slot = (k, top, init)
+        self.error_inits = getattr(self, "error_inits", []) + [(k, top, init)]
         self.finish.append(lambda: self._error_result(role, top, init))
 
     def _single_check(self):
-        """(failure condition, code, payload) when the body has one check whose code and
-        payload are the same in every iteration (``select(c & (code == 0), K, code)``):
-        then any failing iteration reports the same thing, and no first failure is looked
-        for (a reduce_any instead of a reduce_min of iteration numbers and two gathers)."""
+        """(failure condition, {role: (value on failure, value before)}) when only the last
+        check of the body varies between iterations and every code and payload it may set
+        is the same in every iteration (``select(c & (code == 0), K, before)`` with ``K``
+        and ``before`` uniform: earlier checks hoisted out of the loop, or none): then every
+        failing iteration reports the same thing, and no first failure is looked for (a
+        reduce_any instead of a reduce_min of iteration numbers and two gathers)."""
         b = self.b
         block = b.loop.regions[0].block
-        picks = []
+        picks = {}
         code_k = self.code_slot[0]
-        order = [code_k] + [k for k in self.error_slots if k != code_k]
-        for k, top in ((k, block.terminator.operands[k]) for k in order):
-            sel = top.owner
-            if isinstance(sel, type(block)) or sel.name != "tensor.select" or \
-                    sel.operands[2] is not block.args[1 + k]:
+        for k in self.error_slots:
+            sel = block.terminator.operands[k].owner
+            if isinstance(sel, type(block)) or sel.name != "tensor.select":
                 return None
-            value, varying = b.lookup(sel.operands[1])
-            if varying:
+            (value, v1), (before, v2) = b.lookup(sel.operands[1]), b.lookup(sel.operands[2])
+            if v1 or v2:
                 return None
-            picks.append((sel.operands[0], value))
-        if len(picks) != 2 or picks[0][0] is not picks[1][0]:
+            picks["code" if k == code_k else "payload"] = (sel.operands[0], value, before)
+        if len(picks) != 2 or picks["code"][0] is not picks["payload"][0]:
             return None
-        return picks[0][0], picks[0][1], picks[1][1]
+        return picks["code"][0], {r: p[1:] for r, p in picks.items()}
 
     def _error_result(self, role, top, init):
         """code: select(init == 0 and some iteration failed, code of the first failing
@@ -278,15 +279,27 @@ class Slots:
         b = self.b
         single = self._single_check() if not hasattr(self, "_first") else None
         if single is not None:
-            cond, code, payload = single
+            # the body's chain once, with the last check failing if it fails in any
+            # iteration: select(earlier & (code == 0), before, init), then
+            # select(any(c) & (code == 0), K, that) — the form error_slots reads, so the
+            # loop around may batch it the same way
+            cond, values = single
             _, _, cinit = self.code_slot
+            _, _, pinit = next(s for s in self.error_inits if s[0] != self.code_slot[0])
             failed = b.stacked(cond)
             if b.mask is not None:
                 failed = b.emit("tensor.and", [failed, b.mask])
-            any_failed = b.emit("tensor.reduce_any", [failed], axes=[0], keepdims=False)
+            last = b.emit("tensor.reduce_any", [failed], axes=[0], keepdims=False)
             zero = b.const(0, cinit.type.dtype)
-            now = b.emit("tensor.and", [any_failed, b.emit("tensor.eq", [cinit, zero])])
-            self._first = (None, now, {"code": code, "payload": payload})
+            before_code, before_pay = values["code"][1], values["payload"][1]
+            earlier = b.emit("tensor.ne", [before_code, zero])
+            c1 = b.emit("tensor.and", [earlier, b.emit("tensor.eq", [cinit, zero])])
+            code1 = b.emit("tensor.select", [c1, before_code, cinit])
+            pay1 = b.emit("tensor.select", [c1, before_pay, pinit])
+            c2 = b.emit("tensor.and", [last, b.emit("tensor.eq", [code1, zero])])
+            self._first = (None, None, {
+                "code": b.emit("tensor.select", [c2, values["code"][0], code1]),
+                "payload": b.emit("tensor.select", [c2, values["payload"][0], pay1])})
             b.what.add("any-error select")
         if not hasattr(self, "_first"):
             _, ctop, cinit = self.code_slot
@@ -304,7 +317,7 @@ class Slots:
             b.what.add("first-error select")
         first, now, *same = self._first
         if same:
-            return b.emit("tensor.select", [now, same[0][role[0]], init])
+            return same[0][role[0]]
         values = b.stacked(top)
         # ``first`` is N when nothing failed: a clamped read, never a program's own access
         picked = b.emit("tensor.slice", [values, first], spec=[["i", 0]], unchecked=True)

@@ -129,6 +129,17 @@ def softmax_math(X, out):
             out[i, j] /= s
 
 
+def exp_row_sums(img, s, out):
+    """Two checks: j / s (Python floats: ZeroDivisionError when s == 0, the same in every
+    iteration, so hoisted) before math.exp's overflow (per element); Python reports the
+    division first."""
+    for i in range(img.shape[0]):
+        t = 0.0
+        for j in range(img.shape[1]):
+            t += math.exp(img[i, j] + j / s)
+        out[i] = t
+
+
 def gather_rows(x, idx, y):
     """IndexError checks whose payload (the index) differs per iteration: the inner loop's
     first failure is picked per row, then the first failing row's (a per-iteration array
@@ -339,6 +350,7 @@ RAISED = {
     "conv1d": (conv1d, lambda n, m: (_r(n + 3), _r(4), np.zeros(n)), 0),
     "strided_taps": (strided_taps, lambda n, m: (_r(2 * n + 3), _r(4), np.zeros(n)), 0),
     "softmax_math": (softmax_math, lambda n, m: (_r(n, m + 1) * 3, np.zeros((n, m + 1))), 0),
+    "exp_row_sums": (exp_row_sums, lambda n, m: (_r(n, m + 1), 0.5, np.zeros(n)), 0),
     "gather_rows": (gather_rows, lambda n, m: (
         _r(m + 1), np.random.default_rng(n).integers(0, m + 1, (n, m)), np.zeros((n, m))), 0),
     "flat_matvec": (flat_matvec, lambda n, m: (_r(n, m + 1), _r(m + 1), np.zeros(n)), 0),

@@ -262,3 +262,26 @@ def test_a_check_the_same_in_every_iteration_is_reported_once_raised(backend):
     with pytest.raises(OverflowError, match="math range error"):
         f(X, out)
     assert np.array_equal(out, out0)
+
+
+@pytest.mark.parametrize("backend", ["xla", "interp"])
+@pytest.mark.parametrize("case", ["zero", "overflow", "both", "none"])
+def test_a_hoisted_check_before_a_varying_one_keeps_pythons_order(case, backend):
+    fn, make, _ = RAISED["exp_row_sums"]
+    img, s, out = make(3, 4)
+    if case in ("overflow", "both"):
+        img[2, 1] = 900.0
+    if case in ("zero", "both"):
+        s = 0.0
+    f = solvent.jit(fn, backend=backend)
+    assert "any-error select" in explain_loops(f.compile((img, s, out)).fn)
+    want = {"zero": ZeroDivisionError, "both": ZeroDivisionError,
+            "overflow": OverflowError}.get(case)
+    if want is None:
+        _numpy_vs_solvent(fn, (img, s, out), backend)
+        return
+    with pytest.raises(want):
+        fn(img, s, out.copy())
+    with pytest.raises(want):
+        f(img, s, out)
+    assert not out.any()
