@@ -345,6 +345,8 @@ def run_compiled(c: Compiled, args):
     pending = []
     for r, k in writes:
         out = host(outs[r])
+        if out is args[k]:   # computed in the caller's own array (native backend)
+            continue
         if out.shape != args[k].shape or out.dtype != args[k].dtype:
             raise IRError(
                 f"{c.param_names[k]!r}: the compiled program returned {out.dtype}{out.shape} "
@@ -358,9 +360,10 @@ def run_compiled(c: Compiled, args):
 def _fresh(c: Compiled, outs):
     """True when every result is new (the native backend), else the indices of those that
     are (``backends.xla.Results.fresh``): these are handed to the caller without a copy."""
-    if getattr(c.executable, "fresh_results", False):
-        return True
-    return getattr(outs, "fresh", frozenset())
+    fresh = getattr(outs, "fresh", None)
+    if fresh is not None:
+        return fresh
+    return True if getattr(c.executable, "fresh_results", False) else frozenset()
 
 
 def raise_if_failed(errors, code, payload) -> None:
