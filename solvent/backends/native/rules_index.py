@@ -135,6 +135,18 @@ def _update_slice(op, ctx):
     out = ctx.out(op)
     if op not in ctx.plan.inplace:
         ctx.copy(out, ctx.get(xv))
+    keep = _keeps_old_value(op)
+    if keep is not None:   # x[i] = a if c else x[i]: stores only when c holds
+        cond, taken = keep
+        b = ctx.b
+        resolve = lambda: _resolve(op, ctx, op.attrs["spec"], xv.type.shape, op.operands[2:])
+        # a clamped index is computed where c holds (LLVM may then drop the clamp); a
+        # checked one is checked whether or not c holds, as the unconditional update was
+        items = None if op.attrs.get("unchecked") else resolve()
+        with b.if_then(ctx.get(cond) if taken else b.not_(ctx.get(cond))):
+            ctx.store(out, _source_index(ctx, resolve() if items is None else items, []),
+                      ctx.get(vv.owner.operands[2 - taken]))
+        return [out]
     items = _resolve(op, ctx, op.attrs["spec"], xv.type.shape, op.operands[2:])
     v = ctx.get(vv)
     shape = _kept_shape(items)
@@ -148,6 +160,27 @@ def _update_slice(op, ctx):
         ctx.loop_nest(shape,
                       lambda idx: ctx.store(out, _source_index(ctx, items, idx), ctx.element(v, idx)))
     return [out]
+
+
+def _keeps_old_value(op):
+    """``(c, True)`` when ``op`` writes one element ``select(c, a, x[i])`` of ``x`` at the
+    same ``i`` (``(c, False)`` for ``select(c, x[i], a)``), else None. If-conversion makes
+    ``if c: x[i] = a`` this way; storing ``x[i]`` back is a no-op, so the native code
+    stores ``a`` only when it changes something: a branch the CPU predicts, instead of a
+    read-modify-write of memory every iteration."""
+    xv, vv = op.operands[0], op.operands[1]
+    sel = vv.owner
+    if vv.type.rank or getattr(sel, "name", None) != "tensor.select" \
+            or any(it[0] not in "ic" for it in op.attrs["spec"]):
+        return None
+    for k in (2, 1):
+        old = sel.operands[k].owner
+        if getattr(old, "name", None) == "tensor.slice" and old.operands[0] is xv \
+                and old.attrs["spec"] == op.attrs["spec"] \
+                and list(old.operands[1:]) == list(op.operands[2:]) \
+                and sel.operands[0].type.rank == 0:
+            return sel.operands[0], k == 2
+    return None
 
 
 RULES = {
