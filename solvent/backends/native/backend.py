@@ -153,9 +153,6 @@ class NativeExecutable:
         self.cfunc = comp.cfunc
         self._new = [(b.id, b.shape if b.copies == 1 else (b.copies,) + b.shape,
                       np_dtype(b.dtype)) for b in plan.bufs if b.arg is None and not b.dynamic]
-        # a run-time allocation's slot starts as a null pointer: the shim reads pointers
-        # from array objects, so such functions take the ctypes path
-        self._has_dynamic = any(b.dynamic for b in plan.bufs if b.arg is None)
         self._args = [(b.id, b.arg, np_dtype(b.dtype), b.written, len(b.shape) == 0)
                       for b in plan.bufs if b.arg is not None]
         self._rets = []
@@ -168,6 +165,7 @@ class NativeExecutable:
         self._n = len(plan.bufs)
         self._table = ctypes.c_void_p * self._n
         self._shim = call_with_arrays()
+        self._address = comp.address
         self.options_note = None
         self.explain_lines: list[str] = []
         # checks as values (error_exit.py): the code's and the payload's result buffers
@@ -191,7 +189,7 @@ class NativeExecutable:
     fresh_results = True
 
     def __call__(self, *args):
-        arrays = [None] * self._n
+        arrays = [_UNUSED] * self._n   # what stays is a run-time allocation's entry
         backups, own = [], ()
         for i, k, dt, written, scalar in self._args:
             a = args[k]
@@ -209,14 +207,11 @@ class NativeExecutable:
                 arrays[i] = np.ascontiguousarray(a, dtype=dt)
         for i, shape, dt in self._new:
             arrays[i] = np.empty(shape, dt)
-        err = np.zeros(5, np.int64)
-        if self._shim is not None and not self._has_dynamic:   # pointers read in machine code
-            failed = self._shim(self.comp.address, self._table(*map(id, arrays)), self._n,
-                                id(err))
+        err = np.empty(5, np.int64)   # written in full by a failing check
+        if self._shim is not None:   # pointers read in machine code
+            failed = self._shim(self._address, id(arrays), self._n, id(err))
         else:
-            failed = self.cfunc(self._table(*[0 if a is None else a.ctypes.data
-                                              for a in arrays]),   # None: run-time allocation
-                                err.ctypes.data)
+            failed = self.cfunc(self._table(*[a.ctypes.data for a in arrays]), err.ctypes.data)
         if failed or (self._code is not None and arrays[self._code[0]][()]):
             for a, saved in backups:   # the caller's arrays as they were
                 np.copyto(a, saved)
@@ -240,6 +235,10 @@ class NativeExecutable:
         for address in owned:
             free(address)
         return outs
+
+
+# the table entry of a buffer the native code allocates itself (a run-time shape): never read
+_UNUSED = np.empty(0)
 
 
 class Outs(list):
