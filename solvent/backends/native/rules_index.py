@@ -209,7 +209,10 @@ def _gather(op, ctx):
     nb = len(bshape)
     rest_dims = [a for a in range(len(xs)) if a not in axes]
 
-    def element(idx):
+    def element(idx, mode="check"):
+        """Element ``idx``; ``mode``: "check" raises at a bad index ("check-only": and
+        reads nothing), "clamp" clamps it (a speculated read), "flag" clamps it and records
+        in ``bad`` that it was bad."""
         if front:
             bidx, ridx = idx[:nb], idx[nb:]
         else:
@@ -225,16 +228,34 @@ def _gather(op, ctx):
                    for d, n in enumerate(v.type.shape)]
             iv = ctx.get(v)
             raw = iv if k == 0 else ctx.load(iv, sub)
-            if op.attrs.get("unchecked"):   # a speculated read (if-conversion): clamp
-                src[a] = ctx.clamped_index(raw, v.type.dtype, xs[a])
-            else:
+            if mode in ("check", "check-only"):
                 src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a])
-        return ctx.load(x, src)
+                continue
+            src[a] = ctx.clamped_index(raw, v.type.dtype, xs[a])
+            if mode == "flag":
+                b = ctx.b
+                i = ctx.to_i64(raw, v.type.dtype)
+                n = ir.Constant(I64, xs[a])
+                i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, n), i)
+                b.store(b.or_(b.load(bad), b.icmp_unsigned(">=", i, n)), bad)
+        return ctx.load(x, src) if mode != "check-only" else None
 
+    unchecked = op.attrs.get("unchecked")   # a speculated read (if-conversion): clamp
     if len(out_shape) == 0:
-        return [element([])]
+        return [element([], "clamp" if unchecked else "check")]
     out = ctx.out(op, shape=out_shape)
-    ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx))))
+    if unchecked:
+        ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx), "clamp")))
+        return [out]
+    # checked without a branch per element (the gather loop vectorizes): indices are
+    # clamped and a bad one noted; only then a second pass checks them in order and raises
+    # at the first bad one, the error the checked loop would have raised
+    b = ctx.b
+    bad = ctx.alloca_builder.alloca(ir.IntType(1))
+    b.store(ir.Constant(ir.IntType(1), 0), bad)
+    ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx), "flag")))
+    with b.if_then(b.load(bad), likely=False):
+        ctx.loop_nest(out_shape, lambda idx: element(list(idx), "check-only"))
     return [out]
 
 

@@ -123,3 +123,19 @@ def test_a_check_the_native_code_does_not_repeat_returns_at_its_first_failure():
     np.testing.assert_array_equal(x, np.zeros(6))
     check(reciprocals, np.zeros(6), 9, backend="native")
     check(reciprocals, np.zeros(6), -2, backend="native")
+
+
+def gather_sum(x, cols):
+    return (x[cols] * 2.0).sum(axis=1)
+
+
+def test_a_gather_checks_every_index_and_reports_the_first_bad_one_in_order():
+    x = np.arange(10.0)
+    cols = np.array([[1, -10, 3], [9, 12, -11], [0, 0, 40]])
+    with pytest.raises(IndexError) as e:
+        solvent.jit(gather_sum, backend="native")(x, cols)
+    assert "index 12 is out of bounds for axis 0 with size 10" in str(e.value)
+    assert f"line {_line(gather_sum, 'x[cols]')}" in str(e.value)
+    check(gather_sum, x, np.array([[1, -10, 3], [9, -1, 0]]), backend="native")
+    check(gather_sum, x.astype(np.float32), np.zeros((0, 4), dtype=np.int32), backend="native")
+    check(gather_sum, x, np.arange(-10, 10, dtype=np.int8).reshape(4, 5), backend="native")
