@@ -49,11 +49,18 @@ class Compiled:
     written: frozenset = field(init=False)
     arg_map: tuple = field(init=False)
     result_index: int | None = field(init=False)
+    written_sorted: tuple = field(init=False)
+    all_args: bool = field(init=False)   # the executable takes every argument, in order
+    # pairs of array arguments, one of them written, that must not share memory (set on
+    # the first call: which arguments are arrays is part of the version's key)
+    alias_pairs: tuple | None = field(init=False, default=None)
 
     def __post_init__(self):
         self.writes = _written_args(self)
         self.written = frozenset(k for _, k in self.writes)
         self.arg_map = tuple(self.translation.arg_map)
+        self.written_sorted = tuple(sorted(self.written))
+        self.all_args = self.arg_map == tuple(range(len(self.param_names)))
         spec = self.translation.result
         # the commonest return, one array computed by the program, skips ``_rebuild``
         self.result_index = spec[1] if spec[0] == "value" and spec[2] == "array" and \
@@ -308,20 +315,23 @@ def _written_args(c: Compiled) -> list[tuple[int, int]]:
 def _check_aliasing(c: Compiled, args, written: set[int]):
     if not written:
         return
-    arrays = [(i, a) for i, a in enumerate(args) if isinstance(a, np.ndarray)]
-    for x in range(len(arrays)):
-        for y in range(x + 1, len(arrays)):
-            (i, a), (j, b) = arrays[x], arrays[y]
-            if (i in written or j in written) and np.may_share_memory(a, b):
-                raise UnsupportedError(
-                    f"arguments {c.param_names[i]!r} and {c.param_names[j]!r} share memory and "
-                    "one of them is written; "
-                    "solvent compiles each argument as a separate array",
-                    hint="pass a copy of one of them")
+    pairs = c.alias_pairs
+    if pairs is None:   # which arguments are arrays is fixed by the version's key
+        arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+        pairs = c.alias_pairs = tuple(
+            (i, j) for x, i in enumerate(arrays) for j in arrays[x + 1:]
+            if i in written or j in written)
+    for i, j in pairs:
+        if np.may_share_memory(args[i], args[j]):
+            raise UnsupportedError(
+                f"arguments {c.param_names[i]!r} and {c.param_names[j]!r} share memory and "
+                "one of them is written; "
+                "solvent compiles each argument as a separate array",
+                hint="pass a copy of one of them")
 
 
 def _check_writable(c: Compiled, args, written: set[int]):
-    for k in sorted(written):
+    for k in c.written_sorted:
         if not args[k].flags.writeable:
             raise ValueError(f"argument {c.param_names[k]!r} is read-only, but the function "
                              "writes into it")
@@ -334,7 +344,7 @@ def run_compiled(c: Compiled, args):
     if written:
         _check_aliasing(c, args, written)
         _check_writable(c, args, written)
-    outs = c.executable(*[args[i] for i in c.arg_map])
+    outs = c.executable(*args) if c.all_args else c.executable(*[args[i] for i in c.arg_map])
     if c.fn.errors:  # a failed run-time check raises before anything is written back
         host = getattr(c.executable, "to_host", np.asarray)  # gathers a sharded jax.Array
         raise_if_failed(c.fn.errors, host(outs[-2]), host(outs[-1]))
@@ -344,6 +354,8 @@ def run_compiled(c: Compiled, args):
     host = getattr(c.executable, "to_host", np.asarray)
     pending = []
     for r, k in writes:
+        if outs[r] is args[k]:   # computed in the caller's own array (native backend)
+            continue
         out = host(outs[r])
         if out.shape != args[k].shape or out.dtype != args[k].dtype:
             raise IRError(
@@ -358,9 +370,10 @@ def run_compiled(c: Compiled, args):
 def _fresh(c: Compiled, outs):
     """True when every result is new (the native backend), else the indices of those that
     are (``backends.xla.Results.fresh``): these are handed to the caller without a copy."""
-    if getattr(c.executable, "fresh_results", False):
-        return True
-    return getattr(outs, "fresh", frozenset())
+    fresh = getattr(outs, "fresh", None)
+    if fresh is not None:
+        return fresh
+    return True if getattr(c.executable, "fresh_results", False) else frozenset()
 
 
 def raise_if_failed(errors, code, payload) -> None:

@@ -23,6 +23,7 @@ from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rul
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, call_with_arrays, free
+from .error_exit import error_slots
 from . import threads
 from .types import I64, SUPPORTED
 
@@ -120,6 +121,10 @@ def lower(fn: Function, plan: Plan):
     for buf in plan.bufs:
         if not buf.dynamic:
             ctx.bufs[buf.id] = BufRef(ctx._buffer_pointer(buf), buf.shape, buf.dtype)
+    ctx.error_slots = error_slots(fn)
+    n_ret = len(fn.body.terminator.operands)
+    if ctx.error_slots:
+        ctx.error_ret = tuple(ctx.bufs[plan.ret_scalar[k].id] for k in (n_ret - 2, n_ret - 1))
     args = []
     for a in fn.args:
         ref = ctx.buf(a)
@@ -148,9 +153,6 @@ class NativeExecutable:
         self.cfunc = comp.cfunc
         self._new = [(b.id, b.shape if b.copies == 1 else (b.copies,) + b.shape,
                       np_dtype(b.dtype)) for b in plan.bufs if b.arg is None and not b.dynamic]
-        # a run-time allocation's slot starts as a null pointer: the shim reads pointers
-        # from array objects, so such functions take the ctypes path
-        self._has_dynamic = any(b.dynamic for b in plan.bufs if b.arg is None)
         self._args = [(b.id, b.arg, np_dtype(b.dtype), b.written, len(b.shape) == 0)
                       for b in plan.bufs if b.arg is not None]
         self._rets = []
@@ -163,45 +165,93 @@ class NativeExecutable:
         self._n = len(plan.bufs)
         self._table = ctypes.c_void_p * self._n
         self._shim = call_with_arrays()
+        self._address = comp.address
         self.options_note = None
         self.explain_lines: list[str] = []
+        # checks as values (error_exit.py): the code's and the payload's result buffers
+        self._errors = fn.errors
+        self._code = None
+        if fn.errors:
+            n = len(fn.body.terminator.operands)
+            self._code = (plan.ret_scalar[n - 2].id, plan.ret_scalar[n - 1].id)
+        # a written argument's buffer that ends holding the value written back into that
+        # same argument is the caller's own array when that array fits (see ``_in_place``)
+        rets = fn.body.terminator.operands
+        self._own = {}     # buffer id -> result index written back from it into its argument
+        for r, k in enumerate(fn.writeback):
+            b = plan.of.get(rets[r]) if k is not None and r < len(rets) else None
+            if b is not None and b.arg == k and b.written and b.shape:
+                self._own[b.id] = r
+        self._can_fail = bool(fn.errors) or not comp.returns_zero
 
-    # every result is a new array: none shares memory with an argument or another result
+    # every result is a new array, sharing memory with no argument and no other result,
+    # except the written-back results computed in the caller's own array (``Outs.fresh``)
     fresh_results = True
 
     def __call__(self, *args):
-        arrays = [None] * self._n
+        arrays = [_UNUSED] * self._n   # what stays is a run-time allocation's entry
+        backups, own = [], ()
         for i, k, dt, written, scalar in self._args:
             a = args[k]
             if scalar:
                 arrays[i] = np.array(a, dtype=dt)
             elif written:
-                arrays[i] = np.array(a, dtype=dt, order="C", copy=True)
+                if i in self._own and _in_place(a, dt):
+                    arrays[i] = a
+                    own += (i,)
+                    if self._can_fail:
+                        backups.append((a, a.copy()))
+                else:
+                    arrays[i] = np.array(a, dtype=dt, order="C", copy=True)
             else:
                 arrays[i] = np.ascontiguousarray(a, dtype=dt)
         for i, shape, dt in self._new:
             arrays[i] = np.empty(shape, dt)
-        err = np.zeros(5, np.int64)
-        if self._shim is not None and not self._has_dynamic:   # pointers read in machine code
-            failed = self._shim(self.comp.address, self._table(*map(id, arrays)), self._n,
-                                id(err))
+        err = np.empty(5, np.int64)   # written in full by a failing check
+        if self._shim is not None:   # pointers read in machine code
+            failed = self._shim(self._address, id(arrays), self._n, id(err))
         else:
-            failed = self.cfunc(self._table(*[0 if a is None else a.ctypes.data
-                                              for a in arrays]),   # None: run-time allocation
-                                err.ctypes.data)
-        if failed:
-            raise _error(err, self.locs)
-        outs, seen, owned = [], set(), {}
-        for i, must_copy, dt in self._rets:
+            failed = self.cfunc(self._table(*[a.ctypes.data for a in arrays]), err.ctypes.data)
+        if failed or (self._code is not None and arrays[self._code[0]][()]):
+            for a, saved in backups:   # the caller's arrays as they were
+                np.copyto(a, saved)
+            if failed:
+                raise _error(err, self.locs)
+            from ...runtime.jit import raise_if_failed
+            raise_if_failed(self._errors, arrays[self._code[0]], arrays[self._code[1]])
+        outs, seen, owned = Outs(), set(), {}
+        for r, (i, must_copy, dt) in enumerate(self._rets):
             a = arrays[i]
             if dt is not None:
                 outs.append(_take(a, dt, owned))
                 continue
+            if i in own and self._own[i] != r:
+                must_copy = True
             outs.append(a.copy() if must_copy or i in seen else a)
             seen.add(i)
+        if own:
+            outs.fresh = frozenset(r for r in range(len(outs))
+                                   if r not in {self._own[i] for i in own})
         for address in owned:
             free(address)
         return outs
+
+
+# the table entry of a buffer the native code allocates itself (a run-time shape): never read
+_UNUSED = np.empty(0)
+
+
+class Outs(list):
+    """The results of a call; ``fresh`` (None: all of them) holds the indices of those that
+    share memory with no argument (runtime.jit._fresh)."""
+    fresh = None
+
+
+def _in_place(a, dt) -> bool:
+    """Whether the native code may write into the caller's array ``a`` directly."""
+    f = a.flags
+    return type(a) is np.ndarray and a.dtype == dt and f.c_contiguous and f.writeable \
+        and f.aligned
 
 
 def _take(record, dt, owned: dict):

@@ -17,7 +17,9 @@ fresh buffers that each branch copies its values into.
 An elementwise op writes its result into the buffer of an operand of the result's own shape
 and dtype when that operand is dead after it (element k of the result reads only element k
 of that operand, so the overwrite never precedes a read): a time step ``A = f(A, ...)``
-then needs no temporary and no copy back into the loop slot.
+then needs no temporary and no copy back into the loop slot. An argument's buffer that
+nothing else writes is not reused this way: the executable would copy the caller's array
+into a new buffer first, which costs more than writing the result into a new buffer.
 
 Function arguments are read in place from the caller's arrays; an argument whose buffer is
 written (in place or as a loop slot) is marked ``written`` and the executable copies it into
@@ -95,6 +97,12 @@ class Plan:
         self.bufs.append(b)
         return b
 
+    def _unwritten_arg(self, x: Value) -> bool:
+        """An argument's buffer nothing writes yet: reusing it would cost a copy of the
+        caller's array per call, more than a new buffer."""
+        b = self.of[x]
+        return b.arg is not None and not b.written
+
     def _can_reuse(self, block: Block, pos: int, x: Value, owner_args: bool) -> bool:
         op = block.ops[pos]
         if x in self._donated:
@@ -162,6 +170,7 @@ class Plan:
             elif op.results and is_array(op.results[0]) and self._elementwise(op):
                 r = op.results[0]
                 reuse = next((x for x in op.operands if x.type == r.type and r.type.static
+                              and not self._unwritten_arg(x)
                               and self._can_reuse(block, pos, x, owner_args)), None)
                 b = self.of[reuse] if reuse is not None else self.new(r.type.shape, r.type.dtype)
                 if reuse is not None:

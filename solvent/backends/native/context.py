@@ -90,6 +90,10 @@ class Ctx:
         self.dyn_slots: list = []      # allocas of run-time allocations, freed on leaving
         self._exit = None
         self._rc = None
+        # error_exit.py: loops carrying the function's error code and payload, and the
+        # buffers of those two results (None: the function has no checks as values)
+        self.error_slots: dict = {}
+        self.error_ret = None
 
     def _buffer_pointer(self, buf):
         """The pointer to ``buf``, loaded from the buffer table in the entry block (in a

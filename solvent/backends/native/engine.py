@@ -78,6 +78,7 @@ class Compiled:
         if opt_level:
             optimize(mod, tm, opt_level)
         self.optimized_ir = str(mod)
+        self.returns_zero = _returns_zero(mod.get_function(name))
         t1 = time.perf_counter()
         self.engine = llvm.create_mcjit_compiler(mod, tm)
         self.engine.finalize_object()
@@ -87,20 +88,36 @@ class Compiled:
         self.cfunc = proto(self.address)
 
 
+def _returns_zero(fn) -> bool:
+    """Whether every ``ret`` of ``fn`` returns the constant 0: then no run-time check of the
+    native code can fail (LLVM proved each one, or none was needed)."""
+    for block in fn.blocks:
+        for inst in block.instructions:
+            if inst.opcode == "ret" and not all(str(v).strip() == "i64 0"
+                                                for v in inst.operands):
+                return False
+    return True
+
+
 # --- calling with NumPy arrays: data pointers read in machine code ------------------------------
 # ``ndarray.ctypes.data`` costs about a microsecond per array (it builds a ctypes helper
-# object), several times the cost of the compiled code for a small call. The shim below
-# takes the arrays' object addresses (``id``) instead and reads each one's data pointer,
-# the first field after the object header in NumPy's ``PyArrayObject`` (``PyArray_DATA``),
-# then calls the compiled entry with the pointer table it expects. The offset is checked
-# against ``.ctypes.data`` on a probe array once; where it does not hold (another Python
-# build), ``call_with_arrays`` returns None and callers use ``.ctypes.data``.
+# object), and so does a ctypes pointer table built per call: more than the compiled code
+# of a small call. The shim below takes the address of a Python list of the arrays
+# (``id``) instead, reads its item vector (``PyListObject.ob_item``, the field after the
+# variable-size object header) and from each array object its data pointer (the first field
+# after the object header in NumPy's ``PyArrayObject``: ``PyArray_DATA``), then calls the
+# compiled entry with the pointer table it expects. Both offsets are checked on probe
+# objects once; where they do not hold (another Python build), ``call_with_arrays``
+# returns None and callers use ``.ctypes.data``.
 _SHIM = None
 _SHIM_LOCK = threading.Lock()
 _SHIM_IR = """
-define i64 @solvent_call_arrays(i64 (i8**, i8*)* %fn, i8** %objs, i64 %n, i8* %err_obj) {
+define i64 @solvent_call_arrays(i64 (i8**, i8*)* %fn, i8* %list, i64 %n, i8* %err_obj) {
 entry:
   %ptrs = alloca i8*, i64 %n
+  %itemsp = getelementptr i8, i8* %list, i64 ITEMS
+  %itemspp = bitcast i8* %itemsp to i8***
+  %objs = load i8**, i8*** %itemspp
   br label %head
 head:
   %i = phi i64 [0, %entry], [%next, %body]
@@ -128,21 +145,31 @@ define internal i8* @solvent_array_data(i8* %obj) alwaysinline {
 """
 
 
+def _layout_holds(offset: int, items: int) -> bool:
+    import numpy as np
+    probe = np.arange(3.0)
+    if ctypes.c_void_p.from_address(id(probe) + offset).value != probe.ctypes.data:
+        return False
+    objs = [probe, None]
+    vec = ctypes.c_void_p.from_address(id(objs) + items).value
+    return vec is not None and ctypes.c_void_p.from_address(vec).value == id(probe) and \
+        ctypes.c_void_p.from_address(vec + ctypes.sizeof(ctypes.c_void_p)).value == id(None)
+
+
 def call_with_arrays():
-    """``shim(entry_address, ids, n, id(err))``: calls a compiled entry with the data
-    pointers of the arrays whose ``id``s are in ``ids`` (a ctypes array) and of the int64
-    error array ``err``; None where NumPy's array layout is not the one expected."""
+    """``shim(entry_address, id(arrays), len(arrays), id(err))``: calls a compiled entry
+    with the data pointers of the arrays in the list ``arrays`` and of the int64 error
+    array ``err``; None where CPython's or NumPy's object layout is not the one expected."""
     global _SHIM
     with _SHIM_LOCK:
         if _SHIM is None:
-            import numpy as np
             offset = object.__basicsize__   # PyObject_HEAD: the data pointer follows it
-            probe = np.arange(3.0)
-            if ctypes.c_void_p.from_address(id(probe) + offset).value != probe.ctypes.data:
+            items = tuple.__basicsize__     # PyObject_VAR_HEAD: ob_item follows it in a list
+            if not _layout_holds(offset, items):
                 _SHIM = False
             else:
-                comp = Compiled(_SHIM_IR.replace("OFFSET", str(offset)),
-                                "solvent_call_arrays")
+                comp = Compiled(_SHIM_IR.replace("OFFSET", str(offset))
+                                .replace("ITEMS", str(items)), "solvent_call_arrays")
                 proto = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
                                          ctypes.c_int64, ctypes.c_void_p)
                 _SHIM = (comp, proto(comp.address))

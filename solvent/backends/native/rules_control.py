@@ -8,17 +8,24 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from . import error_exit
 from .bufferize import is_array
 from .context import ERR_ZERO_STEP
 from .rules_parallel import lower_parallel
 
 
-def _enter(op, ctx, inits):
-    """Slots for the carried values; stores (or copies) the inits into them."""
+def _enter(op, ctx, inits, errs=None):
+    """Slots for the carried values; stores (or copies) the inits into them. The error
+    code and payload (``errs``: their carried indices, see error_exit.py) get no slot: a
+    nonzero code returns here, and inside the loop both are 0."""
     slots = []
     copies = ctx.plan.init_copy[op]
+    if errs is not None:
+        error_exit.return_if_failed(ctx, *(ctx.get(inits[k]) for k in errs))
     for k, v in enumerate(inits):
-        if is_array(v):
+        if errs is not None and k in errs:
+            slots.append(None)
+        elif is_array(v):
             ref = ctx.buf(op.results[k])
             if copies[k]:
                 ctx.copy(ref, ctx.get(v))
@@ -31,13 +38,16 @@ def _enter(op, ctx, inits):
 
 
 def _read(ctx, slots, values):
-    return [s if is_array(v) else ctx.b.load(s) for s, v in zip(slots, values)]
+    return [s if is_array(v) else ctx.b.load(s) if s is not None else
+            ir.Constant(ctx.get(v).type, 0) for s, v in zip(slots, values)]
 
 
-def _write_back(ctx, term, slots):
+def _write_back(ctx, term, slots, errs=None):
     """``loop.yield``: new carried values into their slots (array moves via temporaries when
-    a yield permutes the slots)."""
+    a yield permutes the slots); a nonzero error code returns first."""
     vals = [ctx.get(v) for v in term.operands]
+    if errs is not None:
+        error_exit.return_if_failed(ctx, *(vals[k] for k in errs))
     tmps = ctx.plan.swap_tmp.get(term)
     if tmps:
         for k, t in enumerate(tmps):
@@ -46,6 +56,8 @@ def _write_back(ctx, term, slots):
                 ctx.copy(ref, vals[k])
                 vals[k] = ref
     for v, s, val in zip(term.operands, slots, vals):
+        if s is None:
+            continue
         if is_array(v):
             ctx.copy(s, val)
         else:
@@ -70,7 +82,8 @@ def _for(op, ctx):
             ctx.fail_if(ir.Constant(ir.IntType(1), 1), op, ERR_ZERO_STEP)
         else:
             ctx.fail_if(b.icmp_signed("==", step, zero), op, ERR_ZERO_STEP)
-    slots = _enter(op, ctx, inits)
+    errs = error_exit.applies(op, ctx)
+    slots = _enter(op, ctx, inits, errs)
     bounds = [int(v.owner.attrs["value"]) if getattr(v.owner, "name", None) == "tensor.constant"
               else None for v in op.operands[:3]]
     if None not in bounds and bounds[2] and iv_t[0] == "i" and range(*bounds):
@@ -94,7 +107,7 @@ def _for(op, ctx):
     b.cbranch(go, loop, done)
     b.position_at_end(loop)
     term = ctx.lower_block(body, [i] + _read(ctx, slots, inits))
-    _write_back(ctx, term, slots)
+    _write_back(ctx, term, slots, errs)
     b.store(b.add(i, step), iv)
     b.branch(head)
     b.position_at_end(done)
@@ -105,7 +118,8 @@ def _while(op, ctx):
     b = ctx.b
     inits = op.operands
     cond, body = (r.block for r in op.regions)
-    slots = _enter(op, ctx, inits)
+    errs = error_exit.applies(op, ctx)
+    slots = _enter(op, ctx, inits, errs)
     head = ctx.fn.append_basic_block("while.cond")
     loop = ctx.fn.append_basic_block("while.body")
     done = ctx.fn.append_basic_block("while.done")
@@ -115,7 +129,7 @@ def _while(op, ctx):
     b.cbranch(ctx.get(term.operands[0]), loop, done)
     b.position_at_end(loop)
     term = ctx.lower_block(body, _read(ctx, slots, inits))
-    _write_back(ctx, term, slots)
+    _write_back(ctx, term, slots, errs)
     b.branch(head)
     b.position_at_end(done)
     return _read(ctx, slots, inits)

@@ -135,6 +135,18 @@ def _update_slice(op, ctx):
     out = ctx.out(op)
     if op not in ctx.plan.inplace:
         ctx.copy(out, ctx.get(xv))
+    keep = _keeps_old_value(op)
+    if keep is not None:   # x[i] = a if c else x[i]: stores only when c holds
+        cond, taken = keep
+        b = ctx.b
+        resolve = lambda: _resolve(op, ctx, op.attrs["spec"], xv.type.shape, op.operands[2:])
+        # a clamped index is computed where c holds (LLVM may then drop the clamp); a
+        # checked one is checked whether or not c holds, as the unconditional update was
+        items = None if op.attrs.get("unchecked") else resolve()
+        with b.if_then(ctx.get(cond) if taken else b.not_(ctx.get(cond))):
+            ctx.store(out, _source_index(ctx, resolve() if items is None else items, []),
+                      ctx.get(vv.owner.operands[2 - taken]))
+        return [out]
     items = _resolve(op, ctx, op.attrs["spec"], xv.type.shape, op.operands[2:])
     v = ctx.get(vv)
     shape = _kept_shape(items)
@@ -148,6 +160,27 @@ def _update_slice(op, ctx):
         ctx.loop_nest(shape,
                       lambda idx: ctx.store(out, _source_index(ctx, items, idx), ctx.element(v, idx)))
     return [out]
+
+
+def _keeps_old_value(op):
+    """``(c, True)`` when ``op`` writes one element ``select(c, a, x[i])`` of ``x`` at the
+    same ``i`` (``(c, False)`` for ``select(c, x[i], a)``), else None. If-conversion makes
+    ``if c: x[i] = a`` this way; storing ``x[i]`` back is a no-op, so the native code
+    stores ``a`` only when it changes something: a branch the CPU predicts, instead of a
+    read-modify-write of memory every iteration."""
+    xv, vv = op.operands[0], op.operands[1]
+    sel = vv.owner
+    if vv.type.rank or getattr(sel, "name", None) != "tensor.select" \
+            or any(it[0] not in "ic" for it in op.attrs["spec"]):
+        return None
+    for k in (2, 1):
+        old = sel.operands[k].owner
+        if getattr(old, "name", None) == "tensor.slice" and old.operands[0] is xv \
+                and old.attrs["spec"] == op.attrs["spec"] \
+                and list(old.operands[1:]) == list(op.operands[2:]) \
+                and sel.operands[0].type.rank == 0:
+            return sel.operands[0], k == 2
+    return None
 
 
 RULES = {
@@ -176,7 +209,10 @@ def _gather(op, ctx):
     nb = len(bshape)
     rest_dims = [a for a in range(len(xs)) if a not in axes]
 
-    def element(idx):
+    def element(idx, mode="check"):
+        """Element ``idx``; ``mode``: "check" raises at a bad index ("check-only": and
+        reads nothing), "clamp" clamps it (a speculated read), "flag" clamps it and records
+        in ``bad`` that it was bad."""
         if front:
             bidx, ridx = idx[:nb], idx[nb:]
         else:
@@ -192,16 +228,34 @@ def _gather(op, ctx):
                    for d, n in enumerate(v.type.shape)]
             iv = ctx.get(v)
             raw = iv if k == 0 else ctx.load(iv, sub)
-            if op.attrs.get("unchecked"):   # a speculated read (if-conversion): clamp
-                src[a] = ctx.clamped_index(raw, v.type.dtype, xs[a])
-            else:
+            if mode in ("check", "check-only"):
                 src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a])
-        return ctx.load(x, src)
+                continue
+            src[a] = ctx.clamped_index(raw, v.type.dtype, xs[a])
+            if mode == "flag":
+                b = ctx.b
+                i = ctx.to_i64(raw, v.type.dtype)
+                n = ir.Constant(I64, xs[a])
+                i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, n), i)
+                b.store(b.or_(b.load(bad), b.icmp_unsigned(">=", i, n)), bad)
+        return ctx.load(x, src) if mode != "check-only" else None
 
+    unchecked = op.attrs.get("unchecked")   # a speculated read (if-conversion): clamp
     if len(out_shape) == 0:
-        return [element([])]
+        return [element([], "clamp" if unchecked else "check")]
     out = ctx.out(op, shape=out_shape)
-    ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx))))
+    if unchecked:
+        ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx), "clamp")))
+        return [out]
+    # checked without a branch per element (the gather loop vectorizes): indices are
+    # clamped and a bad one noted; only then a second pass checks them in order and raises
+    # at the first bad one, the error the checked loop would have raised
+    b = ctx.b
+    bad = ctx.alloca_builder.alloca(ir.IntType(1))
+    b.store(ir.Constant(ir.IntType(1), 0), bad)
+    ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx), "flag")))
+    with b.if_then(b.load(bad), likely=False):
+        ctx.loop_nest(out_shape, lambda idx: element(list(idx), "check-only"))
     return [out]
 
 

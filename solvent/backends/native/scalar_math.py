@@ -294,6 +294,18 @@ BINARY = {
 }
 
 
+def _fptosi_sat(b, v):
+    """``llvm.fptosi.sat.i64`` written out (NaN -> 0, beyond the range -> its end): the
+    same values, in selects LLVM vectorizes (it scalarizes the vector intrinsic on x86)."""
+    i64 = ir.IntType(64)
+    t = b.fptosi(v, i64)   # poison out of range, never selected then
+    r = b.select(b.fcmp_ordered(">=", v, ir.Constant(v.type, 2.0 ** 63)),
+                 ir.Constant(i64, 2 ** 63 - 1), t)
+    r = b.select(b.fcmp_ordered("<", v, ir.Constant(v.type, -2.0 ** 63)),
+                 ir.Constant(i64, -2 ** 63), r)
+    return b.select(b.fcmp_unordered("uno", v, v), ir.Constant(i64, 0), r)
+
+
 def convert(ctx, src: str, dst: str, v):
     """``x.astype(dst)`` of one scalar (float to int truncates toward zero, saturating
     instead of LLVM's poison for values out of range)."""
@@ -308,9 +320,12 @@ def convert(ctx, src: str, dst: str, v):
         if is_float(src):
             return b.fpext(v, t) if bits(dst) > bits(src) else b.fptrunc(v, t)
         return b.sitofp(v, t) if is_signed(src) else b.uitofp(v, t)
+    if is_float(src) and (is_signed(dst) or bits(dst) < 64):
+        r = _fptosi_sat(b, v)
+        return r if t.width == 64 else b.trunc(r, t)
     if is_float(src):
         wide = ir.IntType(64)
-        sat = "llvm.fptosi.sat" if is_signed(dst) or bits(dst) < 64 else "llvm.fptoui.sat"
+        sat = "llvm.fptoui.sat"
         name = f"{sat}.i64.{'f32' if v.type == F32 else 'f64'}"
         r = b.call(_declare(ctx, name, wide, [v.type]), [v])
         return r if t.width == 64 else b.trunc(r, t)

@@ -45,3 +45,45 @@ def test_unguarded_read_still_raises():
     with pytest.raises(IndexError, match="index 20"):
         solvent.jit(f, backend="native")(np.arange(20.0), out)
     assert not out.any()
+
+
+# conditional element stores that if-conversion made select(c, a, x[i]) and the native
+# backend stores again only when c holds (rules_index._keeps_old_value)
+def cap_at(x, idx, t):
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        if x[i] > t:
+            x[i] = t
+
+
+def keep_unless(x, c):
+    for i in range(x.shape[0]):
+        x[i] = x[i] if c[i] else -x[i]
+
+
+def count_in_range(idx, counts):
+    for k in range(idx.shape[0]):
+        b = idx[k]
+        if 0 <= b < counts.shape[0]:
+            counts[b] += 1
+
+
+def test_conditional_element_stores_match_numpy():
+    from differential import check
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(40)
+    for idx in (rng.integers(-40, 40, 60), np.zeros(0, dtype=np.int64), np.array([-1])):
+        check(cap_at, x, idx, 0.5, backend="native")
+    check(keep_unless, x, rng.random(40) < 0.5, backend="native")
+    check(keep_unless, x.astype(np.float32)[:1], np.array([False]), backend="native")
+    check(count_in_range, rng.integers(-5, 37, 500), np.zeros(32, dtype=np.int64),
+          backend="native")
+    check(count_in_range, rng.integers(-5, 9, 50).astype(np.int8), np.zeros(4, dtype=np.int32),
+          backend="native")
+
+
+def test_a_checked_index_of_a_conditional_store_is_checked_when_the_store_is_skipped():
+    x = np.arange(5.0)
+    with pytest.raises(IndexError):
+        solvent.jit(cap_at, backend="native")(x, np.array([1, 7]), 10.0)
+    np.testing.assert_array_equal(x, np.arange(5.0))

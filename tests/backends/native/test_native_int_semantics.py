@@ -76,3 +76,30 @@ def test_shifts_match_numpy(dt):
 def test_float_to_int_and_bool_conversions():
     check(conversions, np.array([0.0, -1.5, 2.7, 127.9, -128.2, 255.5, 1e3, -0.0]),
           backend="native")
+
+
+def to_int64(x):
+    return x.astype(np.int64)
+
+
+def to_int64_each(x):
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = x[i].astype(np.int64)
+    return out
+
+
+def test_float_to_int_conversion_saturates_alike_vectorized_and_scalar():
+    import solvent
+    big = 2.0 ** 63
+    specials = [np.nan, np.inf, -np.inf, 1e300, -1e300, big, -big, np.nextafter(big, 0),
+                2.7, -2.7, 0.0, -0.0]
+    x = np.array(specials * 5)   # long enough for the vector loop and its remainder
+    mx, mn = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    expected = np.array([0, mx, mn, mx, mn, mx, mn, int(np.nextafter(big, 0)), 2, -2, 0, 0]
+                        * 5, dtype=np.int64)
+    for fn in (to_int64, to_int64_each):
+        np.testing.assert_array_equal(solvent.jit(fn, backend="native")(x), expected)
+    finite = np.linspace(-1e6, 1e6, 101)
+    check(to_int64, finite, backend="native")
+    check(to_int64_each, finite.astype(np.float32), backend="native")

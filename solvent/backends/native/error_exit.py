@@ -1,0 +1,89 @@
+"""Checks that became values (passes/checks_to_values) return early from sequential loops.
+
+checks_to_values threads an error code (i32, 0 while no check failed) and its payload (i64)
+through every loop as two more carried scalars, updated by a chain of selects per check.
+A carried select chain is a loop-carried dependence that LLVM can neither vectorize nor
+drop, and it keeps the loop running after a failure. On the native backend a loop lowered
+sequentially (not a parallel chunk: there the flags fold per chunk, rules_parallel.py) that
+carries the function's code and payload instead
+
+- at entry: returns at once when the code it would carry in is already nonzero;
+- in the body: takes code and payload as the constant 0;
+- at the yield: returns at once when the new code is nonzero;
+- after the loop: gives code and payload as 0.
+
+"Returns" means: code and payload are stored as the function's last two results, the
+others are left as they are, and the function ends normally; the executable raises from the
+code before it reads any other result (backend.NativeExecutable).
+
+Identity: a failed check sets the code only while it is 0 (the first failure wins, as
+Python stops there) and the payload only with it, so while the loop runs the code it carries
+in is 0 exactly when the payload is, and once the code is nonzero every later result is
+discarded by the runtime (it raises before writing anything back). Returning at the first
+nonzero code therefore reports the same (code, payload) the threaded values would.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...ir.core import Function, Operation
+
+
+def error_slots(fn: Function) -> dict:
+    """``{loop op: (carried index of the code, carried index of the payload)}`` for every
+    loop that carries the code and payload the function returns last."""
+    slots: dict = {}
+    if not fn.errors:
+        return slots
+    ret = fn.body.terminator
+    if len(ret.operands) < 2:
+        return slots
+
+    def trace(code, payload):
+        op = code.owner
+        if not isinstance(op, Operation) or payload.owner is not op:
+            return
+        if code.type.dtype != "i32" or payload.type.dtype != "i64" or code.type.rank \
+                or payload.type.rank:
+            return
+        if op.name in ("loop.for", "loop.while"):
+            slots[op] = (code.index, payload.index)
+            blocks = [op.regions[-1].block]
+        elif op.name == "loop.if":
+            blocks = [r.block for r in op.regions]
+        else:
+            return
+        for blk in blocks:
+            t = blk.terminator
+            trace(t.operands[code.index], t.operands[payload.index])
+
+    trace(ret.operands[-2], ret.operands[-1])
+    return slots
+
+
+def applies(op: Operation, ctx) -> tuple | None:
+    """(code index, payload index) when ``op`` is lowered with early returns, else None."""
+    if ctx.tid is not None or ctx.error_ret is None:
+        return None
+    return ctx.error_slots.get(op)
+
+
+def return_if_failed(ctx, code, payload) -> None:
+    """Emit: if ``code`` != 0, store it and ``payload`` as the last two results and return."""
+    b = ctx.b
+    if isinstance(code, ir.Constant) and code.constant == 0:
+        return
+    bad = ctx.fn.append_basic_block("check.failed")
+    ok = ctx.fn.append_basic_block("check.ok")
+    br = b.cbranch(b.icmp_signed("!=", code, ir.Constant(code.type, 0)), bad, ok)
+    br.set_weights([1, 1 << 20])
+    b.position_at_end(bad)
+    code_ref, payload_ref = ctx.error_ret
+    ctx.store(code_ref, [], code)
+    ctx.store(payload_ref, [], payload)
+    ctx.leave(0)
+    b.position_at_end(ok)
+
+
+def zero(v) -> ir.Constant:
+    return ir.Constant(v.type, 0)

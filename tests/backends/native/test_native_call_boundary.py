@@ -1,0 +1,141 @@
+"""The native call boundary: written arguments computed in the caller's own array (with a
+backup restored on any failure), and checks as values that return at the first failure
+inside loops (backends/native/error_exit.py) with the error Python would raise."""
+import inspect
+
+import numpy as np
+import pytest
+
+import solvent
+
+from differential import check
+
+
+def scatter_add(A, idx):
+    for i in range(idx.shape[0]):
+        A[idx[i]] += 1.0
+
+
+def scatter_rows(A, idx, w):
+    for i in range(idx.shape[0]):
+        for j in range(A.shape[1]):
+            A[idx[i], j] += w * j
+
+
+def bump_and_return(x):
+    x += 1
+    return x
+
+
+def bump_then_copy(x):
+    x[0] = 7.0
+    y = x.copy()
+    return y
+
+
+def shifted_floor(x, lo):
+    y = np.floor(x - lo)
+    s = 0.0
+    for i in range(y.shape[0]):
+        s += y[i]
+    return s
+
+
+def countdown(n, x):
+    k = 0
+    while n > 0:
+        x[k] = n
+        k = k + 3
+        n = n - 1
+    return k
+
+
+def _line(fn, text):
+    src, first = inspect.getsourcelines(fn)
+    return first + next(k for k, line in enumerate(src) if text in line)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_failure_in_a_loop_leaves_every_layout_of_the_callers_array_alone(layout):
+    base = np.arange(12.0).reshape(4, 3)
+    A = {"C": base.copy(), "F": np.asfortranarray(base),
+         "strided": np.arange(24.0).reshape(4, 6)[:, ::2]}[layout]
+    before = A.copy()
+    idx = np.array([0, 3, 1, 9, 2], dtype=np.int64)   # 9 fails after three rows were written
+    with pytest.raises(IndexError) as e:
+        solvent.jit(scatter_rows, backend="native")(A, idx, 0.5)
+    assert f"line {_line(scatter_rows, 'A[idx[i], j]')}" in str(e.value)
+    assert "index 9" in str(e.value) and "size 4" in str(e.value)
+    np.testing.assert_array_equal(A, before)
+    idx[3] = -4   # in bounds: the same call now matches NumPy, in place
+    check(scatter_rows, A, idx, 0.5, backend="native")
+
+
+def test_the_first_failing_index_is_reported_and_nothing_is_written():
+    A = np.zeros(5)
+    with pytest.raises(IndexError) as e:
+        solvent.jit(scatter_add, backend="native")(A, np.array([1, 2, 7, -9, 0]))
+    assert "index 7" in str(e.value)
+    np.testing.assert_array_equal(A, np.zeros(5))
+
+
+def test_in_bounds_writes_match_numpy_for_small_and_odd_inputs():
+    for n in (0, 1, 5):
+        check(scatter_add, np.zeros(max(n, 1)), np.arange(n) % max(n, 1), backend="native")
+    check(scatter_add, np.zeros(3, dtype=np.float32), np.array([2, -1, 0, 2]), backend="native")
+    check(scatter_add, np.zeros(4, dtype=np.int8), np.array([3, 3, -4]), backend="native")
+
+
+def test_a_written_argument_returned_is_the_callers_array_and_a_copy_is_not():
+    check(bump_and_return, np.arange(6.0), backend="native")
+    check(bump_and_return, np.arange(6, dtype=np.int64).reshape(2, 3), backend="native")
+    x = np.ones(4)
+    y = solvent.jit(bump_then_copy, backend="native")(x)
+    assert not np.shares_memory(x, y)
+    check(bump_then_copy, np.ones(4), backend="native")
+
+
+def test_an_argument_used_as_scratch_is_not_changed():
+    check(shifted_floor, np.linspace(-3, 3, 50), 0.25, backend="native")
+
+
+def test_while_loop_failure_reports_the_line_and_restores_the_argument():
+    x = np.zeros(7)
+    with pytest.raises(IndexError) as e:
+        solvent.jit(countdown, backend="native")(4, x)
+    assert f"line {_line(countdown, 'x[k] = n')}" in str(e.value)
+    np.testing.assert_array_equal(x, np.zeros(7))
+    check(countdown, 3, np.zeros(7), backend="native")
+
+
+def reciprocals(x, d):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += 1.0 / (d - i)   # Python scalars: ZeroDivisionError at i == d
+        x[i] = s
+    return s
+
+
+def test_a_check_the_native_code_does_not_repeat_returns_at_its_first_failure():
+    x = np.zeros(6)
+    with pytest.raises(ZeroDivisionError):
+        solvent.jit(reciprocals, backend="native")(x, 3)
+    np.testing.assert_array_equal(x, np.zeros(6))
+    check(reciprocals, np.zeros(6), 9, backend="native")
+    check(reciprocals, np.zeros(6), -2, backend="native")
+
+
+def gather_sum(x, cols):
+    return (x[cols] * 2.0).sum(axis=1)
+
+
+def test_a_gather_checks_every_index_and_reports_the_first_bad_one_in_order():
+    x = np.arange(10.0)
+    cols = np.array([[1, -10, 3], [9, 12, -11], [0, 0, 40]])
+    with pytest.raises(IndexError) as e:
+        solvent.jit(gather_sum, backend="native")(x, cols)
+    assert "index 12 is out of bounds for axis 0 with size 10" in str(e.value)
+    assert f"line {_line(gather_sum, 'x[cols]')}" in str(e.value)
+    check(gather_sum, x, np.array([[1, -10, 3], [9, -1, 0]]), backend="native")
+    check(gather_sum, x.astype(np.float32), np.zeros((0, 4), dtype=np.int32), backend="native")
+    check(gather_sum, x, np.arange(-10, 10, dtype=np.int8).reshape(4, 5), backend="native")
