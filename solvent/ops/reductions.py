@@ -93,7 +93,7 @@ def _nan_guard(x, axes, r):
 
 def _empty_identity(kind, dtype):
     dt = np.dtype(dtype)
-    if dt.kind == "f":
+    if dt.kind in "fc":
         return -np.inf if kind == "max" else np.inf
     if dt.kind == "b":
         return kind == "min"
