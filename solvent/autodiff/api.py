@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import weakref
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from ..passes.cse import cse
 from ..passes.dce import dce
 from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
-from ..runtime.jit import _rebuild, _type_key, choose_backend, raise_if_failed
+from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
 from .transform import DifferentiationError, vjp_function
 
@@ -65,6 +66,7 @@ class Gradient:
                 if e.args_needed <= static:
                     raise UnsupportedError(e.what + " must be known at compile time", e.loc)
                 static = static | e.args_needed
+        self.static = static
         self.translation = tr
         fn = run_pipeline(tr.fn) if optimize else _functionalize_only(tr.fn)
         self.primal = fn
@@ -140,18 +142,27 @@ def _describe(a) -> str:
 
 
 class _Cache:
+    """Compiled gradients of one function by argument types and the values of the arguments
+    compiled in as constants (integers and booleans, and any argument the translation asked
+    to know at compile time)."""
+
     def __init__(self, pyfn, argnums, backend, optimize, checkpoints):
         self.pyfn, self.argnums, self.backend, self.optimize = pyfn, argnums, backend, optimize
         self.checkpoints = checkpoints
         self.versions: dict = {}
+        self.static: dict = {}  # type key -> the static argument positions learned
 
     def get(self, args) -> Gradient:
-        key = tuple(_type_key(a) for a in args) + tuple(
-            value_key(a) for a in args if isinstance(a, (bool, numbers.Integral, np.bool_)))
-        g = self.versions.get(key)
-        if g is None:
-            g = self.versions[key] = Gradient(self.pyfn, args, self.argnums, self.backend,
-                                              self.optimize, self.checkpoints)
+        type_key = tuple(_type_key(a) for a in args)
+        static = self.static.get(type_key)
+        if static is not None:
+            g = self.versions.get(type_key + tuple((i, value_key(args[i])) for i in static))
+            if g is not None:
+                return g
+        g = Gradient(self.pyfn, args, self.argnums, self.backend, self.optimize,
+                     self.checkpoints)
+        static = self.static[type_key] = tuple(sorted(g.static))
+        self.versions[type_key + tuple((i, value_key(args[i])) for i in static)] = g
         return g
 
 
@@ -218,7 +229,7 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     if argnums is None:
         argnums = tuple(k for k, a in enumerate(args) if _is_float_arg(a))
     _, nums = _argnums(argnums)
-    g = Gradient(f, args, nums, backend, optimize, checkpoints)
+    g = _vjp_cache(f, nums, backend, optimize, checkpoints).get(args)
     primal, _ = g.run(args, {})
     ret = g.returned(primal, args)
     mutated = g.mutated()
@@ -228,11 +239,11 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
         cts: dict = {}
         direct: dict = {}  # argument position -> cotangent of an argument returned as is
         if mutated:
-            _flatten(g.translation.result, ct[0], cts, direct)
+            _flatten(g.translation.result, ct[0], cts, direct, args)
             for r, c in zip(mutated, ct[1:]):
                 cts[r] = c if r not in cts else cts[r] + np.asarray(c)
         else:
-            _flatten(g.translation.result, ct, cts, direct)
+            _flatten(g.translation.result, ct, cts, direct, args)
         written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
                    if k is not None}
         for pos, c in direct.items():  # a returned argument is its final value
@@ -250,25 +261,53 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     return outputs, vjp_fn
 
 
+# f -> {(argnums, backend, optimize, checkpoints): _Cache}: a second ``vjp`` of the same
+# function on arguments of the same types reuses the compiled gradient
+_VJP_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _vjp_cache(f, nums, backend, optimize, checkpoints) -> _Cache:
+    key = (nums, backend, optimize, checkpoints)
+    try:
+        per_fn = _VJP_CACHES.setdefault(f, {})
+    except TypeError:  # not weakly referenceable: compile each time
+        return _Cache(f, nums, backend, optimize, checkpoints)
+    if key not in per_fn:
+        per_fn[key] = _Cache(f, nums, backend, optimize, checkpoints)
+    return per_fn[key]
+
+
 def _is_float_arg(a) -> bool:
     if isinstance(a, np.ndarray):
         return a.dtype.kind == "f"
     return isinstance(a, (float, np.floating))
 
 
-def _flatten(spec, ct, out: dict, direct: dict) -> None:
+def _flatten(spec, ct, out: dict, direct: dict, args) -> None:
     kind = spec[0]
     if kind == "tuple":
         for s, c in zip(spec[1], ct):
-            _flatten(s, c, out, direct)
+            _flatten(s, c, out, direct, args)
     elif kind == "value":
         out[spec[1]] = ct if spec[1] not in out else out[spec[1]] + np.asarray(ct)
     elif kind == "arg" and ct is not None:
-        if spec[2]:
-            raise DifferentiationError("a returned view of an argument (a slice, transpose "
-                                       "or reshape of it) is not differentiated yet")
         k = spec[1]
+        if spec[2]:
+            ct = _view_adjoint(np.shape(args[k]), spec[2], ct)
         direct[k] = ct if k not in direct else direct[k] + np.asarray(ct)
+
+
+def _view_adjoint(shape, steps, ct):
+    """The cotangent of an argument of ``shape`` whose view (compile-time ``steps``: slices,
+    transposes, reshapes) received ``ct``: ``ct`` added into the slots the view reads (the
+    adjoint of reading them), found by taking the same view of the slots' flat indices."""
+    if any(kind not in ("index", "transpose", "reshape") for kind, _ in steps):
+        raise DifferentiationError("a returned real or imaginary part of an argument is not "
+                                   "differentiated")
+    slots = _view(np.arange(int(np.prod(shape))).reshape(shape), steps)
+    out = np.zeros(int(np.prod(shape)), dtype=np.result_type(np.asarray(ct).dtype, np.float64))
+    np.add.at(out, np.asarray(slots).ravel(), np.broadcast_to(ct, np.shape(slots)).ravel())
+    return out.reshape(shape)
 
 
 def _like(g, arg):
