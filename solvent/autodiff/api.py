@@ -36,7 +36,7 @@ from ..frontend.captures import value_key
 from .transform import DifferentiationError, vjp_function
 
 
-# trips a top-level while loop's tape holds at first; a run that needs more rebuilds the
+# trips a while loop's tape holds at first; a run that needs more rebuilds the
 # gradient with the next power of two (buffers grown in chunks, O(n) work per run)
 WHILE_CAPACITY = 64
 
@@ -81,7 +81,7 @@ class Gradient:
         self._build(WHILE_CAPACITY)
 
     def _build(self, capacity: int) -> None:
-        """Differentiate and compile, top-level while loops taping ``capacity`` trips."""
+        """Differentiate and compile, while loops taping ``capacity`` trips."""
         self.capacity = capacity
         self.report: dict = {}  # tape_bytes, checkpointed, while_trips (vjp_function)
         g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
@@ -153,6 +153,7 @@ class _Cache:
         self.static: dict = {}  # type key -> the static argument positions learned
 
     def get(self, args) -> Gradient:
+        args = _bind(self.pyfn, args)
         type_key = tuple(_type_key(a) for a in args)
         static = self.static.get(type_key)
         if static is not None:
@@ -164,6 +165,19 @@ class _Cache:
         static = self.static[type_key] = tuple(sorted(g.static))
         self.versions[type_key + tuple((i, value_key(args[i])) for i in static)] = g
         return g
+
+
+def _bind(f, args) -> tuple:
+    """``args`` with the defaults of the parameters not passed (as ``solvent.jit`` does)."""
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        return tuple(args)
+    if len(args) >= len(sig.parameters):
+        return tuple(args)
+    bound = sig.bind(*args)
+    bound.apply_defaults()
+    return tuple(bound.args)
 
 
 def _argnums(argnums):
@@ -196,6 +210,7 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=Non
     cache = _Cache(f, nums, backend, optimize, checkpoints)
 
     def wrapped(*args):
+        args = _bind(f, args)
         g = cache.get(args)
         i = _loss_index(g)
         primal, grads = g.run(args, {i: 1.0})
@@ -226,6 +241,7 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     mutates arguments, ``(returned, *final values of the mutated arguments)``;
     ``vjp_fn(cotangent)`` (a cotangent shaped like ``outputs``) returns the tuple of
     cotangents of the float arguments (``argnums``: all float arguments by default)."""
+    args = _bind(f, args)
     if argnums is None:
         argnums = tuple(k for k, a in enumerate(args) if _is_float_arg(a))
     _, nums = _argnums(argnums)

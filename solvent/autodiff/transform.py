@@ -19,8 +19,11 @@ How it is built:
   count ``n`` whose results are active records, in extra carried values, a *tape* per
   carried value: a tensor of shape ``(n, ...)`` written with ``update_slice`` at the start of
   each iteration (so an array slot overwritten inside the loop keeps its old value on the
-  tape). A ``loop.while`` counts its trips in an extra carried counter; at the function's
-  top level it also records a tape of a fixed capacity (``emit_counted_while``). A long loop
+  tape). A ``loop.while`` counts its trips in an extra carried counter and records a tape of
+  a fixed capacity (``emit_counted_while``); the gradient returns the most trips any while
+  took (a while inside another loop records its tape in the reverse step that recomputes
+  it; the reverse loops and ifs around it carry the maximum out), and a run that needed more
+  than the capacity is repeated with a larger one. A long loop
   may first be strip-mined into checkpointed segments (``checkpoint.py``).
 * **Reverse pass**: the ops in reverse order, each op's rule from the VJP table
   (``ir.registry.register_vjp``) emitting IR; cotangents of a value used several times are
@@ -28,9 +31,10 @@ How it is built:
   values of trip ``k`` from the tape, recomputes the body's intermediates from them, and runs
   the body's reverse pass; cotangents of values defined before the loop and used inside it
   are carried by the reverse loop. Without a tape (a ``loop.for`` with a run-time trip count,
-  a ``loop.while`` nested in a loop or an if) a reverse step recomputes the carried values of
+  a ``loop.while`` when no capacity is given) a reverse step recomputes the carried values of
   trip ``k`` by running the body ``k`` times from the loop's initial values: correct for
-  data-dependent trip counts, with ``O(n^2)`` work in the trip count. ``loop.if`` becomes an ``if`` on the same condition whose branches
+  data-dependent trip counts, with ``O(n^2)`` work in the trip count
+  (``report["recomputed_loops"]`` counts them). ``loop.if`` becomes an ``if`` on the same condition whose branches
   recompute and reverse their own branch.
 """
 from __future__ import annotations
@@ -93,6 +97,16 @@ def _update_chain(body: Block, arg: Value, y: Value):
     return chain[::-1]
 
 
+_COUNT = TensorType((), "i64")  # a while loop's trip count
+
+
+def _max_of(b: Builder, vs: list) -> Value:
+    m = vs[0]
+    for v in vs[1:]:
+        m = b.one("tensor.max", m, v)
+    return m
+
+
 def _full_spec(shape):
     return [["s", 0, d, 1] for d in shape]
 
@@ -148,8 +162,13 @@ class Transformer:
         self.varied = varied_values(fn, wrt)
         self.taped: list = []  # (emitted taped loop, number of primal results)
         self.checkpoints = checkpoints  # the policy (checkpoint.segments)
-        self.while_capacity = while_capacity  # trips a top-level while loop's tape holds
-        self.while_trips: list = []  # emitted trip counts of the taped while loops
+        self.while_capacity = while_capacity  # trips a while loop's tape holds
+        self.while_trips: list = []  # trip counts the gradient returns (see trip_sinks)
+        # where a taped while loop reports its trip count: one list per region being built
+        # (the innermost last); a reverse loop or if that holds taped whiles carries the
+        # maximum of their counts out as one more result, reported to the enclosing region
+        self.trip_sinks: list = [self.while_trips]
+        self.recomputed = 0  # loops reversed by re-running them from the start (O(n^2))
         self.stripped: dict = {}  # original loop.for -> its StripMined template, or None
 
     def active(self, v: Value) -> bool:
@@ -197,9 +216,7 @@ class Transformer:
                 elif op.name == "loop.for" and self._trips(op) is not None:
                     self.emit_taped_for(op, scope, b)
                 elif op.name == "loop.while":
-                    top = block is self.fn.body and self.while_capacity is not None
-                    self.emit_counted_while(op, scope, b,
-                                            self.while_capacity if top else None)
+                    self.emit_counted_while(op, scope, b, self.while_capacity)
                 else:
                     self.clone_op(op, scope, b)
             else:
@@ -358,7 +375,7 @@ class Transformer:
             return
         scope.tapes[op] = ("tape", new.results[nres + 1:], capacity, plan, new.results[nres])
         self.taped.append((new, nres + 1))
-        self.while_trips.append(new.results[nres])
+        self.trip_sinks[-1].append(new.results[nres])
 
     # --- reverse ----------------------------------------------------------------------------
     def sweep(self, block: Block, scope: Scope, b: Builder, adj: dict) -> None:
@@ -511,28 +528,36 @@ class Transformer:
                 rs[c] = v
                 states.append((i, v))
         else:
+            self.recomputed += 1
             state = self._emit_steps(op, scope, rb, k, [scope[v] for v in inits])
             for c, s in zip(carried, state):
                 rs[c] = s
         if is_for:
             rs[body.args[0]] = self._iv_at(op, scope, rb, k)
+        self.trip_sinks.append([])
         self.emit_block(body, rs, rb)
         radj = {v: a for v, a in zip(outer, acc)}
         for i, ct in zip(act, ct_c):
             self._accumulate(rb, radj, yields[i], ct)
         self.sweep(body, rs, rb, radj)
+        counts = self.trip_sinks.pop()
         out = [radj.get(carried[i]) for i in act]
         out = [o if o is not None else E.zeros(rb, carried[i].type) for o, i in zip(out, act)]
         out += [radj[v] for v in outer]
         out += [v for _, v in states]
-        rb.create("loop.yield", out)
         state_inits = [scope[op.results[i]] for i, _ in states]
+        types = [v.type for v in ct_c + acc] + [carried[i].type for i, _ in states]
+        if counts:  # the most trips a taped while inside took, over the reverse steps
+            out.append(_max_of(rb, [blk.add_arg(_COUNT, "max_trips")] + counts))
+            state_inits.append(b.constant(0, _COUNT.dtype))
+            types.append(_COUNT)
+        rb.create("loop.yield", out)
         rev = Operation("loop.for", [b.constant(0, idt), n, b.constant(1, idt)] + ct_inits +
-                        acc_inits + state_inits,
-                        [v.type for v in ct_c + acc] + [carried[i].type for i, _ in states],
-                        {}, [Region(blk)], op.loc)
+                        acc_inits + state_inits, types, {}, [Region(blk)], op.loc)
         b.block.append(rev)
         res = rev.results
+        if counts:
+            self.trip_sinks[-1].append(res[-1])
         for v, r in zip(outer, res[len(act):]):
             adj[v] = r
         for i, r in zip(act, res[:len(act)]):
@@ -543,22 +568,32 @@ class Transformer:
         outer = self._outer_uses(blocks)
         if not outer:
             return
-        regions = []
+        regions, branches = [], []
         for blk_src in blocks:
             blk = Block()
             rb = Builder(blk)
             rs = Scope(scope)
+            self.trip_sinks.append([])
             self.emit_block(blk_src, rs, rb)
             radj: dict = {}
             for y, ct in zip(blk_src.terminator.operands, cts):
                 self._accumulate(rb, radj, y, ct)
             self.sweep(blk_src, rs, rb, radj)
-            rb.create("loop.yield", [radj.get(v) if radj.get(v) is not None
-                                     else E.zeros(rb, v.type) for v in outer])
+            branches.append((rb, [radj.get(v) if radj.get(v) is not None
+                                  else E.zeros(rb, v.type) for v in outer],
+                             self.trip_sinks.pop()))
             regions.append(Region(blk))
-        new = Operation("loop.if", [scope[op.operands[0]]], [v.type for v in outer], {},
+        counted = any(c for _, _, c in branches)
+        for rb, out, counts in branches:  # a branch without taped whiles reports 0 trips
+            if counted:
+                out.append(_max_of(rb, counts) if counts else rb.constant(0, _COUNT.dtype))
+            rb.create("loop.yield", out)
+        new = Operation("loop.if", [scope[op.operands[0]]],
+                        [v.type for v in outer] + ([_COUNT] if counted else []), {},
                         regions, op.loc)
         b.block.append(new)
+        if counted:
+            self.trip_sinks[-1].append(new.results[-1])
         for v, r in zip(outer, new.results):
             self._accumulate(b, adj, v, r)
 
@@ -572,10 +607,11 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     one cotangent per result index in ``seeded`` (the float results) and ``grads`` one per
     ``wrt`` argument, in order. ``checkpoints``: the checkpointing policy of long loops
     (``checkpoint.segments``: None automatic, 0 never, k checkpoints). With
-    ``while_capacity``, each while loop of the function's body records a tape of that many
-    trips and ``g`` has one more result per such loop, its trip count (after the grads; a
-    count above the capacity means the run must be repeated with a larger one; their number
-    is ``report["while_trips"]``); without it, the reverse pass of a while loop recomputes
+    ``while_capacity``, each while loop records a tape of that many trips and ``g`` has more
+    results after the grads: trip counts, one per while loop of the function's body and one
+    per top-level loop or if holding while loops (the most trips they took); a count above
+    the capacity means the run must be repeated with a larger one; their number is
+    ``report["while_trips"]``. Without it, the reverse pass of a while loop recomputes
     each trip's state from the loop's start (O(n^2)). ``report`` (a dict),
     when given, receives ``tape_bytes`` (the bytes of every tape buffer ``g`` allocates; a
     tape inside a reverse loop is live one trip at a time, so this bounds the tapes' peak)
@@ -625,4 +661,5 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
         report["checkpointed"] = [(sm.m * sm.s + sm.r, sm.m, sm.s)
                                   for sm in t.stripped.values() if sm is not None]
         report["while_trips"] = len(t.while_trips)
+        report["recomputed_loops"] = t.recomputed
     return g, seeded
