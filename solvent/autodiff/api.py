@@ -108,7 +108,7 @@ class Gradient:
             if c.shape != t.shape:
                 raise ValueError(f"cotangent of shape {c.shape} for an output of shape {t.shape}")
             cts.append(c if t.shape else c[()])
-        outs = self.executable(*ir_args, *cts)
+        outs = self.executable(*ir_args, *cts, *self.report["tables"])
         ntrips = self.report["while_trips"]
         trips = [int(t) for t in outs[len(outs) - ntrips:]] if ntrips else []
         if trips and max(trips) > self.capacity:  # a while tape overflowed: grow, repeat
@@ -202,8 +202,9 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=Non
     a tuple: a tuple of gradients). ``f`` returns one float scalar.
 
     ``checkpoints``: the memory budget of long loops (``autodiff.checkpoint``): None
-    (automatic: a loop whose tape would exceed 64 MiB keeps ``ceil(sqrt(n))`` checkpoints
-    and recomputes the rest), 0 (tape every trip), or k (k checkpoints per loop level).
+    (automatic: a loop whose tape would exceed 64 MiB keeps about ``sqrt(2 n)`` snapshots of
+    its state, the fewest with which the binomial schedule runs the loop forward at most
+    twice more), 0 (tape every trip), or k (k snapshots per loop, binomial schedule).
     ``wrapped.compiled(*args)`` gives the compiled ``Gradient`` (its ``report`` holds the
     tape bytes)."""
     single, nums = _argnums(argnums)
