@@ -185,8 +185,12 @@ def _argnums(argnums):
     return single, ((argnums,) if single else tuple(argnums))
 
 
-def _loss_index(g: Gradient) -> int:
+def _loss_index(g: Gradient) -> int | None:
+    """The IR result index of the loss; None when the loss is a compile-time float constant
+    (a loop of no trips, say: its gradient is zero)."""
     spec = g.translation.result
+    if spec[0] == "const" and isinstance(spec[1], (float, np.floating)):
+        return None
     if spec[0] != "value":
         raise DifferentiationError(
             f"{g.pyfn.__qualname__} must return one float scalar to take its gradient")
@@ -214,7 +218,7 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=Non
         args = _bind(f, args)
         g = cache.get(args)
         i = _loss_index(g)
-        primal, grads = g.run(args, {i: 1.0})
+        primal, grads = g.run(args, {} if i is None else {i: 1.0})
         grads = [_like(gr, args[k]) for gr, k in zip(grads, nums)]
         return g.returned(primal, args), (grads[0] if single else tuple(grads))
 

@@ -217,7 +217,8 @@ class Transformer:
                 sched = self._schedule(op) if op.name == "loop.for" else None
                 if sched is not None:
                     self.emit_revolve_for(op, scope, b, sched)
-                elif op.name == "loop.for" and self._trips(op) is not None:
+                elif op.name == "loop.for" and (self._trips(op) is not None or
+                                                self.while_capacity is not None):
                     self.emit_taped_for(op, scope, b)
                 elif op.name == "loop.while":
                     self.emit_counted_while(op, scope, b, self.while_capacity)
@@ -291,9 +292,11 @@ class Transformer:
         for c in body.args[1:]:
             inner[c] = blk.add_arg(c.type, c.hint)
         dt = iv.type.dtype
-        k = ib.one("tensor.sub", iv, ib.constant(lb, dt))
+        k = ib.one("tensor.sub", iv, scope[op.operands[0]] if lb is None
+                   else ib.constant(lb, dt))
         if step != 1:
-            k = ib.one("tensor.floordiv", k, ib.constant(step, dt))
+            k = ib.one("tensor.floordiv", k, scope[op.operands[2]] if step is None
+                       else ib.constant(step, dt))
         return blk, ib, inner, k
 
     def _loop_tail(self, op, scope, b, blk, tape_types) -> Operation:
@@ -350,7 +353,9 @@ class Transformer:
         return len(range(lb, ub, step))
 
     def emit_taped_for(self, op: Operation, scope: Scope, b: Builder) -> None:
-        """The loop, recording per trip ``k`` what its reverse step needs to rebuild the
+        """The loop (of a compile-time trip count, or of a run-time one taped as a while
+        loop is: in buffers of the capacity, its trip count reported), recording per trip
+        ``k`` what its reverse step needs to rebuild the
         carried values of trip ``k``: the whole value, or, for an array the body changes
         only through ``update_slice`` (``u[i] = ...``), the slots it overwrites (their old
         values and the write's indices): the reverse loop then undoes the writes on the
@@ -358,6 +363,13 @@ class Transformer:
         n = self._trips(op)
         body = op.regions[0].block
         blk, ib, inner, k = self._loop_head(op, scope)
+        if n is None:  # a run-time trip count: a tape of the while loops' capacity
+            n = self.while_capacity
+            k = ib.one("tensor.min", k, ib.constant(n - 1, k.type.dtype))
+            count = self._trip_count(op, scope, b)
+            if count.type != _COUNT:
+                count = b.one("tensor.convert", count, dtype=_COUNT.dtype)
+            self.trip_sinks[-1].append(count)
         writes, plan = self._record_trip(body, body.args[1:], inner, ib)
         tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
         tapes = [blk.add_arg(t) for t in tape_types]
@@ -581,7 +593,8 @@ class Transformer:
         elif tape is not None and tape[0] == "tape":
             tv = tape[1]
             # a while tape that overflowed is read in bounds; the run is then repeated
-            row = k if is_for else rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
+            row = k if is_for and self._trips(op) is not None else \
+                rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
 
             def at_k(t):
                 return rb.create("tensor.slice", [t, row], {"spec": [["i", 0]] + _full_spec(

@@ -160,3 +160,28 @@ def test_nested_while_tape_grows():
     np.testing.assert_allclose(gx, fd_grad(implicit_steps, args, 0), rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(ga, fd_grad(implicit_steps, args, 3), rtol=1e-6, atol=1e-9)
     assert gf.compiled(*args).capacity == 1 << (most - 1).bit_length()
+
+
+def triangular(x, m):
+    """An inner loop whose trip count depends on the outer one's index (a run-time count)
+    carrying a nonlinear recurrence: taped like a while loop, not re-run from its start."""
+    n = x.shape[0]
+    s = 0.0
+    for i in range(m):
+        t = x[i % n]
+        for j in range(i, m):
+            t = np.sin(t) * x[j % n] + 0.5 * t
+        s = s + t * t
+    return s
+
+
+@pytest.mark.parametrize("backend", ["xla", "interp", "native"])
+@pytest.mark.parametrize("m", [0, 1, 5, 70])  # 70: more inner trips than the first capacity
+def test_run_time_trip_count_loop_records_a_tape(m, backend):
+    x = np.random.default_rng(m).uniform(-1, 1, 6)
+    gf = solvent.grad(triangular, 0, backend=backend)
+    np.testing.assert_allclose(gf(x, m), fd_grad(triangular, (x, m), 0), rtol=1e-6,
+                               atol=1e-9)
+    g = gf.compiled(x, m)
+    assert g.report["recomputed_loops"] == 0
+    assert g.capacity == (WHILE_CAPACITY if m <= WHILE_CAPACITY else 128)
