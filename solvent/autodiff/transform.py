@@ -23,20 +23,19 @@ How it is built:
   a fixed capacity (``emit_counted_while``); the gradient returns the most trips any while
   took (a while inside another loop records its tape in the reverse step that recomputes
   it; the reverse loops and ifs around it carry the maximum out), and a run that needed more
-  than the capacity is repeated with a larger one. A long loop
-  instead keep a few snapshots of its state and recompute the rest on the binomial schedule
-  (``checkpoint.py``, ``emit_revolve_for``).
+  than the capacity is repeated with a larger one; a ``loop.for`` with a run-time trip
+  count is taped the same way. A long loop may instead keep a few snapshots of its state
+  and recompute the rest on the binomial schedule (``checkpoint.py``, ``emit_revolve_for``).
 * **Reverse pass**: the ops in reverse order, each op's rule from the VJP table
   (``ir.registry.register_vjp``) emitting IR; cotangents of a value used several times are
   summed. A loop becomes a reverse loop over its trips: each reverse step reads the carried
   values of trip ``k`` from the tape, recomputes the body's intermediates from them, and runs
   the body's reverse pass; cotangents of values defined before the loop and used inside it
-  are carried by the reverse loop. Without a tape (a ``loop.for`` with a run-time trip count,
-  a ``loop.while`` when no capacity is given) a reverse step recomputes the carried values of
-  trip ``k`` by running the body ``k`` times from the loop's initial values: correct for
-  data-dependent trip counts, with ``O(n^2)`` work in the trip count
-  (``report["recomputed_loops"]`` counts them). ``loop.if`` becomes an ``if`` on the same condition whose branches
-  recompute and reverse their own branch.
+  are carried by the reverse loop. Without a tape (no capacity given) a reverse step
+  recomputes the carried values of trip ``k`` by running the body ``k`` times from the
+  loop's initial values: correct for data-dependent trip counts, with ``O(n^2)`` work in the
+  trip count (``report["recomputed_loops"]`` counts them). ``loop.if`` becomes an ``if`` on
+  the same condition whose branches recompute and reverse their own branch.
 """
 from __future__ import annotations
 
