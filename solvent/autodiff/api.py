@@ -260,11 +260,11 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
         cts: dict = {}
         direct: dict = {}  # argument position -> cotangent of an argument returned as is
         if mutated:
-            _flatten(g.translation.result, ct[0], cts, direct, args)
+            _flatten(g.translation.result, ct[0], cts, direct, args, primal)
             for r, c in zip(mutated, ct[1:]):
                 cts[r] = c if r not in cts else cts[r] + np.asarray(c)
         else:
-            _flatten(g.translation.result, ct, cts, direct, args)
+            _flatten(g.translation.result, ct, cts, direct, args, primal)
         written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
                    if k is not None}
         for pos, c in direct.items():  # a returned argument is its final value
@@ -304,13 +304,18 @@ def _is_float_arg(a) -> bool:
     return isinstance(a, (float, np.floating))
 
 
-def _flatten(spec, ct, out: dict, direct: dict, args) -> None:
+def _flatten(spec, ct, out: dict, direct: dict, args, primal) -> None:
     kind = spec[0]
     if kind == "tuple":
         for s, c in zip(spec[1], ct):
-            _flatten(s, c, out, direct, args)
+            _flatten(s, c, out, direct, args, primal)
     elif kind == "value":
         out[spec[1]] = ct if spec[1] not in out else out[spec[1]] + np.asarray(ct)
+    elif kind == "select":  # the returned value is the one of the path the primal ran
+        branch = spec[2] if bool(np.asarray(primal[spec[1]])) else spec[3]
+        _flatten(branch, ct, out, direct, args, primal)
+    elif kind not in ("arg", "const"):
+        raise DifferentiationError(f"a returned value of kind {kind!r} is not differentiated")
     elif kind == "arg" and ct is not None:
         k = spec[1]
         if spec[2]:

@@ -246,3 +246,21 @@ def test_value_and_grad_and_gradient_program_passes_the_verifier():
     v, g = solvent.value_and_grad(power_loop)(x, 3)
     assert v == pytest.approx(power_loop(x, 3), rel=1e-12)
     np.testing.assert_allclose(g, fd_grad(lambda a: power_loop(a, 3), (x,), 0), rtol=1e-6)
+
+
+def pick(x, y, t):
+    """Returns its argument on one path of a run-time if, a new value on the other."""
+    if np.sum(x) > t:
+        return x
+    return y * 2.0
+
+
+@pytest.mark.parametrize("t", [-100.0, 100.0])
+def test_vjp_of_an_argument_returned_on_one_path(t):
+    x, y = np.array([1.0, 2.0]), np.array([3.0, -1.0])
+    out, vjp_fn = solvent.vjp(pick, x, y, t, argnums=(0, 1))
+    np.testing.assert_array_equal(out, pick(x, y, t))
+    ct = np.array([0.5, -2.0])
+    gx, gy = vjp_fn(ct)
+    np.testing.assert_array_equal(gx, ct if t < 0 else 0.0)
+    np.testing.assert_array_equal(gy, 0.0 if t < 0 else 2.0 * ct)
