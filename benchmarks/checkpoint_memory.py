@@ -7,8 +7,9 @@ Usage::
 
 Each configuration runs in a fresh subprocess (peak RSS is per process): ``primal`` (the
 jitted loop alone: the process's baseline), ``taped`` (``checkpoints=0``: one tape row per
-step) and ``auto`` (the default policy: ``ceil(sqrt(steps))`` checkpoints and one segment
-tape) and ``k=10`` (ten checkpoints per level, a multi-level schedule). Printed: peak RSS,
+step) and ``auto`` (the default policy: the fewest snapshots, about ``sqrt(2 steps)``, with
+which the binomial schedule runs the loop forward twice) and ``k=10`` (ten snapshots on the
+binomial schedule: more recomputation, less memory). Printed: peak RSS,
 its growth over the primal's, the tape bytes the transform reports, the time of one
 gradient call (after compilation) and the gradient's largest difference from the taped one.
 """

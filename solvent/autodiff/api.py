@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import weakref
 
 import numpy as np
 
@@ -30,12 +31,12 @@ from ..passes.cse import cse
 from ..passes.dce import dce
 from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
-from ..runtime.jit import _rebuild, _type_key, choose_backend, raise_if_failed
+from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
 from .transform import DifferentiationError, vjp_function
 
 
-# trips a top-level while loop's tape holds at first; a run that needs more rebuilds the
+# trips a while loop's tape holds at first; a run that needs more rebuilds the
 # gradient with the next power of two (buffers grown in chunks, O(n) work per run)
 WHILE_CAPACITY = 64
 
@@ -65,6 +66,7 @@ class Gradient:
                 if e.args_needed <= static:
                     raise UnsupportedError(e.what + " must be known at compile time", e.loc)
                 static = static | e.args_needed
+        self.static = static
         self.translation = tr
         fn = run_pipeline(tr.fn) if optimize else _functionalize_only(tr.fn)
         self.primal = fn
@@ -79,7 +81,7 @@ class Gradient:
         self._build(WHILE_CAPACITY)
 
     def _build(self, capacity: int) -> None:
-        """Differentiate and compile, top-level while loops taping ``capacity`` trips."""
+        """Differentiate and compile, while loops taping ``capacity`` trips."""
         self.capacity = capacity
         self.report: dict = {}  # tape_bytes, checkpointed, while_trips (vjp_function)
         g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
@@ -106,7 +108,7 @@ class Gradient:
             if c.shape != t.shape:
                 raise ValueError(f"cotangent of shape {c.shape} for an output of shape {t.shape}")
             cts.append(c if t.shape else c[()])
-        outs = self.executable(*ir_args, *cts)
+        outs = self.executable(*ir_args, *cts, *self.report["tables"])
         ntrips = self.report["while_trips"]
         trips = [int(t) for t in outs[len(outs) - ntrips:]] if ntrips else []
         if trips and max(trips) > self.capacity:  # a while tape overflowed: grow, repeat
@@ -140,19 +142,42 @@ def _describe(a) -> str:
 
 
 class _Cache:
+    """Compiled gradients of one function by argument types and the values of the arguments
+    compiled in as constants (integers and booleans, and any argument the translation asked
+    to know at compile time)."""
+
     def __init__(self, pyfn, argnums, backend, optimize, checkpoints):
         self.pyfn, self.argnums, self.backend, self.optimize = pyfn, argnums, backend, optimize
         self.checkpoints = checkpoints
         self.versions: dict = {}
+        self.static: dict = {}  # type key -> the static argument positions learned
 
     def get(self, args) -> Gradient:
-        key = tuple(_type_key(a) for a in args) + tuple(
-            value_key(a) for a in args if isinstance(a, (bool, numbers.Integral, np.bool_)))
-        g = self.versions.get(key)
-        if g is None:
-            g = self.versions[key] = Gradient(self.pyfn, args, self.argnums, self.backend,
-                                              self.optimize, self.checkpoints)
+        args = _bind(self.pyfn, args)
+        type_key = tuple(_type_key(a) for a in args)
+        static = self.static.get(type_key)
+        if static is not None:
+            g = self.versions.get(type_key + tuple((i, value_key(args[i])) for i in static))
+            if g is not None:
+                return g
+        g = Gradient(self.pyfn, args, self.argnums, self.backend, self.optimize,
+                     self.checkpoints)
+        static = self.static[type_key] = tuple(sorted(g.static))
+        self.versions[type_key + tuple((i, value_key(args[i])) for i in static)] = g
         return g
+
+
+def _bind(f, args) -> tuple:
+    """``args`` with the defaults of the parameters not passed (as ``solvent.jit`` does)."""
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        return tuple(args)
+    if len(args) >= len(sig.parameters):
+        return tuple(args)
+    bound = sig.bind(*args)
+    bound.apply_defaults()
+    return tuple(bound.args)
 
 
 def _argnums(argnums):
@@ -160,8 +185,12 @@ def _argnums(argnums):
     return single, ((argnums,) if single else tuple(argnums))
 
 
-def _loss_index(g: Gradient) -> int:
+def _loss_index(g: Gradient) -> int | None:
+    """The IR result index of the loss; None when the loss is a compile-time float constant
+    (a loop of no trips, say: its gradient is zero)."""
     spec = g.translation.result
+    if spec[0] == "const" and isinstance(spec[1], (float, np.floating)):
+        return None
     if spec[0] != "value":
         raise DifferentiationError(
             f"{g.pyfn.__qualname__} must return one float scalar to take its gradient")
@@ -177,17 +206,19 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=Non
     a tuple: a tuple of gradients). ``f`` returns one float scalar.
 
     ``checkpoints``: the memory budget of long loops (``autodiff.checkpoint``): None
-    (automatic: a loop whose tape would exceed 64 MiB keeps ``ceil(sqrt(n))`` checkpoints
-    and recomputes the rest), 0 (tape every trip), or k (k checkpoints per loop level).
+    (automatic: a loop whose tape would exceed 64 MiB keeps about ``sqrt(2 n)`` snapshots of
+    its state, the fewest with which the binomial schedule runs the loop forward at most
+    twice more), 0 (tape every trip), or k (k snapshots per loop, binomial schedule).
     ``wrapped.compiled(*args)`` gives the compiled ``Gradient`` (its ``report`` holds the
     tape bytes)."""
     single, nums = _argnums(argnums)
     cache = _Cache(f, nums, backend, optimize, checkpoints)
 
     def wrapped(*args):
+        args = _bind(f, args)
         g = cache.get(args)
         i = _loss_index(g)
-        primal, grads = g.run(args, {i: 1.0})
+        primal, grads = g.run(args, {} if i is None else {i: 1.0})
         grads = [_like(gr, args[k]) for gr, k in zip(grads, nums)]
         return g.returned(primal, args), (grads[0] if single else tuple(grads))
 
@@ -215,10 +246,11 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     mutates arguments, ``(returned, *final values of the mutated arguments)``;
     ``vjp_fn(cotangent)`` (a cotangent shaped like ``outputs``) returns the tuple of
     cotangents of the float arguments (``argnums``: all float arguments by default)."""
+    args = _bind(f, args)
     if argnums is None:
         argnums = tuple(k for k, a in enumerate(args) if _is_float_arg(a))
     _, nums = _argnums(argnums)
-    g = Gradient(f, args, nums, backend, optimize, checkpoints)
+    g = _vjp_cache(f, nums, backend, optimize, checkpoints).get(args)
     primal, _ = g.run(args, {})
     ret = g.returned(primal, args)
     mutated = g.mutated()
@@ -228,11 +260,11 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
         cts: dict = {}
         direct: dict = {}  # argument position -> cotangent of an argument returned as is
         if mutated:
-            _flatten(g.translation.result, ct[0], cts, direct)
+            _flatten(g.translation.result, ct[0], cts, direct, args, primal)
             for r, c in zip(mutated, ct[1:]):
                 cts[r] = c if r not in cts else cts[r] + np.asarray(c)
         else:
-            _flatten(g.translation.result, ct, cts, direct)
+            _flatten(g.translation.result, ct, cts, direct, args, primal)
         written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
                    if k is not None}
         for pos, c in direct.items():  # a returned argument is its final value
@@ -250,25 +282,58 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     return outputs, vjp_fn
 
 
+# f -> {(argnums, backend, optimize, checkpoints): _Cache}: a second ``vjp`` of the same
+# function on arguments of the same types reuses the compiled gradient
+_VJP_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _vjp_cache(f, nums, backend, optimize, checkpoints) -> _Cache:
+    key = (nums, backend, optimize, checkpoints)
+    try:
+        per_fn = _VJP_CACHES.setdefault(f, {})
+    except TypeError:  # not weakly referenceable: compile each time
+        return _Cache(f, nums, backend, optimize, checkpoints)
+    if key not in per_fn:
+        per_fn[key] = _Cache(f, nums, backend, optimize, checkpoints)
+    return per_fn[key]
+
+
 def _is_float_arg(a) -> bool:
     if isinstance(a, np.ndarray):
         return a.dtype.kind == "f"
     return isinstance(a, (float, np.floating))
 
 
-def _flatten(spec, ct, out: dict, direct: dict) -> None:
+def _flatten(spec, ct, out: dict, direct: dict, args, primal) -> None:
     kind = spec[0]
     if kind == "tuple":
         for s, c in zip(spec[1], ct):
-            _flatten(s, c, out, direct)
+            _flatten(s, c, out, direct, args, primal)
     elif kind == "value":
         out[spec[1]] = ct if spec[1] not in out else out[spec[1]] + np.asarray(ct)
+    elif kind == "select":  # the returned value is the one of the path the primal ran
+        branch = spec[2] if bool(np.asarray(primal[spec[1]])) else spec[3]
+        _flatten(branch, ct, out, direct, args, primal)
+    elif kind not in ("arg", "const"):
+        raise DifferentiationError(f"a returned value of kind {kind!r} is not differentiated")
     elif kind == "arg" and ct is not None:
-        if spec[2]:
-            raise DifferentiationError("a returned view of an argument (a slice, transpose "
-                                       "or reshape of it) is not differentiated yet")
         k = spec[1]
+        if spec[2]:
+            ct = _view_adjoint(np.shape(args[k]), spec[2], ct)
         direct[k] = ct if k not in direct else direct[k] + np.asarray(ct)
+
+
+def _view_adjoint(shape, steps, ct):
+    """The cotangent of an argument of ``shape`` whose view (compile-time ``steps``: slices,
+    transposes, reshapes) received ``ct``: ``ct`` added into the slots the view reads (the
+    adjoint of reading them), found by taking the same view of the slots' flat indices."""
+    if any(kind not in ("index", "transpose", "reshape") for kind, _ in steps):
+        raise DifferentiationError("a returned real or imaginary part of an argument is not "
+                                   "differentiated")
+    slots = _view(np.arange(int(np.prod(shape))).reshape(shape), steps)
+    out = np.zeros(int(np.prod(shape)), dtype=np.result_type(np.asarray(ct).dtype, np.float64))
+    np.add.at(out, np.asarray(slots).ravel(), np.broadcast_to(ct, np.shape(slots)).ravel())
+    return out.reshape(shape)
 
 
 def _like(g, arg):

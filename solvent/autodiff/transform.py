@@ -19,19 +19,23 @@ How it is built:
   count ``n`` whose results are active records, in extra carried values, a *tape* per
   carried value: a tensor of shape ``(n, ...)`` written with ``update_slice`` at the start of
   each iteration (so an array slot overwritten inside the loop keeps its old value on the
-  tape). A ``loop.while`` counts its trips in an extra carried counter; at the function's
-  top level it also records a tape of a fixed capacity (``emit_counted_while``). A long loop
-  may first be strip-mined into checkpointed segments (``checkpoint.py``).
+  tape). A ``loop.while`` counts its trips in an extra carried counter and records a tape of
+  a fixed capacity (``emit_counted_while``); the gradient returns the most trips any while
+  took (a while inside another loop records its tape in the reverse step that recomputes
+  it; the reverse loops and ifs around it carry the maximum out), and a run that needed more
+  than the capacity is repeated with a larger one; a ``loop.for`` with a run-time trip
+  count is taped the same way. A long loop may instead keep a few snapshots of its state
+  and recompute the rest on the binomial schedule (``checkpoint.py``, ``emit_revolve_for``).
 * **Reverse pass**: the ops in reverse order, each op's rule from the VJP table
   (``ir.registry.register_vjp``) emitting IR; cotangents of a value used several times are
   summed. A loop becomes a reverse loop over its trips: each reverse step reads the carried
   values of trip ``k`` from the tape, recomputes the body's intermediates from them, and runs
   the body's reverse pass; cotangents of values defined before the loop and used inside it
-  are carried by the reverse loop. Without a tape (a ``loop.for`` with a run-time trip count,
-  a ``loop.while`` nested in a loop or an if) a reverse step recomputes the carried values of
-  trip ``k`` by running the body ``k`` times from the loop's initial values: correct for
-  data-dependent trip counts, with ``O(n^2)`` work in the trip count. ``loop.if`` becomes an ``if`` on the same condition whose branches
-  recompute and reverse their own branch.
+  are carried by the reverse loop. Without a tape (no capacity given) a reverse step
+  recomputes the carried values of trip ``k`` by running the body ``k`` times from the
+  loop's initial values: correct for data-dependent trip counts, with ``O(n^2)`` work in the
+  trip count (``report["recomputed_loops"]`` counts them). ``loop.if`` becomes an ``if`` on
+  the same condition whose branches recompute and reverse their own branch.
 """
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ from ..ir.registry import _VJPS, get
 from ..ir.types import TensorType, is_complex, is_float
 from ..passes.dce import dce
 from . import emit as E
-from .checkpoint import StripMined, nbytes, segments
+from .checkpoint import Schedule, nbytes, snapshots
 from .prune import drop_dead_carries, prune_tapes
 from .rules_complex import COMPLEX_RULES
 
@@ -91,6 +95,21 @@ def _update_chain(body: Block, arg: Value, y: Value):
         chain.append(o)
         y = o.operands[0]
     return chain[::-1]
+
+
+_COUNT = TensorType((), "i64")  # a while loop's trip count
+
+
+def _max_of(b: Builder, vs: list) -> Value:
+    m = vs[0]
+    for v in vs[1:]:
+        m = b.one("tensor.max", m, v)
+    return m
+
+
+def _at(b: Builder, table: Value, k: Value) -> Value:
+    """``table[k]``."""
+    return b.create("tensor.slice", [table, k], {"spec": [["i", 0]]}).result
 
 
 def _full_spec(shape):
@@ -147,10 +166,18 @@ class Transformer:
         self.fn = fn
         self.varied = varied_values(fn, wrt)
         self.taped: list = []  # (emitted taped loop, number of primal results)
-        self.checkpoints = checkpoints  # the policy (checkpoint.segments)
-        self.while_capacity = while_capacity  # trips a top-level while loop's tape holds
-        self.while_trips: list = []  # emitted trip counts of the taped while loops
-        self.stripped: dict = {}  # original loop.for -> its StripMined template, or None
+        self.checkpoints = checkpoints  # the policy (checkpoint.snapshots)
+        self.while_capacity = while_capacity  # trips a while loop's tape holds
+        self.while_trips: list = []  # trip counts the gradient returns (see trip_sinks)
+        # where a taped while loop reports its trip count: one list per region being built
+        # (the innermost last); a reverse loop or if that holds taped whiles carries the
+        # maximum of their counts out as one more result, reported to the enclosing region
+        self.trip_sinks: list = [self.while_trips]
+        self.recomputed = 0  # loops reversed by re-running them from the start (O(n^2))
+        self.schedules: dict = {}  # original loop.for -> its checkpoint.Schedule, or None
+        self.fn_block: Block | None = None  # the emitted function's body (its arguments)
+        self.tables: dict = {}  # (trips, snapshots) -> the schedule's table arguments
+        self.table_values: list = []  # the arrays the gradient's table arguments take
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and (
@@ -186,31 +213,25 @@ class Transformer:
         what their reverse pass needs."""
         for op in block.ops[:-1]:
             if op.name in ("loop.for", "loop.while") and any(self.active(r) for r in op.results):
-                sm = self._strip(op) if op.name == "loop.for" else None
-                if sm is not None:
-                    for c in sm.prelude:
-                        self.clone_op(c, scope, b)
-                    for loop in sm.loops:
-                        self.emit_taped_for(loop, scope, b)
-                    for r, v in zip(op.results, sm.results):
-                        scope[r] = scope[v]
-                elif op.name == "loop.for" and self._trips(op) is not None:
+                sched = self._schedule(op) if op.name == "loop.for" else None
+                if sched is not None:
+                    self.emit_revolve_for(op, scope, b, sched)
+                elif op.name == "loop.for" and (self._trips(op) is not None or
+                                                self.while_capacity is not None):
                     self.emit_taped_for(op, scope, b)
                 elif op.name == "loop.while":
-                    top = block is self.fn.body and self.while_capacity is not None
-                    self.emit_counted_while(op, scope, b,
-                                            self.while_capacity if top else None)
+                    self.emit_counted_while(op, scope, b, self.while_capacity)
                 else:
                     self.clone_op(op, scope, b)
             else:
                 self.clone_op(op, scope, b)
 
-    def _strip(self, op) -> StripMined | None:
-        """``op`` strip-mined into checkpointed segments when the policy asks for it."""
-        if op in self.stripped:
-            return self.stripped[op]
+    def _schedule(self, op) -> Schedule | None:
+        """``op``'s checkpointing schedule when the policy asks for one."""
+        if op in self.schedules:
+            return self.schedules[op]
         n = self._trips(op)
-        sm = None
+        sched = None
         if n is not None:
             body = op.regions[0].block
             ys = body.terminator.operands
@@ -220,15 +241,109 @@ class Transformer:
                 per_trip += nbytes(c.type) if chain is None else sum(
                     nbytes(u.operands[1].type) + sum(nbytes(d.type) for d in u.operands[2:])
                     for u in chain)
-            k = segments(n, per_trip, self.checkpoints)
-            if k is not None:
-                lb, step = _static_int(op.operands[0]), _static_int(op.operands[2])
-                sm = StripMined(op, n, lb, step, k)
-                for orig, news in sm.vmap.items():
-                    if orig in self.varied:
-                        self.varied.update(news)
-        self.stripped[op] = sm
-        return sm
+            c = snapshots(n, per_trip, self.checkpoints)
+            if c is not None:
+                sched = Schedule(n, c)
+        self.schedules[op] = sched
+        return sched
+
+    def _tables(self, sched: Schedule) -> tuple:
+        """The schedule's tables as arguments of the gradient program (one set per
+        (trips, snapshots))."""
+        key = (sched.n, sched.c)
+        if key not in self.tables:
+            vals = []
+            for name in ("store_slot", "restore_pos", "restore_slot"):
+                arr = getattr(sched, name)
+                vals.append(self.fn_block.add_arg(TensorType(arr.shape, "i64"), name))
+                self.table_values.append((name, arr))
+            self.tables[key] = tuple(vals)
+        return self.tables[key]
+
+    def emit_revolve_for(self, op: Operation, scope: Scope, b: Builder, sched) -> None:
+        """The loop writing, at the start of trip ``i``, its carried values into the
+        snapshot slot ``store_slot[i]`` of one buffer per carried value (of ``sched.slots``
+        states): the reverse loop restores and advances from them (``_revolve_state``)."""
+        body = op.regions[0].block
+        carried = body.args[1:]
+        store = self._tables(sched)[0]
+        blk, ib, inner, k = self._loop_head(op, scope)
+        buf_types = [TensorType((sched.slots,) + c.type.shape, c.type.dtype) for c in carried]
+        bufs = [blk.add_arg(t, "snapshots") for t in buf_types]
+        new_bufs = _write_tapes(ib, bufs, [inner[c] for c in carried], _at(ib, store, k))
+        for o in body.ops[:-1]:
+            self.clone_op(o, inner, ib)
+        ib.create("loop.yield", [inner[y] for y in body.terminator.operands] + new_bufs)
+        new = self._loop_tail(op, scope, b, blk, buf_types)
+        scope.tapes[op] = ("revolve", new.results[len(op.results):], sched)
+
+    def _loop_head(self, op: Operation, scope: Scope):
+        """The body block of ``op``'s copy (its induction variable and carried values as
+        arguments) with the trip number ``k = (iv - lb) // step`` computed: ``(block,
+        builder, scope, k)``."""
+        lb, step = _static_int(op.operands[0]), _static_int(op.operands[2])
+        body = op.regions[0].block
+        blk = Block()
+        inner = Scope(scope)
+        ib = Builder(blk)
+        iv = blk.add_arg(body.args[0].type, body.args[0].hint)
+        inner[body.args[0]] = iv
+        for c in body.args[1:]:
+            inner[c] = blk.add_arg(c.type, c.hint)
+        dt = iv.type.dtype
+        k = ib.one("tensor.sub", iv, scope[op.operands[0]] if lb is None
+                   else ib.constant(lb, dt))
+        if step != 1:
+            k = ib.one("tensor.floordiv", k, scope[op.operands[2]] if step is None
+                       else ib.constant(step, dt))
+        return blk, ib, inner, k
+
+    def _loop_tail(self, op, scope, b, blk, tape_types) -> Operation:
+        """``op``'s copy with body ``blk`` carrying tapes of ``tape_types`` (from zeros)
+        after its own values; its results mapped, the loop recorded for ``prune_tapes``."""
+        new = Operation("loop.for", [scope[o] for o in op.operands] +
+                        [E.zeros(b, t) for t in tape_types],
+                        [r.type for r in op.results] + tape_types, op.attrs, [Region(blk)],
+                        op.loc)
+        b.block.append(new)
+        for r, v in zip(op.results, new.results):
+            scope[r] = v
+        self.taped.append((new, len(op.results)))
+        return new
+
+    def _revolve_state(self, op, scope, rb, blk, k, tape, extra) -> list:
+        """In the reverse step ``k`` of a checkpointed loop: the carried values of trip
+        ``k``, restored from snapshot ``restore_slot[k]`` (trip ``restore_pos[k]``) and
+        advanced to trip ``k``, writing each trip passed to its slot. The snapshot buffers
+        are carried by the reverse loop (appended to ``extra``)."""
+        body = op.regions[0].block
+        carried = body.args[1:]
+        store, rpos, rslot = self._tables(tape[2])
+        bufs = [blk.add_arg(t.type, "snapshots") for t in tape[1]]
+        idt = k.type.dtype
+        p, a = _at(rb, rpos, k), _at(rb, rslot, k)
+        start = [rb.create("tensor.slice", [buf, a], {"spec": [["i", 0]] + _full_spec(
+            buf.type.shape[1:])}).result for buf in bufs]
+        ablk = Block()
+        ab = Builder(ablk)
+        i = ablk.add_arg(TensorType((), idt), "i")
+        inner = Scope(scope)
+        xs = [ablk.add_arg(c.type, c.hint) for c in carried]
+        bs = [ablk.add_arg(t.type, "snapshots") for t in bufs]
+        for c, x in zip(carried, xs):
+            inner[c] = x
+        inner[body.args[0]] = self._iv_at(op, scope, ab, i)
+        new_bs = _write_tapes(ab, bs, xs, _at(ab, store, i))
+        for o in body.ops[:-1]:
+            self.clone_op(o, inner, ab)
+        ab.create("loop.yield", [inner[y] for y in body.terminator.operands] + new_bs)
+        adv = Operation("loop.for", [p, k, rb.constant(1, idt)] + start + bufs,
+                        [c.type for c in carried] + [t.type for t in bufs], {},
+                        [Region(ablk)], op.loc)
+        rb.block.append(adv)
+        ncar = len(carried)
+        extra.extend(zip(tape[1], bufs, adv.results[ncar:]))
+        return adv.results[:ncar]
 
     def _trips(self, op):
         lb, ub, step = (_static_int(v) for v in op.operands[:3])
@@ -237,41 +352,30 @@ class Transformer:
         return len(range(lb, ub, step))
 
     def emit_taped_for(self, op: Operation, scope: Scope, b: Builder) -> None:
-        """The loop, recording per trip ``k`` what its reverse step needs to rebuild the
+        """The loop (of a compile-time trip count, or of a run-time one taped as a while
+        loop is: in buffers of the capacity, its trip count reported), recording per trip
+        ``k`` what its reverse step needs to rebuild the
         carried values of trip ``k``: the whole value, or, for an array the body changes
         only through ``update_slice`` (``u[i] = ...``), the slots it overwrites (their old
         values and the write's indices): the reverse loop then undoes the writes on the
         final array, trip by trip, at the cost of the slots rather than the array."""
         n = self._trips(op)
-        lb, step = _static_int(op.operands[0]), _static_int(op.operands[2])
         body = op.regions[0].block
-        carried = body.args[1:]
-        yields = body.terminator.operands
-        blk = Block()
-        inner = Scope(scope)
-        ib = Builder(blk)
-        iv = blk.add_arg(body.args[0].type, body.args[0].hint)
-        inner[body.args[0]] = iv
-        for c in carried:
-            inner[c] = blk.add_arg(c.type, c.hint)
-        dt = iv.type.dtype
-        k = ib.one("tensor.sub", iv, ib.constant(lb, dt))
-        if step != 1:
-            k = ib.one("tensor.floordiv", k, ib.constant(step, dt))
-        writes, plan = self._record_trip(body, carried, inner, ib)
+        blk, ib, inner, k = self._loop_head(op, scope)
+        if n is None:  # a run-time trip count: a tape of the while loops' capacity
+            n = self.while_capacity
+            k = ib.one("tensor.min", k, ib.constant(n - 1, k.type.dtype))
+            count = self._trip_count(op, scope, b)
+            if count.type != _COUNT:
+                count = b.one("tensor.convert", count, dtype=_COUNT.dtype)
+            self.trip_sinks[-1].append(count)
+        writes, plan = self._record_trip(body, body.args[1:], inner, ib)
         tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
         tapes = [blk.add_arg(t) for t in tape_types]
-        ib.create("loop.yield", [inner[y] for y in yields] + _write_tapes(ib, tapes, writes, k))
-        inits = [E.zeros(b, t) for t in tape_types]
-        new = Operation("loop.for", [scope[o] for o in op.operands] + inits,
-                        [r.type for r in op.results] + tape_types, op.attrs, [Region(blk)],
-                        op.loc)
-        b.block.append(new)
-        nres = len(op.results)
-        for r, v in zip(op.results, new.results):
-            scope[r] = v
-        scope.tapes[op] = ("tape", new.results[nres:], n, plan)
-        self.taped.append((new, nres))
+        ib.create("loop.yield", [inner[y] for y in body.terminator.operands] +
+                  _write_tapes(ib, tapes, writes, k))
+        new = self._loop_tail(op, scope, b, blk, tape_types)
+        scope.tapes[op] = ("tape", new.results[len(op.results):], n, plan)
 
     def _record_trip(self, body: Block, carried, inner: Scope, ib: Builder):
         """Clone ``body``'s ops (but its terminator) and say what a trip's tape holds:
@@ -358,7 +462,7 @@ class Transformer:
             return
         scope.tapes[op] = ("tape", new.results[nres + 1:], capacity, plan, new.results[nres])
         self.taped.append((new, nres + 1))
-        self.while_trips.append(new.results[nres])
+        self.trip_sinks[-1].append(new.results[nres])
 
     # --- reverse ----------------------------------------------------------------------------
     def sweep(self, block: Block, scope: Scope, b: Builder, adj: dict) -> None:
@@ -372,14 +476,6 @@ class Transformer:
             adj[v] = E.add(b, adj.get(v), ct)
 
     def reverse_op(self, op: Operation, scope: Scope, b: Builder, adj: dict) -> None:
-        sm = self.stripped.get(op) if op.name == "loop.for" else None
-        if sm is not None:  # reverse the segment loops that replaced it
-            for r, v in zip(op.results, sm.results):
-                if adj.get(r) is not None:
-                    adj[v] = adj.pop(r)
-            for loop in reversed(sm.loops):
-                self.reverse_op(loop, scope, b, adj)
-            return
         cts = [adj.get(r) if self.active(r) else None for r in op.results]
         if all(c is None for c in cts):
             return
@@ -489,11 +585,15 @@ class Transformer:
         acc = [blk.add_arg(v.type, "acc") for v in outer]
         rs = Scope(scope)
         k = rb.one("tensor.sub", rb.one("tensor.sub", n, rb.constant(1, idt)), j)
-        states = []  # carried arrays rebuilt by undoing their writes (reverse loop carries)
-        if tape is not None and tape[0] == "tape":
+        extra = []  # (init, block argument, yield) of more values the reverse loop carries
+        if tape is not None and tape[0] == "revolve":
+            for c, v in zip(carried, self._revolve_state(op, scope, rb, blk, k, tape, extra)):
+                rs[c] = v
+        elif tape is not None and tape[0] == "tape":
             tv = tape[1]
             # a while tape that overflowed is read in bounds; the run is then repeated
-            row = k if is_for else rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
+            row = k if is_for and self._trips(op) is not None else \
+                rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
 
             def at_k(t):
                 return rb.create("tensor.slice", [t, row], {"spec": [["i", 0]] + _full_spec(
@@ -508,31 +608,39 @@ class Transformer:
                     v = rb.create("tensor.update_slice",
                                   [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
                                   {"spec": u.attrs["spec"]}).result
-                rs[c] = v
-                states.append((i, v))
+                rs[c] = v  # the array as trip k found it, carried on to trip k - 1
+                extra.append((scope[op.results[i]], s_arg, v))
         else:
+            self.recomputed += 1
             state = self._emit_steps(op, scope, rb, k, [scope[v] for v in inits])
             for c, s in zip(carried, state):
                 rs[c] = s
         if is_for:
             rs[body.args[0]] = self._iv_at(op, scope, rb, k)
+        self.trip_sinks.append([])
         self.emit_block(body, rs, rb)
         radj = {v: a for v, a in zip(outer, acc)}
         for i, ct in zip(act, ct_c):
             self._accumulate(rb, radj, yields[i], ct)
         self.sweep(body, rs, rb, radj)
+        counts = self.trip_sinks.pop()
         out = [radj.get(carried[i]) for i in act]
         out = [o if o is not None else E.zeros(rb, carried[i].type) for o, i in zip(out, act)]
         out += [radj[v] for v in outer]
-        out += [v for _, v in states]
+        out += [y for _, _, y in extra]
+        state_inits = [init for init, _, _ in extra]
+        types = [v.type for v in ct_c + acc] + [a.type for _, a, _ in extra]
+        if counts:  # the most trips a taped while inside took, over the reverse steps
+            out.append(_max_of(rb, [blk.add_arg(_COUNT, "max_trips")] + counts))
+            state_inits.append(b.constant(0, _COUNT.dtype))
+            types.append(_COUNT)
         rb.create("loop.yield", out)
-        state_inits = [scope[op.results[i]] for i, _ in states]
         rev = Operation("loop.for", [b.constant(0, idt), n, b.constant(1, idt)] + ct_inits +
-                        acc_inits + state_inits,
-                        [v.type for v in ct_c + acc] + [carried[i].type for i, _ in states],
-                        {}, [Region(blk)], op.loc)
+                        acc_inits + state_inits, types, {}, [Region(blk)], op.loc)
         b.block.append(rev)
         res = rev.results
+        if counts:
+            self.trip_sinks[-1].append(res[-1])
         for v, r in zip(outer, res[len(act):]):
             adj[v] = r
         for i, r in zip(act, res[:len(act)]):
@@ -543,22 +651,32 @@ class Transformer:
         outer = self._outer_uses(blocks)
         if not outer:
             return
-        regions = []
+        regions, branches = [], []
         for blk_src in blocks:
             blk = Block()
             rb = Builder(blk)
             rs = Scope(scope)
+            self.trip_sinks.append([])
             self.emit_block(blk_src, rs, rb)
             radj: dict = {}
             for y, ct in zip(blk_src.terminator.operands, cts):
                 self._accumulate(rb, radj, y, ct)
             self.sweep(blk_src, rs, rb, radj)
-            rb.create("loop.yield", [radj.get(v) if radj.get(v) is not None
-                                     else E.zeros(rb, v.type) for v in outer])
+            branches.append((rb, [radj.get(v) if radj.get(v) is not None
+                                  else E.zeros(rb, v.type) for v in outer],
+                             self.trip_sinks.pop()))
             regions.append(Region(blk))
-        new = Operation("loop.if", [scope[op.operands[0]]], [v.type for v in outer], {},
+        counted = any(c for _, _, c in branches)
+        for rb, out, counts in branches:  # a branch without taped whiles reports 0 trips
+            if counted:
+                out.append(_max_of(rb, counts) if counts else rb.constant(0, _COUNT.dtype))
+            rb.create("loop.yield", out)
+        new = Operation("loop.if", [scope[op.operands[0]]],
+                        [v.type for v in outer] + ([_COUNT] if counted else []), {},
                         regions, op.loc)
         b.block.append(new)
+        if counted:
+            self.trip_sinks[-1].append(new.results[-1])
         for v, r in zip(outer, new.results):
             self._accumulate(b, adj, v, r)
 
@@ -571,15 +689,20 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     Returns ``(g, seeded)``: ``g(*fn.args, *cts) -> (*fn.results, *grads)`` where ``cts`` has
     one cotangent per result index in ``seeded`` (the float results) and ``grads`` one per
     ``wrt`` argument, in order. ``checkpoints``: the checkpointing policy of long loops
-    (``checkpoint.segments``: None automatic, 0 never, k checkpoints). With
-    ``while_capacity``, each while loop of the function's body records a tape of that many
-    trips and ``g`` has one more result per such loop, its trip count (after the grads; a
-    count above the capacity means the run must be repeated with a larger one; their number
-    is ``report["while_trips"]``); without it, the reverse pass of a while loop recomputes
+    (``checkpoint.snapshots``: None automatic, 0 never, k snapshots; a checkpointed loop
+    makes ``g`` take its schedule's tables as more arguments after ``cts``: their values
+    are ``report["tables"]``, which ``report`` must be given for). With
+    ``while_capacity``, each while loop records a tape of that many trips and ``g`` has more
+    results after the grads: trip counts, one per while loop of the function's body and one
+    per top-level loop or if holding while loops (the most trips they took); a count above
+    the capacity means the run must be repeated with a larger one; their number is
+    ``report["while_trips"]``. Without it, the reverse pass of a while loop recomputes
     each trip's state from the loop's start (O(n^2)). ``report`` (a dict),
     when given, receives ``tape_bytes`` (the bytes of every tape buffer ``g`` allocates; a
     tape inside a reverse loop is live one trip at a time, so this bounds the tapes' peak)
-    and ``checkpointed`` (``(trips, checkpoints, segment length)`` per strip-mined loop)."""
+    ``checkpointed`` (``(trips, snapshots, forward steps)`` per checkpointed loop: the
+    forward sweep and the reverse pass's recomputation, ``checkpoint.binomial_cost + 1``)
+    and ``tables``."""
     for k in wrt:
         a = fn.args[k]
         if not (isinstance(a.type, TensorType) and is_float(a.type.dtype)):
@@ -594,6 +717,7 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
                                    "are not differentiated yet")
     t = Transformer(fn, wrt, checkpoints, while_capacity)
     body = Block()
+    t.fn_block = body
     b = Builder(body)
     scope = Scope()
     for a in fn.args:
@@ -611,7 +735,8 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     grads = [adj.get(fn.args[k]) if adj.get(fn.args[k]) is not None
              else E.zeros(b, fn.args[k].type) for k in wrt]
     b.create("func.return", outs + grads + t.while_trips)
-    names = list(fn.arg_names) + [f"ct{i}" for i in seeded]
+    names = list(fn.arg_names) + [f"ct{i}" for i in seeded] + [
+        name for name, _ in t.table_values]
     g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))
     g = dce(g)
     if prune_tapes(g, t.taped):
@@ -622,7 +747,9 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
         live = set(g.walk())
         report["tape_bytes"] = sum(nbytes(r.type) for loop, nres in t.taped if loop in live
                                    for r in loop.results[nres:])
-        report["checkpointed"] = [(sm.m * sm.s + sm.r, sm.m, sm.s)
-                                  for sm in t.stripped.values() if sm is not None]
+        report["checkpointed"] = [(sc.n, sc.c, sc.n + sc.advances)
+                                  for sc in t.schedules.values() if sc is not None]
+        report["tables"] = [arr for _, arr in t.table_values]
         report["while_trips"] = len(t.while_trips)
+        report["recomputed_loops"] = t.recomputed
     return g, seeded
