@@ -108,13 +108,17 @@ class Gradient:
             if c.shape != t.shape:
                 raise ValueError(f"cotangent of shape {c.shape} for an output of shape {t.shape}")
             cts.append(c if t.shape else c[()])
-        outs = self.executable(*ir_args, *cts, *self.report["tables"])
+        outs = list(self.executable(*ir_args, *cts, *self.report["tables"]))
+        nerr = 2 if self.primal.errors else 0     # the checks' code and payload come last
+        errs, outs = outs[len(outs) - nerr:], outs[:len(outs) - nerr]
         ntrips = self.report["while_trips"]
         trips = [int(t) for t in outs[len(outs) - ntrips:]] if ntrips else []
-        if trips and max(trips) > self.capacity:  # a while tape overflowed: grow, repeat
+        if trips and max(trips) > self.capacity and not (errs and errs[0]):
+            # a while tape overflowed (and no check failed): grow, repeat
             self._build(1 << (max(trips) - 1).bit_length())
             return self.run(args, result_cts)
-        primal, grads = outs[:self.nres], outs[self.nres:len(outs) - ntrips]
+        nres = self.nres - nerr
+        primal, grads = outs[:nres] + errs, outs[nres:len(outs) - ntrips]
         if self.primal.errors:
             raise_if_failed(self.primal.errors, primal[-2], primal[-1])
         return primal, [np.asarray(g) for g in grads]

@@ -33,7 +33,7 @@ COMPLEX_RULES = frozenset(
     f"tensor.{n}" for n in (
         "add", "sub", "neg", "mul", "div", "abs", "convert", "select", "reshape", "transpose",
         "slice", "update_slice", "broadcast_to", "reduce_sum", "concatenate", "reverse",
-        "real", "imag", "conj", "angle", "fft"))
+        "real", "imag", "conj", "angle", "fft", "dot_general"))
 
 _COMPLEX = {"f32": "c64", "f64": "c128", "c64": "c64", "c128": "c128"}
 

@@ -92,7 +92,10 @@ def _cumprod(b, op, xs, ys, cts):
 
 
 def _dot(b, op, xs, ys, cts):
-    a, bb = xs
+    """Bilinear: each operand's cotangent contracts ``ct`` with the other operand, conjugated
+    for complex values (``ct_a = ct b^H``, rules_complex's convention)."""
+    from .rules_complex import conj_if_complex
+    a, bb = [conj_if_complex(b, x) for x in xs]
     ct = cts[0]
     lb, rb, lc, rc = (list(op.attrs[k]) for k in ("lhs_batch", "rhs_batch", "lhs_contract",
                                                     "rhs_contract"))

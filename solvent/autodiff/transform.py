@@ -6,6 +6,10 @@ the arguments ``wrt`` given one cotangent argument per float result:
 
     @f_vjp(*fn.args, *ct_results) -> (*fn.results, *ct_args[wrt])
 
+(with the most trips of each taped while loop after the cotangents, and, for a function with
+run-time checks, their error code and payload moved to the very end, as the IR's convention
+for checks as values wants).
+
 The gradient is itself an ordinary solvent program: the verifier accepts it, the passes
 optimize it again (cse, dce), every backend runs it.
 
@@ -489,8 +493,8 @@ class Transformer:
                 self.active(v) and is_complex(v.type.dtype) for v in [*op.operands, *op.results]):
             raise DifferentiationError(
                 f"cannot differentiate through {op.name} at {where}: complex values are "
-                "differentiated only through linear ops, mul, div, abs, real, imag, conj and "
-                "the Fourier transforms")
+                "differentiated only through linear ops, mul, div, abs, real, imag, conj, "
+                "matrix products and the Fourier transforms")
         if rule is None:
             raise DifferentiationError(
                 f"cannot differentiate through {op.name} at {where}: the op has no VJP rule")
@@ -734,7 +738,10 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     t.sweep(fn.body, scope, b, adj)
     grads = [adj.get(fn.args[k]) if adj.get(fn.args[k]) is not None
              else E.zeros(b, fn.args[k].type) for k in wrt]
-    b.create("func.return", outs + grads + t.while_trips)
+    # the IR's convention for checks as values: a function with ``errors`` returns their code
+    # and payload last (the runtime and the native backend's early return read them there)
+    errs = outs[-2:] if fn.errors else []
+    b.create("func.return", outs[:len(outs) - len(errs)] + grads + t.while_trips + errs)
     names = list(fn.arg_names) + [f"ct{i}" for i in seeded] + [
         name for name, _ in t.table_values]
     g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))

@@ -49,7 +49,6 @@ NOT_DIFFERENTIABLE = {
     "back_subst_slices": _RUN_TIME, "cholesky_slices": _RUN_TIME,
     "csr_spmv_slices": _RUN_TIME, "forward_subst_slices": _RUN_TIME, "lu_slices": _RUN_TIME,
     "mask_select_reduce": _RUN_TIME,
-    "dft": "tensor.dot_general at line 9 .*complex values",
     "mandelbrot_vec": "tensor.linspace at line 7 .*no VJP rule",
 }
 NO_FLOAT_INPUT_OR_OUTPUT = ("adler_checksum", "edit_distance", "find_first", "gcd_pairs",
