@@ -22,9 +22,11 @@ it before the in-place update of ``x``: XLA then copies ``x`` once or twice per 
 and the loop is quadratic in the array size (a solvent loop of that shape over 32768 float64:
 548 ms; an FFT low-pass loop over 32769 bins: 1.44 s). The region-based live-range analysis
 XLA offers as an option sees that the read comes first and removes those copies (0.2 ms and
-1.5 ms). It is on for every program solvent compiles for the CPU;
-``SOLVENT_XLA_COPY_ANALYSIS=default`` turns it off (for A/B measurements,
-``benchmarks/corpus_ab.py copy-analysis``). It does not remove the copy in a gradient's
+1.5 ms). But it miscompiles: a nested search loop that writes ``out[0] = i`` and breaks out
+of both loops with a flag came back with ``i + 1`` (jax 0.10.2;
+tests/backends/test_xla_loop_copies.py keeps the reproducer as a strict xfail). So it is
+off by default; ``SOLVENT_XLA_COPY_ANALYSIS=region`` turns it on, at the user's risk, for a
+loop of that shape (A/B: ``benchmarks/corpus_ab.py copy-analysis``). It does not remove the copy in a gradient's
 reverse loop over such an update: there the cotangent element read before the update's VJP
 zeroes it is used by updates that come after the zeroing, so the read really follows the
 write once XLA fuses it into them (spectral_smooth's gradient still copies).
@@ -77,8 +79,8 @@ def vector_width(cpu_info=None) -> tuple[str | None, str]:
 
 def region_copy_analysis() -> bool:
     """Whether XLA:CPU's copy insertion uses its region-based analysis (see the module
-    docstring): yes, unless ``SOLVENT_XLA_COPY_ANALYSIS=default``."""
-    forced = os.environ.get(COPY_ENV, "").strip() or "region"
+    docstring): only with ``SOLVENT_XLA_COPY_ANALYSIS=region`` (it miscompiles)."""
+    forced = os.environ.get(COPY_ENV, "").strip() or "default"
     if forced not in _COPY_CHOICES:
         raise ValueError(f"{COPY_ENV}={forced!r}: use one of {', '.join(_COPY_CHOICES)}")
     return forced == "region"
@@ -98,8 +100,10 @@ def compiler_options(platform: str) -> tuple[dict, str]:
         notes.append(f"xla_cpu_prefer_vector_width={width} ({why})")
     if region_copy_analysis():
         options["xla_cpu_copy_insertion_use_region_analysis"] = True
-        notes.append("xla_cpu_copy_insertion_use_region_analysis (no per-iteration copy of "
-                     "an array a loop reads and updates)")
+        notes.append(f"xla_cpu_copy_insertion_use_region_analysis ({COPY_ENV}=region: no "
+                     "per-iteration copy of an array a loop reads and updates; known to "
+                     "miscompile nested search loops)")
     else:
-        notes.append(f"XLA's copy insertion ({COPY_ENV}=default)")
+        notes.append(f"XLA's default copy insertion ({COPY_ENV}=region removes per-iteration "
+                     "copies but miscompiles)")
     return options, "; ".join(notes)

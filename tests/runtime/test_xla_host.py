@@ -40,6 +40,8 @@ def test_only_cpu_gets_cpu_options(monkeypatch):
     monkeypatch.setenv(xla_host.ENV, "512")
     monkeypatch.delenv(xla_host.COPY_ENV, raising=False)
     assert xla_host.compiler_options("gpu")[0] == {}
+    assert xla_host.compiler_options("cpu")[0] == {"xla_cpu_prefer_vector_width": 512}
+    monkeypatch.setenv(xla_host.COPY_ENV, "region")     # opt-in: it miscompiles
     assert xla_host.compiler_options("cpu")[0] == {
         "xla_cpu_prefer_vector_width": 512, "xla_cpu_copy_insertion_use_region_analysis": True}
     monkeypatch.setenv(xla_host.ENV, "default")
