@@ -123,6 +123,8 @@ class ExprMixin:
             # Python numbers divide as Python does: by zero is an error, not inf or 0
             self.check(self.ufunc(np.not_equal, b, Const(0)), "ZeroDivisionError",
                        "division by zero")
+        if isinstance(a, TupleVal) or isinstance(b, TupleVal):
+            return self._tuple_op(node, a, b)
         if isinstance(a, Const) and isinstance(b, Const) and not (
                 isinstance(a.value, (int, float, complex, np.generic))
                 and isinstance(b.value, (int, float, complex, np.generic))):
@@ -131,6 +133,24 @@ class ExprMixin:
             except Exception as e:
                 raise self.unsupported(f"{e}") from None
         return self.ufunc(uf, a, b)
+
+    def _tuple_op(self, node, a, b):
+        """``t + u`` and ``t * k`` of tuples holding run-time values: Python's concatenation
+        and repetition (never elementwise arithmetic)."""
+        def items(x):
+            if isinstance(x, TupleVal):
+                return x.items
+            if isinstance(x, Const) and isinstance(x.value, tuple):
+                return tuple(Const(v) for v in x.value)
+            return None
+        ta, tb = items(a), items(b)
+        if isinstance(node.op, ast.Add) and ta is not None and tb is not None:
+            return TupleVal(ta + tb)
+        if isinstance(node.op, ast.Mult) and (ta is None) != (tb is None):
+            k = self.static_int(b if ta is not None else a, "a tuple repetition count")
+            return TupleVal((ta if ta is not None else tb) * max(k, 0))
+        raise self.unsupported(f"operator {type(node.op).__name__} on a tuple",
+                               "tuples support + (concatenation) and * (repetition)")
 
     def expr_UnaryOp(self, node):
         x = self.expr(node.operand)

@@ -467,7 +467,7 @@ def _bincount(fe, x, weights=None, minlength=Const(0)):
 # NumPy functions refused with a reason (the coverage document lists them as such)
 REFUSED = {getattr(np, name): ("gives an array whose length depends on the data",
                                "use a mask with np.where or a reduction instead")
-           for name in ("unique",)}
+           for name in ()}
 
 
 def _refuse(fn):

@@ -34,6 +34,38 @@ def diff(a, n=1, axis=-1):
     return diff(d, n - 1, axis)   # n is a compile-time count: inlined n times
 
 
+
+@prelude(np.unique)
+def unique(ar, return_index=False, return_inverse=False, return_counts=False,
+           equal_nan=True):
+    """Sorted distinct values of the flattened array, a run-time length (the native
+    backend or the interpreter runs it; XLA refuses it), optionally with each one's first
+    index, the inverse map (shaped like ``ar``) and the counts. NaNs count as one value
+    with ``equal_nan``, as in NumPy."""
+    a = np.ravel(ar)
+    perm = np.argsort(a, kind="stable")   # stable: perm[new] are first occurrences
+    s = a[perm]
+    new = np.ones(s.shape, dtype=np.bool_)
+    if equal_nan:                         # x != x only for NaN
+        new[1:] = (s[1:] != s[:-1]) & ~((s[1:] != s[1:]) & (s[:-1] != s[:-1]))
+    else:
+        new[1:] = s[1:] != s[:-1]
+    out = (s[new],)
+    if return_index:
+        out = out + (perm[new],)
+    group = np.cumsum(new) - 1            # the distinct value each sorted entry is
+    if return_inverse:
+        inv = np.zeros(a.shape, dtype=np.int64)
+        np.add.at(inv, perm, group)       # perm is a permutation: inv[perm] = group
+        out = out + (np.reshape(inv, np.shape(ar)),)
+    if return_counts:
+        counts = np.zeros(a.shape, dtype=np.int64)
+        np.add.at(counts, group, 1)
+        out = out + (counts[:len(out[0])],)
+    if len(out) == 1:
+        return out[0]
+    return out
+
 @prelude(np.meshgrid)
 def meshgrid(x, y, indexing="xy"):
     """Two 1-D coordinate vectors to two 2-D grids ('xy': shape (len(y), len(x)))."""
