@@ -66,7 +66,11 @@ class ControlMixin:
         c = self.truth(self.expr(node.test))
         self.branch(c, lambda: self.stmts(node.body), lambda: self.stmts(node.orelse), node)
 
-    def branch(self, c, then_fn, else_fn, node):
+    def branch(self, c, then_fn, else_fn, node, jumped_live=None):
+        """``if c: then_fn() else: else_fn()`` with the names they bind merged. With
+        ``jumped_live`` the else path is one where a break/continue/return happened: a name
+        it lacks gets a placeholder there unless it is in ``jumped_live`` (read where the
+        jump goes)."""
         if isinstance(c, Const):
             (then_fn if c.value else else_fn)()
             return
@@ -98,6 +102,9 @@ class ControlMixin:
                 # returned on one path only: the other path's slot is never read
                 a = self._placeholder(blocks[0], b) if a is None else a
                 b = self._placeholder(blocks[1], a) if b is None else b
+            elif b is None and n in live and jumped_live is not None \
+                    and n not in jumped_live:
+                b = self._placeholder(blocks[1], a)   # never read on the jumped path
             elif a is None or b is None:
                 if n in live:
                     raise self.unsupported(f"{n!r} is assigned on only one path of this if",

@@ -300,7 +300,6 @@ def dgtsv(dl, d, du, b, overwrite_dl=0, overwrite_d=0, overwrite_du=0, overwrite
     du = du.astype(np.float64)
     x = b.astype(np.float64)
     info = 0
-    fact, temp, tx = 0.0, 0.0, x[0] * 0.0    # (one type each on every path)
     for i in range(n - 1):
         if abs(d[i]) >= abs(dl[i]):          # no row interchange
             if d[i] == 0.0:

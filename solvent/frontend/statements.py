@@ -31,8 +31,10 @@ class StmtMixin:
                     continue
                 # the guarded region is ``rest``: a name first assigned there and read
                 # only there (or in ``s``) is dead after it
+                # on the path that jumped, a name first assigned in ``rest`` is read only
+                # where the jump goes (a break/continue target; nothing after a return)
                 self.branch(self.logical_not(go), lambda: self.stmts(rest), lambda: None,
-                            [s] + rest)
+                            [s] + rest, jumped_live=self.live_at_jump_target([s] + rest))
                 return
 
     def jump_pending(self):
