@@ -260,8 +260,14 @@ def _inner(fe, a, b):
 
 @implements(np.outer)
 def outer(fe, a, b, out=None):
-    a = fe.tensor(reshape_value(fe, a, Const((-1, 1))))
-    b = fe.tensor(reshape_value(fe, b, Const((1, -1))))
+    """ravel(a)[:, None] * ravel(b)[None, :]; a 1-D operand takes the new axis by
+    indexing, so its length may be known only at run time (``A[k+1:, k]``)."""
+    def column(x, items, shape):
+        if fe.tensor_type(x).rank == 1:
+            return fe.tensor(fe.getitem(x, items))
+        return fe.tensor(reshape_value(fe, x, Const(shape)))
+    a = column(a, [Const(Ellipsis), Const(None)], (-1, 1))
+    b = column(b, [Const(None), Const(Ellipsis)], (1, -1))
     return fe.ufunc(np.multiply, a, b)
 
 
