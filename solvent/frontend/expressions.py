@@ -338,9 +338,32 @@ class ExprMixin:
             kwargs[k.arg] = self.expr(k.value)
         return args, kwargs
 
+    def write_out(self, out, r):
+        """``out=``: the result written into the array variable ``out`` (NumPy's casting
+        check of an in-place result, its shape broadcast), which is returned."""
+        if isinstance(out, TupleVal) and len(out.items) == 1:
+            out = out.items[0]
+        if not isinstance(out, ArrayRef):
+            raise self.unsupported("out= must be an array variable")
+        self.check_inplace_cast(r, out.dtype)
+        self.write_all(out, r)
+        return out
+
     def call_function(self, fn, args, kwargs, node):
         handler = self.function_handler(fn)
         if handler is not None:
+            out = kwargs.get("out")
+            if out is not None and not (isinstance(out, Const) and out.value is None) \
+                    and _takes_out(handler):
+                # NumPy writes the result into out= and returns it: one rule for every
+                # function that takes it (the handlers compute the value only)
+                kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+                r = self.call_function(fn, args, kwargs, node)
+                got = self.tensor_type(r).shape
+                if isinstance(out, ArrayRef) and tuple(out.shape) != tuple(got):
+                    raise ValueError(f"{self.b.loc}: output array has shape {out.shape}; "
+                                     f"{getattr(fn, '__name__', fn)} gives {got}")
+                return self.write_out(out, r)
             r = handler(self, *args, **kwargs)
             # NumPy's functions return NumPy scalars (strong under NEP 50), never Python ones,
             # except those that return Python values (np.ndim, np.shape, np.allclose...)
@@ -355,13 +378,7 @@ class ExprMixin:
             r = self.strong(self.ufunc(fn, *args))
             if out is None or (isinstance(out, Const) and out.value is None):
                 return r
-            if isinstance(out, TupleVal) and len(out.items) == 1:
-                out = out.items[0]
-            if not isinstance(out, ArrayRef):
-                raise self.unsupported("out= must be an array variable")
-            self.check_inplace_cast(r, out.dtype)
-            self.write_all(out, r)
-            return out
+            return self.write_out(out, r)
         if isinstance(fn, (types.FunctionType, LocalFunction)):
             return self.inline_call(fn, args, kwargs, node)
         inline = getattr(fn, "solvent_inline", None)
@@ -375,6 +392,14 @@ class ExprMixin:
                                    "would differ from NumPy's stream",
                                    "draw the random numbers before the call and pass them in")
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
+
+
+def _takes_out(handler) -> bool:
+    import inspect
+    try:
+        return "out" in inspect.signature(handler).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _is_numpy_function(fn) -> bool:
