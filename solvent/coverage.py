@@ -108,8 +108,9 @@ SYNTAX = {
     "stmt_While": "`while` (`while`-`else` is refused)",
     "stmt_Break": "`break` (the rest of the iteration runs under a flag)",
     "stmt_Continue": "`continue`",
-    "stmt_Return": "`return` of values and tuples, also under run-time conditions (outside "
-                   "loops)",
+    "stmt_Return": "`return` of values and tuples, also under run-time conditions and "
+                   "inside loops (a break out of each, desugar.py); every path returns the "
+                   "same kind of value",
     "stmt_Assert": "`assert` on run-time values raises `AssertionError` with the line",
     "stmt_Delete": "`del name`",
     "stmt_FunctionDef": "functions defined inside the kernel, inlined where called",

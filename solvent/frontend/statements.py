@@ -214,6 +214,9 @@ class StmtMixin:
         done = self.truth(self.env[RETURN_FLAG])
         if (isinstance(done, Const) and done.value) or always_returns(self.src.tree.body):
             return self.env[RETURN_VALUE]
+        v = self.env.get(RETURN_VALUE)
+        if isinstance(v, Const) and v.value is None:
+            return v    # a bare return on some paths, falling off the end on the others
         raise self.unsupported("this function returns a value on some paths and falls off "
                                "its end (returning None) on others",
                                "end every path with a return of the same kind")

@@ -1,6 +1,7 @@
 """Short kernels written the way scientists write them (scalar arguments first, Fortran-ordered
 and strided arrays, int8 / float32 / complex64, slices whose length follows the loop
-variable, C-style ports with while/break/swap temporaries), differentially against NumPy at
+variable, C-style ports with while/break/swap temporaries, return from inside loops),
+differentially against NumPy at
 two sizes with in-place effects, on the interpreter and on the backend automatic choice
 picks. What solvent does not compile is refused with the line.
 """
@@ -137,12 +138,74 @@ def test_complex_on_native_is_refused_naming_the_type():
         solvent.jit(complex_rotate, backend="native")(0.3, np.ones(3, np.complex64))
 
 
-def test_return_inside_a_loop_is_refused_with_the_line_and_a_hint():
-    with pytest.raises(solvent.UnsupportedError, match="(?s)return inside a loop.*break") as e:
-        solvent.jit(first_crossing)(0.5, np.linspace(0, 1, 5), np.linspace(0, 1, 5))
-    src, first = inspect.getsourcelines(first_crossing)
-    lineno = first + next(k for k, s in enumerate(src) if "return t[i - 1]" in s)
-    assert f"test_stranger_kernels.py:{lineno}:" in str(e.value).replace("\n", " ")
+def find_pair(target, a, out):
+    """return from a nested loop, a tuple, after writing into an argument."""
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if a[i] + a[j] == target:
+                out[0] = i
+                return i, j
+        out[1] += 1
+    return -1, -1
+
+
+def newton_sqrt(x0, tol, c):
+    """while True left only by returning."""
+    x = x0
+    k = 0
+    while True:
+        fx = x * x - c
+        if abs(fx) < tol:
+            return x, k
+        x = x - fx / (2 * x)
+        k += 1
+        if k > 50:
+            return x, -1
+
+
+def clamp_until_negative(a):
+    """A bare return inside a loop; the function otherwise falls off its end."""
+    for i in range(a.shape[0]):
+        if a[i] < 0:
+            a[i] = 0
+            return
+        a[i] *= 2
+
+
+def first_crossing_or_nan(level, t, y):
+    for i in range(1, y.shape[0]):
+        if (y[i - 1] - level) * (y[i] - level) <= 0:
+            frac = (level - y[i - 1]) / (y[i] - y[i - 1])
+            return t[i - 1] + frac * (t[i] - t[i - 1])
+    return t[0] * np.nan
+
+
+@pytest.mark.parametrize("backend", ["interp", "xla", "native"])
+@pytest.mark.parametrize("n", [6, 33])
+def test_return_inside_loops(backend, n):
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 3 * n, n)
+    for target in (a[1] + a[-1], -5):           # found (in the inner loop) / not found
+        check(find_pair, target, a, np.zeros(2, np.int64), backend=backend)
+        check(find_pair, np.int8(target % 100), (a % 100).astype(np.int8),
+              np.zeros(2, np.int64), backend=backend)
+    check(newton_sqrt, 1.0, 1e-12, float(n), backend=backend)
+    check(newton_sqrt, 1.0, 0.0, 2.0, backend=backend)           # never converges: k = -1
+    x = rng.standard_normal(2 * n)[::2]
+    check(clamp_until_negative, x, backend=backend)
+    check(clamp_until_negative, np.abs(x), backend=backend)
+    t = np.linspace(0, 1, n)
+    for level in (0.5, 5.0):
+        check(first_crossing_or_nan, level, t, t ** 2, backend=backend)  # crosses / never
+
+
+def test_return_inside_a_loop_gives_the_value_numpy_gives_as_a_numpy_float():
+    # Python returns -1.0 (a float) on one path and an np.float64 on the other; a compiled
+    # function has one result type: the value is the same, the type np.float64 (a float)
+    t = np.linspace(0, 1, 5)
+    got = solvent.jit(first_crossing)(5.0, t, t)
+    assert got == first_crossing(5.0, t, t) == -1.0 and isinstance(got, float)
 
 
 def test_run_time_slices_on_xla_are_refused_with_the_line():
