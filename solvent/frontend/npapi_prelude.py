@@ -238,6 +238,34 @@ def take(a, indices, axis=None):
         else np.moveaxis(a, axis, 0)[indices]
 
 
+@prelude(np.put)
+def put(a, ind, v, mode="raise"):
+    """a.flat[ind] = v in place (v repeated to the length of ind, negative indices from the
+    end, the last of duplicate indices wins); only NumPy's default mode='raise'."""
+    flat = np.ravel(np.asarray(ind))
+    n = flat.shape[0]
+    vals = np.ravel(np.asarray(v, dtype=a.dtype))
+    vals = vals[np.arange(n) % vals.shape[0]] if n else vals[:0]
+    if n == 0:
+        return
+    if a.ndim == 1:
+        a[flat] = vals                     # wraps negatives and raises as NumPy does
+        return
+    if a.size == 0:
+        np.ravel(a)[flat] = vals           # raises IndexError, as NumPy does
+        return
+    size = a.size
+    k = np.where(flat < 0, flat + size, flat)
+    k = np.where((k < 0) | (k >= size), size + np.abs(flat), k)  # out of range: raises
+    coords = ()
+    stride = size
+    for m in a.shape:                      # unravel in C order (unrolled over the shape)
+        stride = stride // m
+        q = k // stride
+        coords = coords + ((q % m if len(coords) else q),)   # the first is not wrapped
+    a[coords] = vals
+
+
 @prelude(np.take_along_axis)
 def take_along_axis(arr, indices, axis):
     """arr[..., indices[...], ...] along ``axis`` for 2-D arrays."""
