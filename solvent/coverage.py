@@ -116,7 +116,7 @@ SYNTAX = {
     "stmt_FunctionDef": "functions defined inside the kernel, inlined where called",
     "stmt_Import": "`import numpy as np` inside the kernel",
     "stmt_ImportFrom": "`from math import sqrt` inside the kernel",
-    "expr_Attribute": "module attributes (`np.pi`), array attributes and methods",
+    "expr_Attribute": "module attributes (np.pi), array attributes and methods",
     "expr_BinOp": "arithmetic with NumPy broadcasting and promotion, `@`; tuple `+` and `*`",
     "expr_BoolOp": "`and` / `or` (on Python values as Python does)",
     "expr_Call": "the functions below, plain Python helpers (inlined), lambdas and "

@@ -295,13 +295,6 @@ class ExprMixin:
         return self.getitem(obj, idx)
 
     def index_items(self, node) -> list:
-        if not isinstance(node, (ast.Tuple, ast.Slice)):
-            v = self.expr(node)   # a tuple held in a variable: x[t] is x[t[0], t[1], ...]
-            if isinstance(v, TupleVal):
-                return list(v.items)
-            if isinstance(v, Const) and isinstance(v.value, tuple):
-                return [Const(x) for x in v.value]
-            return [v]
         elts = node.elts if isinstance(node, ast.Tuple) else [node]
         out = []
         for e in elts:

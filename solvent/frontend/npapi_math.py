@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
 from .npapi_creation import implements, reshape_value, static_dtype
-from .values import Const, Tensor, TupleVal
+from .values import ArrayRef, Const, Tensor, TupleVal
 
 
 @implements(np.where)
@@ -468,6 +468,18 @@ def _bincount(fe, x, weights=None, minlength=Const(0)):
                              "IndexError)")
     return fe.inline_call(bincount, [x, weights if weights is not None else Const(None),
                                      Const(n)], {}, None, keep_loc=True)
+
+
+@implements(np.put)
+def _put(fe, a, ind, v, mode=Const("raise")):
+    """a.flat[ind] = v in place, for 1- to 3-D arrays (npapi_prelude.put)."""
+    from .npapi_prelude import put
+    if fe.static(mode, "mode") != "raise":
+        raise fe.unsupported("np.put with mode other than 'raise'")
+    if not 1 <= fe.tensor_type(a).rank <= 3 or not isinstance(a, ArrayRef):
+        raise fe.unsupported("np.put into anything but a 1- to 3-D array variable")
+    fe.inline_call(put, [a, ind, v], {}, None, keep_loc=True)
+    return Const(None)
 
 
 # NumPy functions refused with a reason (the coverage document lists them as such)

@@ -238,10 +238,10 @@ def take(a, indices, axis=None):
         else np.moveaxis(a, axis, 0)[indices]
 
 
-@prelude(np.put)
 def put(a, ind, v, mode="raise"):
     """a.flat[ind] = v in place (v repeated to the length of ind, negative indices from the
-    end, the last of duplicate indices wins); only NumPy's default mode='raise'."""
+    end, the last of duplicate indices wins); npapi_math registers it for 1- to 3-D arrays
+    and NumPy's default mode='raise'."""
     flat = np.ravel(np.asarray(ind))
     n = flat.shape[0]
     vals = np.ravel(np.asarray(v, dtype=a.dtype))
@@ -257,13 +257,11 @@ def put(a, ind, v, mode="raise"):
     size = a.size
     k = np.where(flat < 0, flat + size, flat)
     k = np.where((k < 0) | (k >= size), size + np.abs(flat), k)  # out of range: raises
-    coords = ()
-    stride = size
-    for m in a.shape:                      # unravel in C order (unrolled over the shape)
-        stride = stride // m
-        q = k // stride
-        coords = coords + ((q % m if len(coords) else q),)   # the first is not wrapped
-    a[coords] = vals
+    last = k % a.shape[-1]                 # unravelled in C order; the first not wrapped
+    if a.ndim == 2:
+        a[k // a.shape[1], last] = vals
+    else:
+        a[k // (a.shape[1] * a.shape[2]), (k // a.shape[2]) % a.shape[1], last] = vals
 
 
 @prelude(np.take_along_axis)

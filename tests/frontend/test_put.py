@@ -1,7 +1,5 @@
 """np.put (in place, flat indices: negatives from the end, values repeated, the last of
-duplicates wins) and indexing by a tuple held in a variable (``x[t]`` is ``x[t[0], t[1]]``,
-as in NumPy; it used to be read as one integer-array index, a silent wrong answer),
-differentially against NumPy at two sizes with their in-place effects."""
+duplicates wins), differentially against NumPy at two sizes with its in-place effects."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,13 +11,6 @@ from differential import check, jitted
 def put_flat(a, idx, v):
     np.put(a, idx, v)
     return a.sum()
-
-
-def tuple_index(a, i, j):
-    t = (i, j)
-    a[t] += 1
-    k = (i,)                       # a row
-    return a[t], a[k].sum()
 
 
 @pytest.mark.parametrize("n", [4, 15])
@@ -38,13 +29,18 @@ def test_put_out_of_range_raises_with_the_line(backend):
     a = np.zeros((2, 3))
     with pytest.raises(IndexError, match="out of bounds") as e:
         jitted(put_flat, backend)(a, np.array([0, 6]), 1.0)
-    assert "test_put_and_tuple_index.py" in str(e.value)
+    assert "test_put.py" in str(e.value)
     assert not a.any()
 
 
-@pytest.mark.parametrize("n", [3, 12])
-def test_index_by_a_tuple_variable(n, backend):
-    rng = np.random.default_rng(n)
-    a = rng.standard_normal((n, n + 2))
-    check(tuple_index, a, n - 1, -2, backend=backend)
-    check(tuple_index, a, 0, n, backend=backend)
+def put_3d(a, idx):
+    np.put(a, idx, np.arange(idx.size) * 1.5)
+
+
+def test_put_3d_and_refusals(backend):
+    a = np.zeros((2, 3, 4), order="F")
+    check(put_3d, a, np.array([0, 23, -1, 7, 13]), backend=backend)
+    import solvent
+    with pytest.raises(solvent.UnsupportedError, match="np.put into") as e:
+        jitted(put_flat, backend)(np.zeros((1, 1, 1, 2)), np.array([0]), 1.0)
+    assert "test_put.py" in str(e.value)
