@@ -3,6 +3,7 @@ equal what `solvent coverage` prints now, and what it lists must be what the fro
 (every listed array method compiles and matches NumPy; every refused function is refused with
 the line)."""
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -76,10 +77,34 @@ def test_every_refused_function_is_refused_with_the_line(name):
         solvent.jit(_REFUSED_KERNELS[name])(np.arange(4.0))
 
 
-def k_unique(x): return np.unique(x)
 def k_nonzero(x): return np.nonzero(x)
 def k_flatnonzero(x): return np.flatnonzero(x)
 def k_argwhere(x): return np.argwhere(x)
 
 
 _REFUSED_KERNELS = {k[2:]: v for k, v in globals().items() if k.startswith("k_")}
+
+
+def noisy(x):
+    return x + np.random.standard_normal(x.shape)
+
+
+def test_np_random_inside_is_refused_with_the_line_as_the_document_says():
+    assert "`np.random.*` inside a compiled function is refused" in generate()
+    with pytest.raises(solvent.UnsupportedError, match=r"test_coverage_doc.py:\d+.*np.random"):
+        solvent.jit(noisy)(np.arange(4.0))
+
+
+README = DOC.parents[1] / "README.md"
+
+
+def test_the_readme_keeps_no_hand_written_list_and_points_at_the_document():
+    """The README's 'Supported Python and NumPy' section defers to docs/COVERAGE.md: it may
+    not list NumPy names or Python constructs itself (such lists drifted from the code)."""
+    text = README.read_text()
+    section = text.split("## Supported Python and NumPy", 1)[1].split("\n## ", 1)[0]
+    assert "docs/COVERAGE.md" in section
+    head = section.split("NumPy's scalar and error semantics hold", 1)[0]
+    listed = set(re.findall(r"`(np\.[\w.]+|\w+)`", head)) - {"solvent.UnsupportedError"}
+    assert not listed - {"coverage", "fallback"}, (
+        f"the README lists {sorted(listed)} by hand: put them in docs/COVERAGE.md's tables")

@@ -81,6 +81,6 @@ def run_time_shape(fn: Function) -> str | None:
 _RUN_TIME_CONSTRUCTS = {
     "tensor.slice": "a slice with run-time bounds (tensor.slice)",
     "array.read": "a slice with run-time bounds (array.read)",
-    "tensor.mask_select": "a boolean-mask read x[mask] (tensor.mask_select)",
+    "tensor.mask_select": "a boolean-mask read x[mask] or np.unique (tensor.mask_select)",
     "tensor.nonzero": "np.nonzero/np.flatnonzero/np.argwhere (tensor.nonzero)",
 }

@@ -15,9 +15,10 @@ import ast
 
 import numpy as np
 
+from ..errors import UnsupportedError
 from ..ir.core import Block, Region
 from ..ir.types import TensorType, dtype_name, np_dtype
-from .desugar import ITER_ATTR
+from .desugar import ITER_ATTR, LOOP_RETURN_VALUE
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
 from .values import ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal, same_binding
@@ -66,7 +67,11 @@ class ControlMixin:
         c = self.truth(self.expr(node.test))
         self.branch(c, lambda: self.stmts(node.body), lambda: self.stmts(node.orelse), node)
 
-    def branch(self, c, then_fn, else_fn, node):
+    def branch(self, c, then_fn, else_fn, node, jumped_live=None):
+        """``if c: then_fn() else: else_fn()`` with the names they bind merged. With
+        ``jumped_live`` the else path is one where a break/continue/return happened: a name
+        it lacks gets a placeholder there unless it is in ``jumped_live`` (read where the
+        jump goes)."""
         if isinstance(c, Const):
             (then_fn if c.value else else_fn)()
             return
@@ -85,6 +90,21 @@ class ControlMixin:
         finally:
             self.depth_in_branch -= 1
         live = self.live_outside(node)
+        try:
+            op, rebuild = self._merge_branches(c, node, blocks, envs, env0, born0, live,
+                                               jumped_live)
+        except UnsupportedError as e:
+            if e.loc is not None:
+                raise
+            # a merge error without a line names the statement that made the branch
+            raise UnsupportedError(e.message, self.loc_of(
+                node[0] if isinstance(node, list) else node), e.hint) from None
+        self.env = env0
+        results = iter(op.results)
+        for n, fn in rebuild.items():
+            self.env[n] = fn(results)
+
+    def _merge_branches(self, c, node, blocks, envs, env0, born0, live, jumped_live):
         names = [n for n in dict.fromkeys(list(envs[0]) + list(envs[1]))
                  if not same_binding(envs[0].get(n), envs[1].get(n))]
         yields = ([], [])
@@ -94,8 +114,13 @@ class ControlMixin:
             if n in FLAGS:
                 a = Const(False) if a is None else a
                 b = Const(False) if b is None else b
-            elif n == RETURN_VALUE and (a is None or b is None):
-                # returned on one path only: the other path's slot is never read
+            elif (a is None or b is None) and (
+                    n == RETURN_VALUE or n.startswith(LOOP_RETURN_VALUE)
+                    or (b is None and n in live and jumped_live is not None
+                        and n not in jumped_live)):
+                # never read on the path that lacks it: a return value where that path did
+                # not return (a return inside a loop: read only under its flag, desugar.py),
+                # or a name first assigned after a jump guard, where the jump went
                 a = self._placeholder(blocks[0], b) if a is None else a
                 b = self._placeholder(blocks[1], a) if b is None else b
             elif a is None or b is None:
@@ -108,10 +133,7 @@ class ControlMixin:
             with self.b.at(blk):
                 self.b.create("loop.yield", ys)
         op = self.b.create("loop.if", [c.v], regions=[Region(blocks[0]), Region(blocks[1])])
-        self.env = env0
-        results = iter(op.results)
-        for n, fn in rebuild.items():
-            self.env[n] = fn(results)
+        return op, rebuild
 
     def _merge_pair(self, n, a, b, blocks, yields, c, born0):
         """Yield what ``n`` holds on each path; returns how to rebuild it from the if's
@@ -124,6 +146,9 @@ class ControlMixin:
             if _is_array(a) and _is_array(b) and a.shape == b.shape and a.dtype == b.dtype:
                 return self._return_choice(choice, a, b, blocks, yields, c, born0, n)
         a, b = [x.merged if isinstance(x, ReturnChoice) else x for x in (a, b)]
+        a, b = (TupleVal(tuple(Const(x) for x in v.value))
+                if isinstance(v, Const) and isinstance(v.value, tuple)
+                and isinstance(w, TupleVal) else v for v, w in ((a, b), (b, a)))
         if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
             parts = [self._merge_pair(f"{n}[{i}]", x, y, blocks, yields, c, born0)
                      for i, (x, y) in enumerate(zip(a.items, b.items))]
@@ -142,6 +167,11 @@ class ControlMixin:
                 "writing into it cannot be resolved")
             return lambda results: self.new_buffer(Tensor(next(results)), n, guard)
         if not (_is_number(a) and _is_number(b)):
+            if _shown(n) == "the return value":
+                raise self.unsupported(
+                    f"this function returns {_describe(a)} on one path and {_describe(b)} on "
+                    "another", "return the same kind of value (a number, an array, a tuple "
+                    "of the same length) on every path")
             raise self.unsupported(f"{n!r} holds different non-numeric values on the two "
                                    "paths of this if")
         ta, tb = [self._in_block(blk, v) for blk, v in zip(blocks, (a, b))]
@@ -599,7 +629,16 @@ def _unguarded(ref: ArrayRef) -> ArrayRef:
     return ArrayRef(Buffer(buf.ref, buf.name, buf.block, None), ref.chain, ref.type)
 
 
+def _shown(n: str) -> str:
+    """A name as the user knows it (the hidden return-value slots are 'the return value')."""
+    if n.split("[")[0] == RETURN_VALUE or n.startswith(LOOP_RETURN_VALUE):
+        return "the return value"
+    return repr(n)
+
+
 def _describe(v) -> str:
+    if isinstance(v, TupleVal):
+        return f"a {len(v.items)}-tuple"
     if isinstance(v, (ArrayRef, Tensor)):
         return f"a value of shape {v.shape}"
     if isinstance(v, Const):

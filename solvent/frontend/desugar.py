@@ -16,14 +16,35 @@ translator unrolls the loop instead (``ITER_ATTR`` marks such loops).
 
 Identity: Python's iteration protocol over a sequence of known length visits ``X[0]``,
 ``X[1]``, ... in order; NumPy arrays iterate over their first axis the same way.
+
+``return`` inside a loop becomes a break out of every enclosing loop and a return after the
+outermost one (``_LoopReturns``):
+
+    for i in range(n):            __solvent_ret1 = False
+        if c:                     for i in range(n):
+            return v       ->         if c:
+    return w                              __solvent_rv1 = v
+                                          __solvent_ret1 = True
+                                          break
+                                  if __solvent_ret1:
+                                      return __solvent_rv1
+                                  return w
+
+(an inner loop is followed by ``if __solvent_ret1: break``). Identity: the statements a
+return skips are the rest of each enclosing loop, which the breaks skip, and what follows the
+outermost loop, which the return there skips. ``__solvent_rv1`` is read only when the flag
+says it was assigned (control.branch gives it a placeholder on the other paths).
 """
 from __future__ import annotations
 
 import ast
 import copy
 
+from .scopes import body_jumps
+
 ITER_ATTR = "_solvent_iterables"  # on a rewritten For: the hidden names of its iterables
 PREFIX = "__solvent_"
+LOOP_RETURN_VALUE = PREFIX + "rv"   # + a number: the value a return inside a loop gives
 
 
 class _IterLoops(ast.NodeTransformer):
@@ -83,7 +104,112 @@ def _subscript(seq: str, idx: str) -> ast.Subscript:
     return ast.Subscript(_name(seq), _name(idx), ast.Load())
 
 
+def _returns_in(stmts) -> list:
+    """The return statements in ``stmts`` (not those of nested functions)."""
+    out = []
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        if isinstance(node, ast.Return):
+            out.append(node)
+        for c in ast.iter_child_nodes(node):
+            visit(c)
+    for st in stmts:
+        visit(st)
+    return out
+
+
+class _LoopReturns:
+    def __init__(self):
+        self.count = 0
+
+    def function(self, fn):
+        if isinstance(fn.body, list):
+            fn.body = self.block(fn.body)
+
+    def block(self, stmts) -> list:
+        out = []
+        for st in stmts:
+            if isinstance(st, (ast.For, ast.While)) and _returns_in([st]):
+                out += self.outermost(st)
+                continue
+            if isinstance(st, ast.If):
+                st.body, st.orelse = self.block(st.body), self.block(st.orelse)
+            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.function(st)
+            out.append(st)
+        return out
+
+    def outermost(self, loop) -> list:
+        self.count += 1
+        flag = f"{PREFIX}ret{self.count}"
+        returns = _returns_in([loop])
+        value = None
+        after = ast.Return(None)
+        if any(r.value is not None for r in returns):
+            base = f"{LOOP_RETURN_VALUE}{self.count}"
+            width = {len(r.value.elts) if isinstance(r.value, ast.Tuple) else None
+                     for r in returns}
+            if len(width) == 1 and None not in width:   # every one returns a k-tuple:
+                value = [f"{base}_{j}" for j in range(width.pop())]   # k carried values
+                after = ast.Return(ast.Tuple([_name(v) for v in value], ast.Load()))
+            else:
+                value = base
+                after = ast.Return(_name(value))
+        # ``while True:`` without a break of its own leaves only by returning
+        forever = isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) \
+            and bool(loop.test.value) and not body_jumps(loop.body, (ast.Break,))
+        self.inside(loop, flag, value)
+        new = [ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False)), loop,
+               after if forever else ast.If(_name(flag), [after], [])]
+        for n in new:
+            for sub in ast.walk(n):
+                if not hasattr(sub, "lineno"):
+                    ast.copy_location(sub, loop)
+        return new
+
+    def inside(self, loop, flag, value):
+        loop.body = self.rewrite(loop.body, flag, value)
+        loop.orelse = self.rewrite(loop.orelse, flag, value)
+
+    def rewrite(self, stmts, flag, value) -> list:
+        out = []
+        for st in stmts:
+            if isinstance(st, ast.Return):
+                if value is None:
+                    new = []
+                elif isinstance(value, list):
+                    new = [ast.Assign([ast.Name(v, ast.Store())], e)
+                           for v, e in zip(value, st.value.elts)]
+                else:
+                    new = [ast.Assign([ast.Name(value, ast.Store())],
+                                      st.value or ast.Constant(None))]
+                new += [ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(True)),
+                        ast.Break()]
+                for n in new:   # errors in them name the return's line
+                    for sub in ast.walk(n):
+                        if not hasattr(sub, "lineno"):
+                            ast.copy_location(sub, st)
+                out += new
+                continue
+            if isinstance(st, ast.If):
+                st.body = self.rewrite(st.body, flag, value)
+                st.orelse = self.rewrite(st.orelse, flag, value)
+            elif isinstance(st, (ast.For, ast.While)) and _returns_in([st]):
+                self.inside(st, flag, value)
+                out.append(st)
+                leave = ast.If(_name(flag), [ast.Break()], [])
+                for sub in ast.walk(leave):
+                    ast.copy_location(sub, st)
+                out.append(leave)
+                continue
+            out.append(st)
+        return out
+
+
 def desugar(tree: ast.FunctionDef) -> ast.FunctionDef:
     _IterLoops().visit(tree)
+    _LoopReturns().function(tree)
     ast.fix_missing_locations(tree)
     return tree

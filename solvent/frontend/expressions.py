@@ -123,6 +123,8 @@ class ExprMixin:
             # Python numbers divide as Python does: by zero is an error, not inf or 0
             self.check(self.ufunc(np.not_equal, b, Const(0)), "ZeroDivisionError",
                        "division by zero")
+        if isinstance(a, TupleVal) or isinstance(b, TupleVal):
+            return self._tuple_op(node, a, b)
         if isinstance(a, Const) and isinstance(b, Const) and not (
                 isinstance(a.value, (int, float, complex, np.generic))
                 and isinstance(b.value, (int, float, complex, np.generic))):
@@ -131,6 +133,24 @@ class ExprMixin:
             except Exception as e:
                 raise self.unsupported(f"{e}") from None
         return self.ufunc(uf, a, b)
+
+    def _tuple_op(self, node, a, b):
+        """``t + u`` and ``t * k`` of tuples holding run-time values: Python's concatenation
+        and repetition (never elementwise arithmetic)."""
+        def items(x):
+            if isinstance(x, TupleVal):
+                return x.items
+            if isinstance(x, Const) and isinstance(x.value, tuple):
+                return tuple(Const(v) for v in x.value)
+            return None
+        ta, tb = items(a), items(b)
+        if isinstance(node.op, ast.Add) and ta is not None and tb is not None:
+            return TupleVal(ta + tb)
+        if isinstance(node.op, ast.Mult) and (ta is None) != (tb is None):
+            k = self.static_int(b if ta is not None else a, "a tuple repetition count")
+            return TupleVal((ta if ta is not None else tb) * max(k, 0))
+        raise self.unsupported(f"operator {type(node.op).__name__} on a tuple",
+                               "tuples support + (concatenation) and * (repetition)")
 
     def expr_UnaryOp(self, node):
         x = self.expr(node.operand)
@@ -318,9 +338,32 @@ class ExprMixin:
             kwargs[k.arg] = self.expr(k.value)
         return args, kwargs
 
+    def write_out(self, out, r):
+        """``out=``: the result written into the array variable ``out`` (NumPy's casting
+        check of an in-place result, its shape broadcast), which is returned."""
+        if isinstance(out, TupleVal) and len(out.items) == 1:
+            out = out.items[0]
+        if not isinstance(out, ArrayRef):
+            raise self.unsupported("out= must be an array variable")
+        self.check_inplace_cast(r, out.dtype)
+        self.write_all(out, r)
+        return out
+
     def call_function(self, fn, args, kwargs, node):
         handler = self.function_handler(fn)
         if handler is not None:
+            out = kwargs.get("out")
+            if out is not None and not (isinstance(out, Const) and out.value is None) \
+                    and _takes_out(handler):
+                # NumPy writes the result into out= and returns it: one rule for every
+                # function that takes it (the handlers compute the value only)
+                kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+                r = self.call_function(fn, args, kwargs, node)
+                got = self.tensor_type(r).shape
+                if isinstance(out, ArrayRef) and tuple(out.shape) != tuple(got):
+                    raise ValueError(f"{self.b.loc}: output array has shape {out.shape}; "
+                                     f"{getattr(fn, '__name__', fn)} gives {got}")
+                return self.write_out(out, r)
             r = handler(self, *args, **kwargs)
             # NumPy's functions return NumPy scalars (strong under NEP 50), never Python ones,
             # except those that return Python values (np.ndim, np.shape, np.allclose...)
@@ -335,13 +378,7 @@ class ExprMixin:
             r = self.strong(self.ufunc(fn, *args))
             if out is None or (isinstance(out, Const) and out.value is None):
                 return r
-            if isinstance(out, TupleVal) and len(out.items) == 1:
-                out = out.items[0]
-            if not isinstance(out, ArrayRef):
-                raise self.unsupported("out= must be an array variable")
-            self.check_inplace_cast(r, out.dtype)
-            self.write_all(out, r)
-            return out
+            return self.write_out(out, r)
         if isinstance(fn, (types.FunctionType, LocalFunction)):
             return self.inline_call(fn, args, kwargs, node)
         inline = getattr(fn, "solvent_inline", None)
@@ -355,6 +392,14 @@ class ExprMixin:
                                    "would differ from NumPy's stream",
                                    "draw the random numbers before the call and pass them in")
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
+
+
+def _takes_out(handler) -> bool:
+    import inspect
+    try:
+        return "out" in inspect.signature(handler).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _is_numpy_function(fn) -> bool:

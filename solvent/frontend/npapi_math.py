@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
 from .npapi_creation import implements, reshape_value, static_dtype
-from .values import Const, Tensor, TupleVal
+from .values import ArrayRef, Const, Tensor, TupleVal
 
 
 @implements(np.where)
@@ -260,8 +260,14 @@ def _inner(fe, a, b):
 
 @implements(np.outer)
 def outer(fe, a, b, out=None):
-    a = fe.tensor(reshape_value(fe, a, Const((-1, 1))))
-    b = fe.tensor(reshape_value(fe, b, Const((1, -1))))
+    """ravel(a)[:, None] * ravel(b)[None, :]; a 1-D operand takes the new axis by
+    indexing, so its length may be known only at run time (``A[k+1:, k]``)."""
+    def column(x, items, shape):
+        if fe.tensor_type(x).rank == 1:
+            return fe.tensor(fe.getitem(x, items))
+        return fe.tensor(reshape_value(fe, x, Const(shape)))
+    a = column(a, [Const(Ellipsis), Const(None)], (-1, 1))
+    b = column(b, [Const(None), Const(Ellipsis)], (1, -1))
     return fe.ufunc(np.multiply, a, b)
 
 
@@ -464,10 +470,22 @@ def _bincount(fe, x, weights=None, minlength=Const(0)):
                                      Const(n)], {}, None, keep_loc=True)
 
 
+@implements(np.put)
+def _put(fe, a, ind, v, mode=Const("raise")):
+    """a.flat[ind] = v in place, for 1- to 3-D arrays (npapi_prelude.put)."""
+    from .npapi_prelude import put
+    if fe.static(mode, "mode") != "raise":
+        raise fe.unsupported("np.put with mode other than 'raise'")
+    if not 1 <= fe.tensor_type(a).rank <= 3 or not isinstance(a, ArrayRef):
+        raise fe.unsupported("np.put into anything but a 1- to 3-D array variable")
+    fe.inline_call(put, [a, ind, v], {}, None, keep_loc=True)
+    return Const(None)
+
+
 # NumPy functions refused with a reason (the coverage document lists them as such)
 REFUSED = {getattr(np, name): ("gives an array whose length depends on the data",
                                "use a mask with np.where or a reduction instead")
-           for name in ("unique",)}
+           for name in ()}
 
 
 def _refuse(fn):

@@ -34,6 +34,38 @@ def diff(a, n=1, axis=-1):
     return diff(d, n - 1, axis)   # n is a compile-time count: inlined n times
 
 
+
+@prelude(np.unique)
+def unique(ar, return_index=False, return_inverse=False, return_counts=False,
+           equal_nan=True):
+    """Sorted distinct values of the flattened array, a run-time length (the native
+    backend or the interpreter runs it; XLA refuses it), optionally with each one's first
+    index, the inverse map (shaped like ``ar``) and the counts. NaNs count as one value
+    with ``equal_nan``, as in NumPy."""
+    a = np.ravel(ar)
+    perm = np.argsort(a, kind="stable")   # stable: perm[new] are first occurrences
+    s = a[perm]
+    new = np.ones(s.shape, dtype=np.bool_)
+    if equal_nan:                         # x != x only for NaN
+        new[1:] = (s[1:] != s[:-1]) & ~((s[1:] != s[1:]) & (s[:-1] != s[:-1]))
+    else:
+        new[1:] = s[1:] != s[:-1]
+    out = (s[new],)
+    if return_index:
+        out = out + (perm[new],)
+    group = np.cumsum(new) - 1            # the distinct value each sorted entry is
+    if return_inverse:
+        inv = np.zeros(a.shape, dtype=np.int64)
+        np.add.at(inv, perm, group)       # perm is a permutation: inv[perm] = group
+        out = out + (np.reshape(inv, np.shape(ar)),)
+    if return_counts:
+        counts = np.zeros(a.shape, dtype=np.int64)
+        np.add.at(counts, group, 1)
+        out = out + (counts[:len(out[0])],)
+    if len(out) == 1:
+        return out[0]
+    return out
+
 @prelude(np.meshgrid)
 def meshgrid(x, y, indexing="xy"):
     """Two 1-D coordinate vectors to two 2-D grids ('xy': shape (len(y), len(x)))."""
@@ -206,6 +238,32 @@ def take(a, indices, axis=None):
         else np.moveaxis(a, axis, 0)[indices]
 
 
+def put(a, ind, v, mode="raise"):
+    """a.flat[ind] = v in place (v repeated to the length of ind, negative indices from the
+    end, the last of duplicate indices wins); npapi_math registers it for 1- to 3-D arrays
+    and NumPy's default mode='raise'."""
+    flat = np.ravel(np.asarray(ind))
+    n = flat.shape[0]
+    vals = np.ravel(np.asarray(v, dtype=a.dtype))
+    vals = vals[np.arange(n) % vals.shape[0]] if n else vals[:0]
+    if n == 0:
+        return
+    if a.ndim == 1:
+        a[flat] = vals                     # wraps negatives and raises as NumPy does
+        return
+    if a.size == 0:
+        np.ravel(a)[flat] = vals           # raises IndexError, as NumPy does
+        return
+    size = a.size
+    k = np.where(flat < 0, flat + size, flat)
+    k = np.where((k < 0) | (k >= size), size + np.abs(flat), k)  # out of range: raises
+    last = k % a.shape[-1]                 # unravelled in C order; the first not wrapped
+    if a.ndim == 2:
+        a[k // a.shape[1], last] = vals
+    else:
+        a[k // (a.shape[1] * a.shape[2]), (k // a.shape[2]) % a.shape[1], last] = vals
+
+
 @prelude(np.take_along_axis)
 def take_along_axis(arr, indices, axis):
     """arr[..., indices[...], ...] along ``axis`` for 2-D arrays."""
@@ -268,7 +326,6 @@ def dgtsv(dl, d, du, b, overwrite_dl=0, overwrite_d=0, overwrite_du=0, overwrite
     du = du.astype(np.float64)
     x = b.astype(np.float64)
     info = 0
-    fact, temp, tx = 0.0, 0.0, x[0] * 0.0    # (one type each on every path)
     for i in range(n - 1):
         if abs(d[i]) >= abs(dl[i]):          # no row interchange
             if d[i] == 0.0:

@@ -1,5 +1,6 @@
 """Syntactic facts about a function body: which names a statement assigns, which names are
-read outside it (a conservative liveness), and whether it breaks or continues its loop."""
+live after it (read before being written on some path: ``Liveness``), and whether it breaks
+or continues its loop."""
 from __future__ import annotations
 
 import ast
@@ -59,6 +60,118 @@ def loads_outside(func: ast.FunctionDef, inner) -> set[str]:
         elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             names.add(n.target.id)
     return names
+
+
+def _reads(node) -> set[str]:
+    """Names a node reads (conservatively: every load inside it, lambdas included)."""
+    if node is None:
+        return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, (ast.Load, ast.Del))}
+
+
+def _target_effect(t, reads: set, kills: set) -> None:
+    """An assignment target: a plain name is written; ``x[i] = v`` / ``x.a = v`` read ``x``
+    and ``i``."""
+    if isinstance(t, ast.Name):
+        kills.add(t.id)
+    elif isinstance(t, (ast.Tuple, ast.List)):
+        for e in t.elts:
+            _target_effect(e, reads, kills)
+    elif isinstance(t, ast.Starred):
+        _target_effect(t.value, reads, kills)
+    else:
+        reads |= _reads(t)
+
+
+class Liveness:
+    """Read-before-write liveness of a function's local names over its structured control
+    flow: a name is live at a point when some path from there reads it before writing it.
+    ``break`` continues at the loop's exit, ``continue`` at its head, ``return`` ends the
+    function; a loop's head is solved to a fixpoint. Identity: the textbook backward
+    dataflow live_in(s) = reads(s) | (live_out(s) - writes(s)), with live_out the union over
+    the successors, on the control-flow graph the statements describe.
+
+    ``after(node)``: names live after ``node`` (a statement, or a list of statements: after
+    the last) completes normally; for a loop, the names live at its head (read by a later
+    iteration or after the loop). ``jump_target(node)``: names live where a ``break`` or
+    ``continue`` inside ``node``'s innermost loop goes (its head, a superset of its exit);
+    empty outside loops (``return`` ends the function)."""
+
+    def __init__(self, func):
+        self._after: dict[int, set] = {}
+        self._head: dict[int, set] = {}
+        self._loop: dict[int, object] = {}
+        body = func.body if isinstance(func.body, list) else []
+        self._block(body, set(), None, None, None)
+
+    def known(self, node) -> bool:
+        last = node[-1] if isinstance(node, list) else node
+        return id(last) in self._after
+
+    def after(self, node) -> set[str]:
+        if isinstance(node, (ast.For, ast.While)):
+            return self._head[id(node)]
+        last = node[-1] if isinstance(node, list) else node
+        return self._after[id(last)]
+
+    def jump_target(self, node) -> set[str]:
+        first = node[0] if isinstance(node, list) else node
+        loop = self._loop.get(id(first))
+        return set() if loop is None else self._head[id(loop)]
+
+    def _block(self, stmts, live, brk, cont, loop) -> set:
+        live = set(live)
+        for s in reversed(stmts):
+            self._after[id(s)] = set(live)
+            self._loop[id(s)] = loop
+            live = self._stmt(s, live, brk, cont, loop)
+        return live
+
+    def _stmt(self, s, live, brk, cont, loop) -> set:
+        if isinstance(s, ast.If):
+            return _reads(s.test) | self._block(s.body, live, brk, cont, loop) | \
+                self._block(s.orelse, live, brk, cont, loop)
+        if isinstance(s, (ast.For, ast.While)):
+            exit_live = self._block(s.orelse, live, brk, cont, loop)
+            head: set = set()
+            while True:     # grows monotonically; names are finite
+                body = self._block(s.body, head, exit_live, head, s)
+                if isinstance(s, ast.For):
+                    reads, kills = set(), set()
+                    _target_effect(s.target, reads, kills)
+                    body = (body - kills) | reads
+                    new = exit_live | body
+                else:
+                    new = _reads(s.test) | exit_live | body
+                if new == head:
+                    break
+                head = new
+            self._head[id(s)] = head
+            return head | (_reads(s.iter) if isinstance(s, ast.For) else set())
+        if isinstance(s, ast.Break):
+            return set(brk or ())
+        if isinstance(s, ast.Continue):
+            return set(cont or ())
+        if isinstance(s, ast.Return):
+            return _reads(s.value)
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            reads, kills = set(), set()
+            for t in targets:
+                _target_effect(t, reads, kills)
+            return (live - kills) | reads | _reads(s.value)
+        if isinstance(s, ast.AugAssign):
+            return live | _reads(s.value) | _reads(s.target) | (
+                {s.target.id} if isinstance(s.target, ast.Name) else set())
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            return live - {(a.asname or a.name).split(".")[0] for a in s.names}
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # a nested function reads what its body reads, at the latest when it is called
+            return (live - {s.name}) | _reads(s)
+        # anything else (expression statements, assert, del, unsupported statements):
+        # conservatively reads every name in it and writes none
+        return live | _reads(s)
 
 
 def jumps(stmt, kinds=(ast.Break, ast.Continue)) -> bool:

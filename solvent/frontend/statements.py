@@ -31,8 +31,10 @@ class StmtMixin:
                     continue
                 # the guarded region is ``rest``: a name first assigned there and read
                 # only there (or in ``s``) is dead after it
+                # on the path that jumped, a name first assigned in ``rest`` is read only
+                # where the jump goes (a break/continue target; nothing after a return)
                 self.branch(self.logical_not(go), lambda: self.stmts(rest), lambda: None,
-                            [s] + rest)
+                            [s] + rest, jumped_live=self.live_at_jump_target([s] + rest))
                 return
 
     def jump_pending(self):
@@ -212,6 +214,9 @@ class StmtMixin:
         done = self.truth(self.env[RETURN_FLAG])
         if (isinstance(done, Const) and done.value) or always_returns(self.src.tree.body):
             return self.env[RETURN_VALUE]
+        v = self.env.get(RETURN_VALUE)
+        if isinstance(v, Const) and v.value is None:
+            return v    # a bare return on some paths, falling off the end on the others
         raise self.unsupported("this function returns a value on some paths and falls off "
                                "its end (returning None) on others",
                                "end every path with a return of the same kind")

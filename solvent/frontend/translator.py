@@ -28,7 +28,7 @@ from .expressions import ExprMixin
 from .dynamic_shapes import DynamicShapeMixin
 from .indexing import IndexMixin
 from .npapi_methods import ApiMixin
-from .scopes import assigned_names, loads_outside
+from .scopes import Liveness, assigned_names, loads_outside
 from .statements import StmtMixin
 from .values import ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal
 
@@ -147,12 +147,25 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, DynamicShapeMix
         return SourceLoc(self.src.filename, getattr(node, "lineno", 0) + self.src.line_offset,
                          getattr(node, "col_offset", 0) + self.src.col_offset + 1)
 
+    def liveness(self) -> Liveness:
+        if "liveness" not in self._live_cache:
+            self._live_cache["liveness"] = Liveness(self.src.tree)
+        return self._live_cache["liveness"]
+
     def live_outside(self, node) -> set[str]:
-        """Names read outside ``node`` (a node, or a list of nodes: one region)."""
+        """Names live after ``node`` (a node, or a list of nodes: one region): read before
+        being written on some path from there (for a loop: from its head)."""
+        live = self.liveness()
+        if live.known(node):
+            return live.after(node)
         key = tuple(map(id, node)) if isinstance(node, list) else id(node)
-        if key not in self._live_cache:
+        if key not in self._live_cache:   # a node outside the analysed body: every read
             self._live_cache[key] = loads_outside(self.src.tree, node)
         return self._live_cache[key]
+
+    def live_at_jump_target(self, node) -> set[str]:
+        """Names live where a break/continue of ``node``'s innermost loop goes."""
+        return self.liveness().jump_target(node)
 
     # --- calls to plain Python helpers: inlined --------------------------------------------
     def inline_call(self, fn, args, kwargs, node, keep_loc: bool = False):

@@ -40,14 +40,16 @@ def k_print(A):
 
 def k_unique(A):
     A[0] = 100.0
-    return np.unique(A).sum()  # <- offending line
+    return np.unique(A, axis=0).sum()  # <- offending line (axis= is not taken)
 
 
 def k_return_in_loop(A):
+    # a return inside a loop is supported; returning a tuple there and a number after the
+    # loop is not (the error names the loop the return leaves)
     A[0] = 100.0
-    for i in range(A.shape[0]):
+    for i in range(A.shape[0]):  # <- offending line
         if i > 1:
-            return i  # <- offending line
+            return i, A
     return -1
 
 

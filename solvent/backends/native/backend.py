@@ -19,7 +19,7 @@ from ...ir.registry import get, lowerings, register_lowering
 from ..base import Backend
 from ...ir.types import TensorType, np_dtype
 from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rules_linalg,
-               rules_reduce, rules_structural)
+               rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, call_with_arrays, free
@@ -30,7 +30,7 @@ from .types import I64, SUPPORTED
 # The native rules go into the op registry's rule table for "native", like every backend's
 # (one module per op family defines them); the backend reads them back from there.
 for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_linalg,
-                rules_control, rules_dynamic):
+                rules_control, rules_dynamic, rules_sort):
     for _name, _rule in _family.RULES.items():
         register_lowering(_name, "native", _rule)
 RULES = lowerings("native")

@@ -45,11 +45,12 @@ _LIBC_BOUND = False
 
 
 def bind_libc():
-    """Bind ``solvent_malloc``/``solvent_free`` to the C library's (run-time allocations)."""
+    """Bind ``solvent_malloc``/``solvent_free`` (run-time allocations) and ``solvent_qsort``
+    (rules_sort) to the C library's."""
     global _LIBC_BOUND
     if not _LIBC_BOUND:
         libc = ctypes.CDLL(None)
-        for name in ("malloc", "free"):
+        for name in ("malloc", "free", "qsort"):
             llvm.add_symbol(f"solvent_{name}", ctypes.cast(getattr(libc, name),
                                                            ctypes.c_void_p).value)
         _LIBC_BOUND = True

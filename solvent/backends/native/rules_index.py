@@ -260,3 +260,44 @@ def _gather(op, ctx):
 
 
 RULES["tensor.gather"] = _gather
+
+
+def _scatter(kind):
+    """``y = x.copy(); y[idx] = value`` (``set``: in C order, the last write wins, as in
+    NumPy) or ``np.add.at(y, idx, value)`` (``add``: every duplicate adds; bool adds as
+    or, integers wrap), one element of ``value`` at a time, each index checked (negative
+    wraps once, outside the dim raises IndexError). ``value`` has the gathered shape."""
+    def rule(op, ctx):
+        from . import scalar_math
+        xv, vv, idx_vals = op.operands[0], op.operands[1], list(op.operands[2:])
+        xs, axes = xv.type.shape, list(op.attrs["axes"])
+        bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+        adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
+        nb, p = len(bshape), (axes[0] if adjacent else 0)
+        rest_dims = [a for a in range(len(xs)) if a not in axes]
+        out = ctx.out(op)
+        ctx.copy(out, ctx.get(xv))
+        v = ctx.get(vv)
+
+        def put(idx):
+            idx = list(idx)
+            bidx, ridx = idx[p:p + nb], idx[:p] + idx[p + nb:]
+            dst = [None] * len(xs)
+            for a, r in zip(rest_dims, ridx):
+                dst[a] = r
+            for a, iv in zip(axes, idx_vals):
+                sub = [0 if n == 1 and bshape[nb - iv.type.rank + d] != 1
+                       else bidx[nb - iv.type.rank + d] for d, n in enumerate(iv.type.shape)]
+                raw = ctx.get(iv) if iv.type.rank == 0 else ctx.load(ctx.get(iv), sub)
+                dst[a] = ctx.checked_index(op, raw, iv.type.dtype, a, xs[a])
+            new = v if vv.type.rank == 0 else ctx.load(v, idx)
+            if kind == "add":
+                new = scalar_math.add(ctx, xv.type.dtype, ctx.load(out, dst), new)
+            ctx.store(out, dst, new)
+        ctx.loop_nest(vv.type.shape, put)
+        return [out]
+    return rule
+
+
+RULES["tensor.scatter"] = _scatter("set")
+RULES["tensor.scatter_add"] = _scatter("add")
