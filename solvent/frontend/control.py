@@ -21,7 +21,8 @@ from ..ir.types import TensorType, dtype_name, np_dtype
 from .desugar import ITER_ATTR, LOOP_RETURN_VALUE
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
-from .values import ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal, same_binding
+from .values import (ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal, like_seq,
+                     same_binding)
 
 _NUMBER = (bool, int, float, complex, np.generic)
 
@@ -146,13 +147,13 @@ class ControlMixin:
             if _is_array(a) and _is_array(b) and a.shape == b.shape and a.dtype == b.dtype:
                 return self._return_choice(choice, a, b, blocks, yields, c, born0, n)
         a, b = [x.merged if isinstance(x, ReturnChoice) else x for x in (a, b)]
-        a, b = (TupleVal(tuple(Const(x) for x in v.value))
+        a, b = (like_seq(v, tuple(Const(x) for x in v.value))
                 if isinstance(v, Const) and isinstance(v.value, tuple)
                 and isinstance(w, TupleVal) else v for v, w in ((a, b), (b, a)))
         if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
             parts = [self._merge_pair(f"{n}[{i}]", x, y, blocks, yields, c, born0)
                      for i, (x, y) in enumerate(zip(a.items, b.items))]
-            return lambda results: TupleVal(tuple(p(results) for p in parts))
+            return lambda results: like_seq(a, tuple(p(results) for p in parts))
         if _is_array(a) or _is_array(b):
             if not (_is_array(a) and _is_array(b)) or a.shape != b.shape:
                 raise self.shape_conflict(n, a, b, c)

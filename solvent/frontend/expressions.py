@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ir.registry import IRError
 from .local_functions import LocalFunction
-from .values import ArrayRef, Const, Tensor, TupleVal
+from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, is_tuple_index, like_seq
 
 _EXPR_HINTS = {
     "ListComp": "write the loop out, or use array operations",
@@ -96,9 +96,10 @@ class ExprMixin:
 
     def expr_Tuple(self, node):
         items = tuple(self.expr(e) for e in node.elts)
+        listy = isinstance(node, ast.List)
         if all(isinstance(i, Const) for i in items):
-            return Const(tuple(i.value for i in items))
-        return TupleVal(items)
+            return (ListConst if listy else Const)(tuple(i.value for i in items))
+        return ListVal(items) if listy else TupleVal(items)
 
     expr_List = expr_Tuple
 
@@ -145,10 +146,11 @@ class ExprMixin:
             return None
         ta, tb = items(a), items(b)
         if isinstance(node.op, ast.Add) and ta is not None and tb is not None:
-            return TupleVal(ta + tb)
+            return like_seq(a, ta + tb)
         if isinstance(node.op, ast.Mult) and (ta is None) != (tb is None):
             k = self.static_int(b if ta is not None else a, "a tuple repetition count")
-            return TupleVal((ta if ta is not None else tb) * max(k, 0))
+            return like_seq(a if ta is not None else b,
+                            (ta if ta is not None else tb) * max(k, 0))
         raise self.unsupported(f"operator {type(node.op).__name__} on a tuple",
                                "tuples support + (concatenation) and * (repetition)")
 
@@ -251,6 +253,13 @@ class ExprMixin:
         with self.guarded_checks() as guard:
             guard(self.ufunc(np.logical_not, c))
             orelse = self.expr(node.orelse)
+        seqs = [tuple(Const(x) for x in v.value) if isinstance(v, Const) and
+                isinstance(v.value, tuple) else v.items if isinstance(v, TupleVal) else None
+                for v in (body, orelse)]
+        if None not in seqs and len(seqs[0]) == len(seqs[1]) and \
+                is_tuple_index(body) == is_tuple_index(orelse):
+            # a tuple (or list) on both paths stays one, item by item
+            return like_seq(body, tuple(self.select(c, x, y) for x, y in zip(*seqs)))
         return self.select(c, body, orelse)
 
     # --- attributes, subscripts, calls -----------------------------------------------------
@@ -290,7 +299,7 @@ class ExprMixin:
             items = obj.items if isinstance(obj, TupleVal) else tuple(Const(v) for v in obj.value)
             if len(idx) == 1 and isinstance(idx[0], Const):
                 k = idx[0].value
-                return TupleVal(items[k]) if isinstance(k, slice) else items[k]
+                return like_seq(obj, items[k]) if isinstance(k, slice) else items[k]
             raise self.unsupported("tuples can only be indexed by compile-time integers")
         return self.getitem(obj, idx)
 
@@ -302,6 +311,16 @@ class ExprMixin:
                 out.append(self.slice_item(e))
             else:
                 out.append(self.expr(e))
+        if len(elts) == 1 and not isinstance(node, (ast.Tuple, ast.Slice)) and \
+                is_tuple_index(out[0]):
+            # x[t] with a tuple t held in a name (or passed in) indexes several axes, as
+            # x[i, j] does; a list there is an integer-array index
+            v = out[0]
+            items = list(v.items) if isinstance(v, TupleVal) else [Const(x) for x in v.value]
+            if any(isinstance(i, Const) and isinstance(i.value, slice) for i in items):
+                raise self.unsupported("indexing by a tuple of slice objects held in a "
+                                       "variable", "write the slices in the subscript")
+            return items
         return out
 
     def expr_Call(self, node):

@@ -10,7 +10,7 @@ from ..ir.types import TensorType
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
                      always_returns, body_jumps)
 from .local_functions import LocalFunction
-from .values import ArrayRef, Buffer, Const, Tensor, TupleVal
+from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq
 
 
 class StmtMixin:
@@ -253,8 +253,8 @@ class StmtMixin:
         if isinstance(value, Tensor) and value.type.rank >= 1:
             value = self.new_buffer(value, name)
         elif isinstance(value, TupleVal):
-            value = TupleVal(tuple(self.new_buffer(v, name) if isinstance(v, Tensor)
-                                   and v.type.rank >= 1 else v for v in value.items))
+            value = like_seq(value, tuple(self.new_buffer(v, name) if isinstance(v, Tensor)
+                                          and v.type.rank >= 1 else v for v in value.items))
         self.env[name] = value
 
     def new_buffer(self, t: Tensor, name: str, guard: str | None = None) -> ArrayRef:

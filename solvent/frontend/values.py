@@ -79,6 +79,29 @@ class TupleVal:
 
 
 @dataclass(frozen=True)
+class ListVal(TupleVal):
+    """A list (``[i, j]``): as an index it selects elements (integer-array indexing), where a
+    tuple ``(i, j)`` indexes several axes; otherwise it behaves as a TupleVal."""
+
+
+@dataclass(frozen=True)
+class ListConst(Const):
+    """A compile-time list (stored as a tuple, see ListVal)."""
+
+
+def like_seq(template, items: tuple):
+    """``items`` as the same kind of sequence as ``template`` (a list stays a list)."""
+    return ListVal(items) if isinstance(template, (ListVal, ListConst)) else TupleVal(items)
+
+
+def is_tuple_index(v) -> bool:
+    """A tuple value (not a list) used whole as an index: NumPy indexes several axes."""
+    if isinstance(v, ListVal) or isinstance(v, ListConst):
+        return False
+    return isinstance(v, TupleVal) or (isinstance(v, Const) and type(v.value) is tuple)
+
+
+@dataclass(frozen=True)
 class ReturnChoice:
     """A returned array that is the caller's argument on one path of a run-time ``if`` and
     another array on the other: NumPy hands back the argument object itself on its path.

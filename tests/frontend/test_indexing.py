@@ -2,7 +2,7 @@
 indices; assignment and augmented assignment into elements, slices, fancy indices, masks."""
 import numpy as np
 
-from differential import case, run_cases
+from differential import case, check, run_cases
 
 rng = np.random.default_rng(4)
 V = rng.standard_normal(8)
@@ -378,3 +378,41 @@ cases = [
 ]
 
 test_indexing = run_cases(cases)
+
+
+# --- a tuple held in a name indexes several axes (x[t] is x[i, j]); a list selects elements.
+# Both were integer-array indices before (a silent wrong answer: a[(1, 2)] gave rows 1, 2)
+def index_by_held_tuple(a, i, j):
+    t = (i, j)
+    c = (1, 2)
+    return a[t], a[c], a[[0, 2]]
+
+
+def index_by_tuple_argument(t, a):
+    return a[t]
+
+
+def tuple_from_if_expression(a, i):
+    t = (i, 0) if i > 0 else (0, i)
+    idx = [i, 0]
+    return a[t], a[idx]
+
+
+def write_through_held_tuple(a):
+    s = 0.0
+    for i in range(a.shape[0] - 1):
+        p = (i, i + 1)
+        s += a[p]
+        a[p] = -1.0
+    return s
+
+
+def test_held_tuple_indexes_several_axes(backend):
+    a = np.arange(12.0).reshape(3, 4)
+    check(index_by_held_tuple, a, 1, 2, backend=backend)
+    check(index_by_held_tuple, np.asfortranarray(a).astype(np.int8), 2, -1, backend=backend)
+    check(index_by_tuple_argument, (1, 2), a, backend=backend)
+    check(index_by_tuple_argument, (2,), a, backend=backend)
+    check(tuple_from_if_expression, a, 1, backend=backend)
+    check(tuple_from_if_expression, a, -2, backend=backend)
+    check(write_through_held_tuple, a.copy(), backend=backend)
