@@ -120,8 +120,9 @@ class ExprMixin:
                 and self.tensor_type(a).dtype == "i1":
             return self.ufunc(np.square, a)  # ndarray ** 2 is np.square: bool ** 2 is int8
         if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and _python_number(a) and \
-                _python_number(b) and not isinstance(b, Const):
-            # Python numbers divide as Python does: by zero is an error, not inf or 0
+                _python_number(b) and not (isinstance(b, Const) and b.value != 0):
+            # Python numbers divide as Python does: by zero is an error, not inf or 0 (a
+            # constant zero divisor of a run-time number too: the check fails where reached)
             self.check(self.ufunc(np.not_equal, b, Const(0)), "ZeroDivisionError",
                        "division by zero")
         if isinstance(a, TupleVal) or isinstance(b, TupleVal):

@@ -270,3 +270,23 @@ def test_python_int_out_of_bounds_for_the_array_dtype(fn, args, backend):
 def test_comparison_with_an_out_of_range_python_int_compares_values(n, backend):
     check(less_than, I8, n, backend=backend)
     check(add_int, I8, 100, backend=backend)
+
+
+def python_number_mod_constant_zero(q, B):
+    B[:-1] *= (q % 0.0)          # q is a run-time Python int: float modulo by zero
+
+
+def python_number_div_constant_zero_in_untaken_branch(q, B):
+    if q < 0:
+        B[:] = q // 0
+    return B
+
+
+@pytest.mark.parametrize("backend", ["xla", "native", "interp"])
+def test_run_time_python_number_by_constant_zero_raises_where_reached(backend):
+    B = np.ones(3)
+    with pytest.raises(ZeroDivisionError):
+        solvent.jit(python_number_mod_constant_zero, backend=backend)(3, B)
+    assert np.array_equal(B, np.ones(3))
+    r = solvent.jit(python_number_div_constant_zero_in_untaken_branch, backend=backend)(3, B)
+    assert np.array_equal(r, np.ones(3))
