@@ -22,7 +22,7 @@ from .desugar import ITER_ATTR, LOOP_RETURN_VALUE
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
 from .values import (ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal, like_seq,
-                     same_binding)
+                     same_binding, seq_items)
 
 _NUMBER = (bool, int, float, complex, np.generic)
 
@@ -141,15 +141,13 @@ class ControlMixin:
         results (an iterator, consumed in yield order)."""
         if same_binding(a, b):
             return lambda results: a
-        if n.startswith(RETURN_VALUE) and (_keeps_identity(a) or _keeps_identity(b)):
-            choice = (a, b)
-            a, b = [x.merged if isinstance(x, ReturnChoice) else x for x in (a, b)]
-            if _is_array(a) and _is_array(b) and a.shape == b.shape and a.dtype == b.dtype:
-                return self._return_choice(choice, a, b, blocks, yields, c, born0, n)
+        choice = (a, b)
         a, b = [x.merged if isinstance(x, ReturnChoice) else x for x in (a, b)]
-        a, b = (like_seq(v, tuple(Const(x) for x in v.value))
-                if isinstance(v, Const) and isinstance(v.value, tuple)
-                and isinstance(w, TupleVal) else v for v, w in ((a, b), (b, a)))
+        if n.startswith(RETURN_VALUE) and any(map(_keeps_identity, choice)) and \
+                _is_array(a) and _is_array(b) and a.shape == b.shape and a.dtype == b.dtype:
+            return self._return_choice(choice, a, b, blocks, yields, c, born0, n)
+        a, b = (like_seq(v, seq_items(v)) if isinstance(v, Const) and isinstance(w, TupleVal)
+                and seq_items(v) is not None else v for v, w in ((a, b), (b, a)))
         if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
             parts = [self._merge_pair(f"{n}[{i}]", x, y, blocks, yields, c, born0)
                      for i, (x, y) in enumerate(zip(a.items, b.items))]
@@ -230,10 +228,11 @@ class ControlMixin:
     def shape_conflict(self, n, a, b, cond):
         sa = getattr(a, "shape", ())
         sb = getattr(b, "shape", ())
+        what = "the returned value" if n.startswith(RETURN_VALUE) else repr(n)
         if cond.deps:
             from ..errors import NeedStatic
-            return NeedStatic(cond.deps, f"the condition deciding the shape of {n!r}", self.b.loc)
-        return self.unsupported(f"{n!r} has shape {sa} on one path and {sb} on another")
+            return NeedStatic(cond.deps, f"the condition deciding the shape of {what}", self.b.loc)
+        return self.unsupported(f"{what} has shape {sa} on one path and {sb} on another")
 
     # --- loops ------------------------------------------------------------------------------
     def stmt_For(self, node: ast.For):

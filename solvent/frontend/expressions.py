@@ -11,7 +11,8 @@ import numpy as np
 
 from ..ir.registry import IRError
 from .local_functions import LocalFunction
-from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, is_tuple_index, like_seq
+from .values import (ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, is_tuple_index,
+                     like_seq, seq_items)
 
 _EXPR_HINTS = {
     "ListComp": "write the loop out, or use array operations",
@@ -139,13 +140,7 @@ class ExprMixin:
     def _tuple_op(self, node, a, b):
         """``t + u`` and ``t * k`` of tuples holding run-time values: Python's concatenation
         and repetition (never elementwise arithmetic)."""
-        def items(x):
-            if isinstance(x, TupleVal):
-                return x.items
-            if isinstance(x, Const) and isinstance(x.value, tuple):
-                return tuple(Const(v) for v in x.value)
-            return None
-        ta, tb = items(a), items(b)
+        ta, tb = seq_items(a), seq_items(b)
         if isinstance(node.op, ast.Add) and ta is not None and tb is not None:
             return like_seq(a, ta + tb)
         if isinstance(node.op, ast.Mult) and (ta is None) != (tb is None):
@@ -254,9 +249,7 @@ class ExprMixin:
         with self.guarded_checks() as guard:
             guard(self.ufunc(np.logical_not, c))
             orelse = self.expr(node.orelse)
-        seqs = [tuple(Const(x) for x in v.value) if isinstance(v, Const) and
-                isinstance(v.value, tuple) else v.items if isinstance(v, TupleVal) else None
-                for v in (body, orelse)]
+        seqs = [seq_items(body), seq_items(orelse)]
         if None not in seqs and len(seqs[0]) == len(seqs[1]) and \
                 is_tuple_index(body) == is_tuple_index(orelse):
             # a tuple (or list) on both paths stays one, item by item
@@ -296,8 +289,8 @@ class ExprMixin:
                 return Const(obj.value[key[0] if len(key) == 1 else key])
             except Exception as e:
                 raise self.unsupported(f"indexing {obj.value!r}: {e}") from None
-        if isinstance(obj, TupleVal) or (isinstance(obj, Const) and isinstance(obj.value, tuple)):
-            items = obj.items if isinstance(obj, TupleVal) else tuple(Const(v) for v in obj.value)
+        items = seq_items(obj)
+        if items is not None:
             if len(idx) == 1 and isinstance(idx[0], Const):
                 k = idx[0].value
                 return like_seq(obj, items[k]) if isinstance(k, slice) else items[k]
@@ -316,8 +309,7 @@ class ExprMixin:
                 is_tuple_index(out[0]):
             # x[t] with a tuple t held in a name (or passed in) indexes several axes, as
             # x[i, j] does; a list there is an integer-array index
-            v = out[0]
-            items = list(v.items) if isinstance(v, TupleVal) else [Const(x) for x in v.value]
+            items = list(seq_items(out[0]))
             if any(isinstance(i, Const) and isinstance(i.value, slice) for i in items):
                 raise self.unsupported("indexing by a tuple of slice objects held in a "
                                        "variable", "write the slices in the subscript")
@@ -342,11 +334,9 @@ class ExprMixin:
         args = []
         for a in node.args:
             if isinstance(a, ast.Starred):
-                v = self.expr(a.value)
-                if isinstance(v, TupleVal):
-                    args.extend(v.items)
-                elif isinstance(v, Const) and isinstance(v.value, tuple):
-                    args.extend(Const(x) for x in v.value)
+                v = seq_items(self.expr(a.value))
+                if v is not None:
+                    args.extend(v)
                 else:
                     raise self.unsupported("*args of a run-time value")
             else:

@@ -94,11 +94,19 @@ def like_seq(template, items: tuple):
     return ListVal(items) if isinstance(template, (ListVal, ListConst)) else TupleVal(items)
 
 
+def seq_items(v) -> tuple | None:
+    """The items of a tuple or list value (run-time TupleVal/ListVal or a compile-time one),
+    each a value; None for anything else."""
+    if isinstance(v, TupleVal):
+        return v.items
+    if isinstance(v, Const) and isinstance(v.value, tuple):
+        return tuple(Const(x) for x in v.value)
+    return None
+
+
 def is_tuple_index(v) -> bool:
     """A tuple value (not a list) used whole as an index: NumPy indexes several axes."""
-    if isinstance(v, ListVal) or isinstance(v, ListConst):
-        return False
-    return isinstance(v, TupleVal) or (isinstance(v, Const) and type(v.value) is tuple)
+    return not isinstance(v, (ListVal, ListConst)) and seq_items(v) is not None
 
 
 @dataclass(frozen=True)

@@ -436,3 +436,25 @@ def test_augassign_fetches_the_item_before_the_right_hand_side():
         with pytest.raises(IndexError):
             solvent.jit(augassign_item_error_first, backend=backend)(B.copy())
         check(augassign_element_read_before_rhs, np.arange(4.0), backend=backend)
+
+
+def return_view_or_product(k, X, x):
+    if x > 0.0:
+        return X[:]                # a view of the caller's (strided) array on this path
+    return X * k
+
+
+def return_shorter_view_or_product(k, X, x):
+    if x > 0.0:
+        return X[1:]
+    return X * k
+
+
+def test_returned_view_on_one_path_reaches_the_callers_array(backend):
+    X = np.arange(8.0)[::2]
+    r = solvent.jit(return_view_or_product, backend=backend)(2, X, 1.0)
+    r[0] = 99.0
+    assert X[0] == 99.0
+    check(return_view_or_product, 2, np.arange(6, dtype=np.uint8), -1.0, backend=backend)
+    with pytest.raises(solvent.UnsupportedError, match="the returned value has shape"):
+        solvent.jit(return_shorter_view_or_product, backend=backend)(2, X, 1.0)
