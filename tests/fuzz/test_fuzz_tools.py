@@ -141,3 +141,22 @@ class _Prog:
 
     def make_args(self):
         return tuple(a.copy() for a in self.args)
+
+
+def _unstable_count_and_sum(A):
+    return int(np.sum(np.sin(A * 1e17) > 0)), A + 1.0
+
+
+def test_an_output_that_jumps_excuses_only_itself(monkeypatch):
+    """The integer count jumps under a 4-ulp perturbation; the float array beside it does
+    not: a wrong float array is not excused by its unstable neighbour."""
+    import differential
+    A = np.linspace(0.5, 2.0, 7)
+    spread = driver.output_spreads(_unstable_count_and_sum, (A,))
+    assert spread[0] == float("inf") and spread[1] < 1e-14
+    monkeypatch.setattr(differential, "jitted",
+                        lambda fn, backend: lambda A: (99, A + 1.0))
+    assert driver._within_numpy_spread(_unstable_count_and_sum, (A,), "interp")
+    monkeypatch.setattr(differential, "jitted",
+                        lambda fn, backend: lambda A: (99, A + 1.001))
+    assert not driver._within_numpy_spread(_unstable_count_and_sum, (A,), "interp")
