@@ -27,9 +27,17 @@ from ..ops.checks import KINDS, error_text
 from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
+from ..ir.parser import parse_function
+from ..ir.printer import print_function
 from ..passes.pipeline import build_pipeline, run_pipeline
 from ..backends.choice import choose
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
+
+
+def _snapshot(fn):
+    """A copy of ``fn`` as it is now: passes rewrite the IR in place, so a stage kept by
+    reference would show (and run, in translation validation) the final program."""
+    return parse_function(print_function(fn))
 
 
 @dataclass
@@ -192,7 +200,8 @@ class JitFunction:
         stages = []
         if self.placement is not None:  # the IR carries the mesh and the argument specs
             tr.fn.shardings = self.placement.ir_shardings(tr.fn, tr)
-        fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, f))) if trace else None,
+        fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, _snapshot(f))))
+                          if trace else None,
                           passes=build_pipeline(self.pass_options))
         backend, reason = choose_backend(fn, self.backend)
         if self.placement is not None:
@@ -243,7 +252,6 @@ class JitFunction:
         return run_compiled(c, args)
 
     def explain(self, *args, **kwargs) -> str:
-        from ..ir.printer import print_function
         args = self._bind(args, kwargs)
         if self.placement is not None:
             self.placement.check_call(args)
