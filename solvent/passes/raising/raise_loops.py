@@ -52,11 +52,25 @@ def _body_elements(loop) -> int:
                 and getattr(r.type, "static", True) and hasattr(r.type, "size")), default=1)
 
 
+def _refuse_runtime_shapes(loop) -> None:
+    """The batching rules take static shapes only: a value of run-time shape in the body (a
+    slice ``A[i, i:]`` whose length follows the loop variable, a mask read) is a different
+    shape in every iteration and has no batched form (batching it as a full row summed the
+    whole matrix for ``A[i, i:].sum()``)."""
+    for op in loop.regions[0].block.walk():
+        for r in op.results:
+            if not getattr(r.type, "static", True):
+                line = op.loc.line if op.loc is not None else "?"
+                raise Refuse(f"the value of {op.name} at line {line} has a run-time shape "
+                             f"({r.type})")
+
+
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,
                max_body_elements: int = 1 << 16) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
+    _refuse_runtime_shapes(loop)
     per_iteration = _body_elements(loop) if report.kind == REDUCTION else 0
     if per_iteration > max_body_elements:
         # a reduction whose body is vectorized work already (its loop overhead is

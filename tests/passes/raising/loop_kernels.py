@@ -329,6 +329,24 @@ def row_prefix(A):
             A[i, j] += A[i, j - 1]
 
 
+def triu_sum(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += A[i, i:].sum()      # a row tail whose length follows i
+    return s
+
+
+def lower_prefix_max(A, out):
+    for i in range(A.shape[0]):
+        out[i] = A[i, :i + 1].max()
+
+
+def tail_dots(x, y, out):
+    n = x.shape[0]
+    for i in range(n):
+        out[i] = x[i:] @ y[:n - i]
+
+
 # args makers: size -> tuple; sizes hold 0 (where the kernel allows), 1, and non-square
 def _r(*shape, seed=0):
     return np.random.default_rng(seed + sum(shape)).standard_normal(shape)
@@ -388,4 +406,14 @@ CARRIED = {
                     "previous iteration"),
     "anti_dependence": (anti_dependence, lambda n, m: (_r(n + 2),), "anti-dependence"),
     "row_prefix": (row_prefix, lambda n, m: (_r(n + 1, m + 2),), "previous iteration"),
+}
+
+RUNTIME_SHAPE = {
+    # loops whose body reads a slice of run-time length: no batched form, they stay loops
+    "triu_sum": (triu_sum, lambda n, m: (np.asfortranarray(_r(n + 1, n + 1)),)),
+    "lower_prefix_max": (lower_prefix_max, lambda n, m: (_r(n + 1, m + n + 1)[:, ::-1],
+                                                         np.zeros(n + 1))),
+    "tail_dots": (tail_dots, lambda n, m: (_r(n + m).astype(np.float32),
+                                           _r(n + m, seed=1).astype(np.float32),
+                                           np.zeros(n + m, np.float32))),
 }

@@ -25,7 +25,7 @@ from solvent.ir.verifier import verify
 from solvent.passes import pipeline
 from solvent.passes.raising import batching, delinearize, indexing
 
-from loop_kernels import CARRIED, RAISED
+from loop_kernels import CARRIED, RAISED, RUNTIME_SHAPE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_patterns import _inputs  # noqa: E402  (the pattern tests' random inputs)
@@ -285,3 +285,17 @@ def test_a_hoisted_check_before_a_varying_one_keeps_pythons_order(case, backend)
     with pytest.raises(want):
         f(img, s, out)
     assert not out.any()
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+@pytest.mark.parametrize("size", [(3, 4), (0, 1)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(RUNTIME_SHAPE))
+def test_slices_whose_length_follows_the_loop_are_not_raised(name, size, backend):
+    """A[i, i:].sum() was batched as the whole row (a silent wrong answer: the sum of the
+    whole matrix); a value of run-time shape in the body now keeps the loop, with the reason."""
+    import differential
+    fn, make = RUNTIME_SHAPE[name]
+    differential._JITS.pop((fn, backend), None)
+    differential.check(fn, *make(*size), backend=backend)
+    text = explain_loops(fn, *make(*size))
+    assert "not raised" in text and "run-time shape" in text, text
