@@ -159,8 +159,23 @@ def _arg(kind):
     def handler(fe, a, axis=None, out=None, keepdims=Const(False)):
         x = fe.tensor(a)
         ax = None if axis is None or fe.static(axis) is None else norm_axes(fe, axis, x.type.rank)[0]
-        if x.type.size == 0:
-            raise ValueError(f"{fe.b.loc}: attempt to get {kind} of an empty sequence")
+        msg = f"attempt to get {kind} of an empty sequence"
+        dims = range(x.type.rank) if ax is None else [ax]
+        if any(x.shape[d] == 0 for d in dims):
+            if fe.raise_now():
+                raise ValueError(f"{fe.b.loc}: {msg}")
+            fe.check(Const(False), "ValueError", msg)   # where it is reached, as in reduce
+            # the op takes no empty operand: zeros stand in for the value it never has
+            keep = bool(fe.static(keepdims, "keepdims"))
+            shape = [1 if keep else None for _ in x.shape] if ax is None else \
+                [1 if d == ax and keep else (None if d == ax else n) for d, n in enumerate(x.shape)]
+            shape = [n for n in shape if n is not None]
+            zero = fe.convert(fe.tensor(Const(0)), "i64")
+            return Tensor(fe.b.one("tensor.broadcast_to", zero.v, shape=shape)) if shape \
+                else zero
+        for d in dims:
+            if x.shape[d] is None:   # a run-time length (x[i:].argmax()): checked where run
+                fe.check(fe.ufunc(np.greater, fe.dim(x, d), Const(0)), "ValueError", msg)
         return Tensor(fe.b.one(f"tensor.{kind}", x.v, axis=ax,
                                keepdims=bool(fe.static(keepdims, "keepdims"))))
     return handler

@@ -153,7 +153,8 @@ def _arg_infer(types, attrs):
     t = types[0]
     axis = attrs["axis"]
     expect(axis is None or 0 <= axis < t.rank, "argmax/argmin axis out of range")
-    expect(t.size > 0, "argmax/argmin of an empty tensor")
+    # a run-time length is checked where it runs (the frontend's ValueError check)
+    expect(not t.static or t.size > 0, "argmax/argmin of an empty tensor")
     if axis is None:
         shape = (1,) * t.rank if attrs["keepdims"] else ()
     else:

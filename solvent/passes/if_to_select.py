@@ -37,6 +37,8 @@ def _convertible(op: Operation, max_ops: int = MAX_OPS, small: int = SMALL) -> b
             if inner.regions or not get(inner.name).pure or get(inner.name).cost == "expensive":
                 return False
             for r in inner.results:
+                if not r.type.static:   # a run-time shape: its size is unknown here
+                    return False
                 if r.type.size > small and not (_sinkable(inner) and r in yielded):
                     return False
     return True

@@ -392,3 +392,52 @@ def test_repeat_with_an_int_count_on_every_axis(dtype):
     x = (np.arange(2 * 3 * 4) % 5).astype(dtype).reshape(2, 3, 4)
     check(_repeat_axes, x, backend="xla")
     check(_repeat_axes, np.zeros((0, 1, 2), dtype), backend="xla")
+
+
+def _arg_of_tail(x, k):
+    if k > 100:
+        return x[:0].argmax()           # an empty argmax on a path not taken: no error
+    return x[k:].argmin() + x[:k + 1].argmax(axis=0)
+
+
+def _arg_in_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i:].argmax() - x[:i + 1].argmin()
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", "xla"])
+def test_argmax_of_run_time_length_and_of_an_empty_slice_raise_where_numpy_does(backend):
+    """argmax/argmin of a slice whose length is known only at run time (x[k:] with a
+    run-time k) check for emptiness where they run, as NumPy raises; an empty static one
+    raises only where it is reached. Both crashed the compiler before."""
+    import solvent
+    x = np.array([3, -1, 7, 7, 2], np.int8)
+    f = solvent.jit(_arg_of_tail, backend=backend)
+    for k in (0, 2, 4):
+        assert f(x, k) == _arg_of_tail(x, k)
+    for k in (5, 200):
+        with pytest.raises(ValueError, match="empty sequence"):
+            _arg_of_tail(x, k)
+        with pytest.raises(ValueError, match=r"empty sequence"):
+            f(x, k)
+
+
+@pytest.mark.parametrize("backend", ["interp", None])
+@pytest.mark.parametrize("n", [1, 6])
+def test_argmax_of_slices_whose_length_follows_the_loop(backend, n):
+    x = np.random.default_rng(n).standard_normal(2 * n)[::2]
+    check(_arg_in_loop, x, np.zeros(n, np.int64), backend=backend)
+
+
+def _arg_axes_of_tail(A, k, out):
+    B = A[k:]
+    out[:] = B.argmax(axis=0) + B.argmin(axis=0)
+    return B.argmax(axis=1, keepdims=True).sum() + np.argmax(B) + \
+        np.argmin(B, axis=0, keepdims=True).sum()
+
+
+@pytest.mark.parametrize("backend", ["native", "interp"])
+@pytest.mark.parametrize("k", [0, 2, 4])
+def test_argmax_along_an_axis_of_run_time_length(backend, k):
+    A = np.asfortranarray(np.random.default_rng(k).standard_normal((5, 3)).astype(np.float32))
+    check(_arg_axes_of_tail, A, k, np.zeros(3, np.int64), backend=backend)

@@ -218,6 +218,8 @@ class Gen:
                             jv = inner[-1]
                             cands.append(Expr(f"{p.name}[{iv}, {jv[0]}]", "s",
                                               probe_for(p.dtype, "s")))
+                    if r.random() < 0.3:
+                        cands.append(self.moving_slice(p, iv, ax))
             if kind == "v" and p.kind == "M":
                 cands.append(Expr(f"{p.name}[:, {r.choice(['0', '-1'])}]" if False else
                                   f"{p.name}.sum(axis=1)", "v",
@@ -258,6 +260,23 @@ class Gen:
         if not cands:
             return Expr(r.choice(["2", "0.5", "3"]), "s", 1) if kind == "s" else None
         return r.choice(cands)
+
+    def moving_slice(self, p, iv, ax):
+        """A reduction of a slice whose length follows the loop variable: ``p[i:].sum()``,
+        ``np.max(p[:i + 1])``, a row's tail ``M[i, i:]``, a dot of two moving slices."""
+        r = self.r
+        if p.kind == "M" and ax == "v":
+            sl = r.choice([f"[{iv}, {iv}:]", f"[{iv}, :{iv} + 1]", f"[:{iv} + 1, 0]"])
+        elif p.kind == ax:
+            sl = r.choice([f"[{iv}:]", f"[:{iv} + 1]", f"[{iv} // 2:{iv} + 1]"])
+        else:
+            return Expr("1", "s", 1)
+        red = r.choice(["sum", "max", "min", "dot"])
+        if red == "dot":
+            return Expr(f"({p.name}{sl} @ {p.name}{sl}[::-1])", "s",
+                        _try(lambda a: a @ a[::-1], probe_for(p.dtype, "v")))
+        return Expr(f"{p.name}{sl}.{red}()", "s",
+                    _try(lambda a: getattr(a, red)(), probe_for(p.dtype, "v")))
 
     def elem(self, p, iv, lo, hi):
         r = self.r

@@ -50,7 +50,7 @@ def _runtime_shape_why(op) -> str | None:
     if name in ("tensor.slice", "tensor.dim", "tensor.mask_select", "tensor.nonzero",
                 "tensor.transpose", "func.return") or name in rules_elementwise.ELEMENTWISE:
         return None
-    if name.startswith("tensor.reduce_"):
+    if name.startswith("tensor.reduce_") or name in ("tensor.argmax", "tensor.argmin"):
         return None
     if name == "tensor.update_slice" and op.operands[0].type.static:
         return None

@@ -131,7 +131,10 @@ RULES.update({"tensor.cumsum": _scan("sum"), "tensor.cumprod": _scan("prod")})
 
 
 def _arg(kind):
-    """numpy.argmax/argmin: the first extreme element; the first NaN wins."""
+    """numpy.argmax/argmin: the first extreme element; the first NaN wins. Dims known only
+    at run time are read from the buffer; the frontend's check has made sure the reduced
+    length is not zero where the op runs, and a run-time length is scanned from its element
+    0 without reading it ahead (a failed check must not turn into a read past the end)."""
     better = ">" if kind == "argmax" else "<"
 
     def rule(op, ctx):
@@ -139,14 +142,15 @@ def _arg(kind):
         xv = op.operands[0]
         x = ctx.get(xv)
         dt = xv.type.dtype
-        shape = xv.type.shape
+        shape = ctx.dims(xv)
         axis = op.attrs["axis"]
         res = op.results[0]
         flat = axis is None
         if flat:
             n = 1
             for d in shape:
-                n *= d
+                n = n * d if isinstance(n, int) and isinstance(d, int) else \
+                    b.mul(ctx.as_value(n), ctx.as_value(d))
             x = type(x)(x.ptr, (n,), dt) if len(shape) != 1 else x
             outer, axis, along = (), 0, n
         else:
@@ -155,15 +159,24 @@ def _arg(kind):
         best = ctx.slot(dt)
         where = ctx.slot("i64")
         results = []
+        out_shape = None
+        if res.type.rank and not res.type.static:
+            out_shape = ((1,) * len(shape) if flat else
+                         tuple(1 if a == axis else d for a, d in enumerate(shape))) \
+                if op.attrs["keepdims"] else outer
+        out = ctx.out(op, shape=out_shape) if res.type.rank else None
 
         def per_outer(oidx):
-            src0 = list(oidx[:axis]) + [const("i64", 0)] + list(oidx[axis:])
-            b.store(ctx.load(x, src0), best)
+            at = (lambda i: list(oidx[:axis]) + [i] + list(oidx[axis:]))
+            run_time = not isinstance(along, int)
+            if run_time:
+                b.store(const(dt, 0), best)
+            else:
+                b.store(ctx.load(x, at(const("i64", 0))), best)
             b.store(const("i64", 0), where)
 
             def step(i):
-                src = list(oidx[:axis]) + [i] + list(oidx[axis:])
-                v = ctx.load(x, src)
+                v = ctx.load(x, at(i))
                 cur = b.load(best)
                 if dt[0] == "f":
                     take = b.and_(b.fcmp_ordered("ord", cur, cur),
@@ -172,20 +185,21 @@ def _arg(kind):
                     take = b.icmp_signed(better, v, cur)
                 else:
                     take = b.icmp_unsigned(better, v, cur)
+                if run_time:   # element 0 starts the scan
+                    take = b.or_(b.icmp_signed("==", i, const("i64", 0)), take)
                 b.store(b.select(take, v, cur), best)
                 b.store(b.select(take, i, b.load(where)), where)
             ctx.counted_loop(along, step)
             if res.type.rank == 0:
                 results.append(b.load(where))
             else:
-                out = ctx.out(op)
                 o = list(oidx)
                 if op.attrs["keepdims"]:
                     o = [const("i64", 0)] * len(res.type.shape) if flat else \
                         list(oidx[:axis]) + [const("i64", 0)] + list(oidx[axis:])
                 ctx.store(out, o, b.load(where))
         ctx.loop_nest(outer, per_outer) if outer else per_outer([])
-        return [results[0]] if res.type.rank == 0 else [ctx.out(op)]
+        return [results[0]] if res.type.rank == 0 else [out]
     return rule
 
 
