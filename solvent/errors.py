@@ -31,3 +31,11 @@ class DivergentBarrierError(UnsupportedError):
     """A kernel's ``cuda.syncthreads()`` that some threads of a block would reach and others
     not (a barrier under a thread-dependent condition): refused at compile time when the
     condition depends on the thread index, raised at run time when the threads disagree."""
+
+
+class ClampedWindowError(IndexError):
+    """A slice ``x[i:i + w]`` compiled with its length ``w`` that, at run time, reaches past
+    the end of its axis, where NumPy gives a shorter slice. The runtime catches it and
+    compiles that function again with the slice's length known only at run time (the native
+    backend runs it); where no backend can (``backend="xla"`` forced), the user sees it as
+    the IndexError it is."""

@@ -281,12 +281,16 @@ class Translation:
     guards: tuple = ()  # captures.Guard: globals/closure values the code depends on
 
 
-def translate(pyfn, args: tuple, static_args=frozenset(), translator=None) -> Translation:
+def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
+              clamped_windows: bool = False) -> Translation:
     """Translate ``pyfn`` specialized to ``args``. May raise ``NeedStatic``. ``translator``:
-    a Translator subclass (solvent/simt's adds the kernel intrinsics' hooks)."""
+    a Translator subclass (solvent/simt's adds the kernel intrinsics' hooks).
+    ``clamped_windows``: slices ``x[i:i + w]`` get NumPy's clamped length, known only at run
+    time, instead of the length ``w`` checked to fit (see errors.ClampedWindowError)."""
     body = Block()
     builder = Builder(body)
     fe = (translator or Translator)(pyfn, builder)
+    fe.shared["clamped_windows"] = clamped_windows
     sig = inspect.signature(pyfn)
     params = list(sig.parameters.values())
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params):

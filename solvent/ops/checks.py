@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DivergentBarrierError
+from ..errors import ClampedWindowError, DivergentBarrierError
 from ..ir.registry import IRError, OpDef, expect, register
 from ..ir.types import TensorType
 
 # kind name -> exception class; the names are what the IR text holds
 KINDS = {
     "IndexError": IndexError,
+    "ClampedWindowError": ClampedWindowError,   # x[i:i + w] past the end: see runtime/jit.py
     "ValueError": ValueError,
     "ZeroDivisionError": ZeroDivisionError,
     "OverflowError": OverflowError,

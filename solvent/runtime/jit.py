@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import NeedStatic, UnsupportedError
+from ..errors import ClampedWindowError, NeedStatic, UnsupportedError
 from ..backends import available_backends, get_backend
 from ..ir.registry import IRError
 from ..ops.checks import KINDS, error_text
@@ -157,6 +157,7 @@ class JitFunction:
         self.pass_options = {k: dict(v) for k, v in (passes or {}).items()}
         build_pipeline(self.pass_options)
         self._static: dict = {}   # type key -> frozenset of compile-time argument indices
+        self._clamped: set = set()  # type keys whose windows x[i:i + w] reached past the end
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
 
@@ -176,18 +177,19 @@ class JitFunction:
                                    "keyword-only parameters are not supported")
         return tuple(bound.args)
 
-    def compile(self, args, trace=None) -> Compiled:
+    def compile(self, args, trace=None, fresh=False) -> Compiled:
         type_key = tuple(_type_key(a) for a in args)
         static = self._static.get(type_key, frozenset())
         key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
-        if trace is None:
+        if trace is None and not fresh:
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
         t0 = time.perf_counter()
         while True:
             try:
-                tr = translate(self.pyfn, args, static, self.translator)
+                tr = translate(self.pyfn, args, static, self.translator,
+                               clamped_windows=type_key in self._clamped)
                 break
             except NeedStatic as e:
                 new = static | e.args_needed
@@ -226,8 +228,28 @@ class JitFunction:
                 key += tuple((i, value_key(args[i])) for i in sorted(static))
             c = self._cache.get(key)
             if c is not None:
-                return run_compiled(c, args)
+                try:
+                    return run_compiled(c, args)
+                except ClampedWindowError as e:
+                    return self._run_clamped(args, e)
         return self._call(args, kwargs)
+
+    def _run_clamped(self, args, error: ClampedWindowError):
+        """A window ``x[i:i + w]`` reached past the end of its axis, where NumPy gives a
+        shorter slice (nothing was written: checks run before write-back). Compile this
+        function again for these argument types with NumPy's clamped length, known only at
+        run time, keep that version, and run it; where no backend takes run-time lengths
+        (``backend="xla"`` forced), raise the error as it is."""
+        type_key = tuple(map(_type_key, args))
+        if type_key in self._clamped:
+            raise error
+        self._clamped.add(type_key)
+        try:
+            c = self.compile(args, fresh=True)
+        except UnsupportedError:
+            self._clamped.discard(type_key)
+            raise error from None
+        return run_compiled(c, args)
 
     def _call(self, args, kwargs):
         if self._refusal:  # only with fallback="python"
@@ -249,7 +271,11 @@ class JitFunction:
             raise
         if self.placement is not None:
             self.placement.check_written(args, [k for _, k in c.writes])
-        return run_compiled(c, args)
+            return run_compiled(c, args)
+        try:
+            return run_compiled(c, args)
+        except ClampedWindowError as e:
+            return self._run_clamped(args, e)
 
     def explain(self, *args, **kwargs) -> str:
         args = self._bind(args, kwargs)
