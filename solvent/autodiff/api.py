@@ -97,6 +97,7 @@ class Gradient:
     def run(self, args, result_cts: dict):
         """Primal outputs and gradients; ``result_cts``: IR result index -> cotangent."""
         tr = self.translation
+        args = tuple(args) + tr.implicit   # global/closure arrays read, after the arguments
         ir_args = [args[i] for i in tr.arg_map]
         types = self.primal.result_types
         cts = []

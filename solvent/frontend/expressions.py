@@ -77,13 +77,15 @@ class ExprMixin:
         if name in self.env:
             return self.env[name]
         if name in self.closure:
-            self.capture(self.closure_cells[name], name, self.closure[name])
-            return Const(self.closure[name])
+            v = self.closure[name]
+            if isinstance(v, np.ndarray):
+                return self.outer_array(self.closure_cells[name], name, v)
+            self.capture(self.closure_cells[name], name, v)
+            return Const(v)
         if name in self.globals:
             v = self.globals[name]
             if isinstance(v, np.ndarray):
-                raise self.unsupported(f"global array {name!r} cannot be captured",
-                                       "pass it as an argument")
+                return self.outer_array(self.globals, name, v)
             self.capture(self.globals, name, v)
             return Const(v)
         if hasattr(builtins, name):

@@ -98,7 +98,7 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, DynamicShapeMix
         self._live_cache: dict = {}
         # buffer birth order is shared with inlined callees
         self.shared = shared if shared is not None else {"births": {}, "counter": 0,
-                                                        "guards": {}}
+                                                        "guards": {}, "implicit": {}}
 
     @classmethod
     def for_local(cls, lf: LocalFunction, builder: Builder, depth: int, shared):
@@ -122,6 +122,20 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, DynamicShapeMix
     @property
     def name(self) -> str:
         return self.local.name if self.local is not None else self.pyfn.__qualname__
+
+    def outer_array(self, holder, name: str, value: np.ndarray):
+        """A module-global or closure array the function reads: an implicit argument of the
+        compiled function, passed on every call (so writes into it between calls are seen,
+        and writes into it by the function reach it), guarded by identity (rebinding the
+        name to another array compiles again)."""
+        implicit = self.shared["implicit"]
+        key = (id(holder), name)
+        if key not in implicit:
+            self.capture(holder, name, value)
+            index = self.shared["nparams"] + len(implicit)
+            val, _ = _arg_value(self, self.shared["body"], name, value, index, frozenset())
+            implicit[key] = (value, val, index, name)
+        return implicit[key][1]
 
     def capture(self, holder, name: str, value, absent: bool = False) -> None:
         """Record a global or closure variable read at compile time: the compiled code is
@@ -279,6 +293,10 @@ class Translation:
     result: object  # result structure (see runtime)
     static_args: frozenset = field(default_factory=frozenset)
     guards: tuple = ()  # captures.Guard: globals/closure values the code depends on
+    # global/closure arrays the code reads, passed after the call's arguments (arg_map holds
+    # their positions, len(params) onwards), and their names
+    implicit: tuple = ()
+    implicit_names: tuple = ()
 
 
 def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
@@ -291,6 +309,7 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
     builder = Builder(body)
     fe = (translator or Translator)(pyfn, builder)
     fe.shared["clamped_windows"] = clamped_windows
+    fe.shared["body"] = body
     sig = inspect.signature(pyfn)
     params = list(sig.parameters.values())
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params):
@@ -304,6 +323,7 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
         if p.default is p.empty:
             raise TypeError(f"{pyfn.__qualname__}() missing required argument: {p.name!r}")
         values.append(p.default)
+    fe.shared["nparams"] = len(params)
     arg_map, names = [], []
     for i, (p, v) in enumerate(zip(params, values)):
         val, ir_arg = _arg_value(fe, body, p.name, v, i, static_args)
@@ -313,12 +333,17 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
             names.append(p.name)
     fe.stmts(fe.src.tree.body)
     fe.b.loc = fe.loc_of(fe.src.tree)
+    implicit = list(fe.shared["implicit"].values())
+    for _, _, index, name in implicit:
+        arg_map.append(index)
+        names.append(name)
     results: list = []
     structure = _results(fe, fe.result_value(), results, arg_map, {})
     builder.create("func.return", results)
     fn = Function(pyfn.__name__, body, names)
     return Translation(fn, arg_map, structure, frozenset(static_args),
-                       tuple(fe.shared["guards"].values()))
+                       tuple(fe.shared["guards"].values()),
+                       tuple(v for v, *_ in implicit), tuple(n for *_, n in implicit))
 
 
 def _results(fe, value, out: list, arg_map, seen: dict):

@@ -62,8 +62,13 @@ class Compiled:
     # pairs of array arguments, one of them written, that must not share memory (set on
     # the first call: which arguments are arrays is part of the version's key)
     alias_pairs: tuple | None = field(init=False, default=None)
+    # the global/closure arrays the code reads, passed after the call's arguments
+    implicit: tuple = field(init=False)
 
     def __post_init__(self):
+        self.implicit = tuple(self.translation.implicit)
+        self.param_names = list(self.param_names) + [
+            f"{n} (a global or closure array)" for n in self.translation.implicit_names]
         self.writes = _written_args(self)
         self.written = frozenset(k for _, k in self.writes)
         self.arg_map = tuple(self.translation.arg_map)
@@ -301,7 +306,7 @@ class JitFunction:
             out.append(f"# XLA options: {note}")
         if self.placement is None and hasattr(c.executable, "copy_note"):
             out.append("# copies at the call boundary: " + c.executable.copy_note(
-                [args[i] for i in c.translation.arg_map]))
+                [(tuple(args) + c.implicit)[i] for i in c.translation.arg_map]))
         elif getattr(c.executable, "fresh_results", False):
             out.append("# copies at the call boundary: arguments that are C-contiguous "
                        "and of the compiled dtype are read in place, others converted; "
@@ -314,7 +319,8 @@ class JitFunction:
             from ..backends.xla_sharded import count_collectives
             out.append("\n## sharding (XLA's SPMD partitioner)")
             out.extend(self.placement.describe())
-            compiled = c.executable.compiled(*[args[i] for i in c.translation.arg_map])
+            compiled = c.executable.compiled(*[(tuple(args) + c.implicit)[i]
+                                               for i in c.translation.arg_map])
             out.append("# collectives in the partitioned HLO: " + ", ".join(
                 f"{k} {v}" for k, v in count_collectives(compiled.as_text()).items()))
             m = compiled.memory_analysis()
@@ -372,6 +378,8 @@ def _check_writable(c: Compiled, args, written: set[int]):
 
 
 def run_compiled(c: Compiled, args):
+    if c.implicit:   # the global/closure arrays it reads, as they are now (same objects)
+        args = tuple(args) + c.implicit
     writes = c.writes
     written = c.written
     # every check that can refuse the call runs before anything is computed or written
