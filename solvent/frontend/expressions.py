@@ -393,6 +393,9 @@ class ExprMixin:
             return self.write_out(out, r)
         if isinstance(fn, (types.FunctionType, LocalFunction)):
             return self.inline_call(fn, args, kwargs, node)
+        python = getattr(fn, "solvent_python_function", None)
+        if isinstance(python, types.FunctionType):   # another solvent.jit function: inlined
+            return self.inline_call(python, args, kwargs, node)
         inline = getattr(fn, "solvent_inline", None)
         if inline is not None:  # an object that compiles to a function (a kernel launch)
             return inline(self, args, kwargs, node)

@@ -165,6 +165,8 @@ class JitFunction:
         self._clamped: set = set()  # type keys whose windows x[i:i + w] reached past the end
         self._cache = VersionCache(max_versions)  # full key -> Compiled, LRU-bounded
         functools.update_wrapper(self, pyfn)
+        # a jitted function calling this one inlines its source (frontend call_function)
+        self.solvent_python_function = pyfn
 
     # --- compilation ------------------------------------------------------------------------
     def _bind(self, args, kwargs):

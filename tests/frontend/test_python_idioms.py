@@ -215,3 +215,22 @@ def test_break_in_loop_over_a_tuple_is_refused_with_the_line():
             A[0] = w
     with pytest.raises(solvent.UnsupportedError, match=r"test_python_idioms.py:\d+:\d+: break"):
         solvent.jit(f)(np.zeros(2))
+
+
+@solvent.jit
+def _jitted_helper(v, s):
+    v[0] = s
+    return v * 2
+
+
+def _calls_a_jitted_function(x):
+    y = _jitted_helper(x[1:], 5.0)       # writes through the view into x, as NumPy does
+    return y.sum() + _jitted_helper(x, -1.0)[2]
+
+
+@pytest.mark.parametrize("backend", ["xla", "native", "interp", None])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_jitted_function_calls_another_jitted_function(backend, dtype):
+    """The callee (a solvent.jit object) is inlined from its Python source, as a plain
+    module-level helper is (it was refused: 'call to ..._jitted_helper is not supported')."""
+    check(_calls_a_jitted_function, np.arange(5, dtype=dtype)[::-1], backend=backend)
