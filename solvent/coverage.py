@@ -127,7 +127,12 @@ SYNTAX = {
     "expr_IfExp": "`a if c else b`",
     "expr_Lambda": "small `lambda`s, inlined at the call",
     "expr_List": "list literals (as tuples / array arguments)",
-    "expr_Name": "names: arguments, locals, module globals read at compile time",
+    "expr_ListComp": "list comprehensions with one `for` over a range, tuple, list, array, "
+                     "`enumerate` or `zip` of known length (unrolled, at most 256 items; "
+                     "`if` clauses known at compile time)",
+    "expr_GeneratorExp": "generator expressions as list comprehensions, for `sum`, `max`, "
+                         "`min`, `any`, `all`, `tuple`, `list`, `np.array`",
+    "expr_Name": "names: arguments, locals, module globals and closure variables (numbers and functions read at compile time, arrays passed on every call)",
     "expr_Slice": "slices: negative, open, stepped, `None` stops, run-time bounds "
                   "(a run-time length: native backend)",
     "expr_Subscript": "indexing with integers, slices, `None`, `...`, integer arrays "

@@ -15,7 +15,6 @@ from .values import (ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, is_t
                      like_seq, seq_items)
 
 _EXPR_HINTS = {
-    "ListComp": "write the loop out, or use array operations",
     "DictComp": "dicts are not supported inside compiled functions",
     "Lambda": "define a module-level helper function; solvent inlines it",
     "Dict": "dicts are not supported inside compiled functions",
@@ -100,7 +99,7 @@ class ExprMixin:
     def expr_Tuple(self, node):
         items = tuple(self.expr(e) for e in node.elts)
         listy = isinstance(node, ast.List)
-        if all(isinstance(i, Const) for i in items):
+        if all(isinstance(i, Const) and not isinstance(i, ListConst) for i in items):
             return (ListConst if listy else Const)(tuple(i.value for i in items))
         return ListVal(items) if listy else TupleVal(items)
 

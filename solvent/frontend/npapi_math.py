@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
 from .npapi_creation import implements, reshape_value, static_dtype
-from .values import ArrayRef, Const, Tensor, TupleVal
+from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal
 
 
 @implements(np.where)
@@ -612,6 +612,50 @@ def _pysum(fe, iterable, start=Const(0)):
     for x in items:
         total = fe.ufunc(np.add, total, x)
     return total
+
+
+def _seq_items(fe, iterable, what):
+    """The items Python's iteration gives: a tuple's or list's items, an array's rows."""
+    items = _tuple_items(iterable)
+    if items is not None:
+        return items
+    t = fe.tensor_type(iterable) if not isinstance(iterable, Const) else None
+    if t is None or t.rank == 0 or not isinstance(t.shape[0], int):
+        raise fe.unsupported(f"{what}() of this value (solvent iterates over tuples, lists "
+                             "and arrays of known length)")
+    return [fe.getitem(iterable, [Const(k)]) for k in range(t.shape[0])]
+
+
+def _any_all(pyfn, combine):
+    def handler(fe, iterable):
+        """Python's any/all: a Python bool. A generator expression's items were all
+        computed (comprehensions.py): an element after the deciding one is evaluated too."""
+        items = _seq_items(fe, iterable, pyfn.__name__)
+        if all(isinstance(x, Const) for x in items):
+            return Const(pyfn(x.value for x in items))
+        r = Const(pyfn(()))
+        for x in items:
+            r = fe.ufunc(combine, r, fe.truth(x))
+        return Tensor(fe.tensor(r).v, weak=True)
+    return handler
+
+
+implements(builtins.any)(_any_all(any, np.logical_or))
+implements(builtins.all)(_any_all(all, np.logical_and))
+
+
+@implements(builtins.tuple)
+def _pytuple(fe, iterable=Const(())):
+    items = _seq_items(fe, iterable, "tuple")
+    return Const(tuple(x.value for x in items)) if all(
+        isinstance(x, Const) and not isinstance(x, ListConst) for x in items) else TupleVal(tuple(items))
+
+
+@implements(builtins.list)
+def _pylist(fe, iterable=Const(())):
+    items = _seq_items(fe, iterable, "list")
+    return ListConst(tuple(x.value for x in items)) if all(
+        isinstance(x, Const) and not isinstance(x, ListConst) for x in items) else ListVal(tuple(items))
 
 
 @implements(builtins.divmod)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UnsupportedError
+from .comprehensions import ComprehensionMixin
 from .desugar import desugar
 from .local_functions import LocalFunction
 from ..ir.builder import Builder
@@ -30,7 +31,7 @@ from .indexing import IndexMixin
 from .npapi_methods import ApiMixin
 from .scopes import Liveness, assigned_names, loads_outside
 from .statements import StmtMixin
-from .values import ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal
+from .values import ArrayRef, Buffer, Const, ListConst, ListVal, ReturnChoice, Tensor, TupleVal
 
 MAX_INLINE_DEPTH = 20
 
@@ -70,8 +71,8 @@ def parse_source(fn) -> Source:
     return src
 
 
-class Translator(StmtMixin, ControlMixin, ExprMixin, IndexMixin, DynamicShapeMixin, ApiMixin,
-                 Emitter):
+class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMixin,
+                 DynamicShapeMixin, ApiMixin, Emitter):
     def __init__(self, pyfn, builder: Builder, depth: int = 0, shared=None):
         self.pyfn = pyfn
         self.local = None  # a LocalFunction when translating a def/lambda of the kernel
@@ -347,11 +348,15 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
 
 
 def _results(fe, value, out: list, arg_map, seen: dict):
+    """The result structure: ("tuple", items[, "list"]) (a list returned is a list), ("const",
+    v), ("select", flag, a, b), ("arg", k, view steps) or ("value", index, kind)."""
+    listy = ("list",) if isinstance(value, (ListVal, ListConst)) else ()
     if isinstance(value, TupleVal):
-        return ("tuple", [_results(fe, v, out, arg_map, seen) for v in value.items])
+        return ("tuple", [_results(fe, v, out, arg_map, seen) for v in value.items]) + listy
     if isinstance(value, Const):
         if isinstance(value.value, tuple):
-            return ("tuple", [_results(fe, Const(v), out, arg_map, seen) for v in value.value])
+            return ("tuple", [_results(fe, Const(v), out, arg_map, seen)
+                              for v in value.value]) + listy
         return ("const", value.value)
     if isinstance(value, ReturnChoice):
         merged = _results(fe, value.merged, out, arg_map, seen)

@@ -462,7 +462,8 @@ def _rebuild(spec, outs, args, memo=None, fresh=frozenset()):
         return memo[id(spec)]
     kind = spec[0]
     if kind == "tuple":
-        r = tuple(_rebuild(s, outs, args, memo, fresh) for s in spec[1])
+        r = (list if spec[2:] == ("list",) else tuple)(
+            _rebuild(s, outs, args, memo, fresh) for s in spec[1])
     elif kind == "const":
         r = spec[1]
     elif kind == "select":   # an argument on one path of a run-time if (ReturnChoice)
