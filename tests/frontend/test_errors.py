@@ -65,7 +65,7 @@ def k_with(A):
 
 def k_list_comp(A):
     A[0] = 100.0
-    return [A[i] for i in range(2)]  # <- offending line
+    return [A[i] for i in range(2) if A[i] > 0]  # <- offending line
 
 
 def k_unknown_call(A):
