@@ -429,4 +429,6 @@ MATH_UFUNC = {math.sqrt: np.sqrt, math.exp: np.exp, math.log: np.log, math.sin: 
               math.fabs: np.abs, math.atan: np.arctan, math.asin: np.arcsin,
               math.acos: np.arccos, math.sinh: np.sinh, math.cosh: np.cosh,
               math.log1p: np.log1p, math.expm1: np.expm1, math.hypot: np.hypot,
-              math.log10: np.log10, math.log2: np.log2}
+              math.log10: np.log10, math.log2: np.log2, math.copysign: np.copysign,
+              math.asinh: np.arcsinh, math.acosh: np.arccosh,
+              math.atanh: np.arctanh, math.exp2: np.exp2}

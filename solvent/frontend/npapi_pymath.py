@@ -15,10 +15,11 @@ from .values import Const, Tensor
 # error; an infinity from finite arguments is a range error where the function can overflow,
 # else a domain error (the pole of log at 0). Functions missing here never raise.
 _DOMAIN = {math.sqrt, math.log, math.log10, math.log2, math.log1p, math.sin, math.cos, math.tan,
-           math.asin, math.acos}
+           math.asin, math.acos, math.acosh, math.atanh}
 _INFINITE = {math.exp: "OverflowError", math.expm1: "OverflowError", math.sinh: "OverflowError",
              math.cosh: "OverflowError", math.log: "ValueError", math.log10: "ValueError",
-             math.log2: "ValueError", math.log1p: "ValueError"}
+             math.log2: "ValueError", math.log1p: "ValueError", math.exp2: "OverflowError",
+             math.atanh: "ValueError"}
 _MESSAGE = {"ValueError": "math domain error", "OverflowError": "math range error"}
 
 
@@ -86,3 +87,33 @@ implements(math.floor)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.floor, x))
                        if not isinstance(x, Const) else Const(math.floor(x.value)))
 implements(math.ceil)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.ceil, x))
                       if not isinstance(x, Const) else Const(math.ceil(x.value)))
+implements(math.trunc)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.trunc, x))
+                       if not isinstance(x, Const) else Const(math.trunc(x.value)))
+
+
+def _math_predicate(mf, uf):
+    def handler(fe, x):
+        """math.isnan/isinf/isfinite: a Python bool of the number as a C double."""
+        x = _as_double(fe, x)
+        if isinstance(x, Const):
+            return Const(mf(x.value))
+        return Tensor(fe.tensor(fe.ufunc(uf, x)).v, weak=True)
+    return handler
+
+
+for _mf, _uf in ((math.isnan, np.isnan), (math.isinf, np.isinf), (math.isfinite, np.isfinite)):
+    implements(_mf)(_math_predicate(_mf, _uf))
+
+
+def _scaled(mf, factor):
+    def handler(fe, x):
+        """math.degrees/radians: CPython multiplies the double by 180/pi (pi/180)."""
+        x = _as_double(fe, x)
+        if isinstance(x, Const):
+            return Const(mf(x.value))
+        return _weak(fe, fe.ufunc(np.multiply, x, Const(factor)))
+    return handler
+
+
+implements(math.degrees)(_scaled(math.degrees, 180.0 / math.pi))
+implements(math.radians)(_scaled(math.radians, math.pi / 180.0))

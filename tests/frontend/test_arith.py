@@ -375,3 +375,27 @@ def test_math_error_of_constants_only_where_it_runs(backend):
     check(math_const_in_untaken_branch, np.ones(2), False, backend=backend)
     with pytest.raises(ValueError, match="math domain error"):
         solvent.jit(math_const_in_untaken_branch, backend=backend)(np.ones(2), True)
+
+
+def more_math(x, y):
+    return (math.copysign(1.0, y) * math.fabs(x), math.asinh(x), math.degrees(y),
+            math.radians(x), math.exp2(y), math.trunc(float(x)), math.isnan(x), math.isinf(y),
+            math.isfinite(x), math.acosh(abs(x) + 1), math.atanh(y / 10))
+
+
+def atanh_pole(x):
+    return math.atanh(x)
+
+
+@pytest.mark.parametrize("x,y", [(1.7, -0.3), (np.float32(-2.25), np.float64(3.0)),
+                                 (-0.0, 0.0), (np.int8(3), -7)])
+def test_more_math_functions_match_python(x, y, backend):
+    check(more_math, x, y, backend=backend)
+
+
+@pytest.mark.parametrize("value", [1.0, -1.0, 2.0])
+def test_math_atanh_errors_as_python(value, backend):
+    with pytest.raises(ValueError, match="math domain error"):
+        math.atanh(value)
+    with pytest.raises(ValueError, match=r"test_arith.py:\d+.*math domain error"):
+        solvent.jit(atanh_pole, backend=backend)(value)
