@@ -63,6 +63,7 @@ UNARY_DERIVATIVES = {
                                    b.one("tensor.sqrt", sub(b, mul(b, x, x), _c(b, x, 1.0)))),
     "arctanh": lambda b, x, y: div(b, _c(b, x, 1.0), sub(b, _c(b, x, 1.0), mul(b, x, x))),
     "sqrt": lambda b, x, y: div(b, _c(b, x, 0.5), y),
+    "cbrt": lambda b, x, y: div(b, _c(b, x, 1.0), mul(b, _c(b, x, 3.0), mul(b, y, y))),
     "square": lambda b, x, y: mul(b, _c(b, x, 2.0), x),
     "reciprocal": lambda b, x, y: neg(b, mul(b, y, y)),
 }
@@ -178,6 +179,9 @@ MORE_PARTIALS = {
     "floordiv": (lambda b, x, y, o, ct: None, lambda b, x, y, o, ct: None),
     "mod": (lambda b, x, y, o, ct: ct,
             lambda b, x, y, o, ct: neg(b, mul(b, ct, _floor(b, x, y)))),
+    # fmod(x, y) = x - trunc(x / y) * y (C's remainder)
+    "fmod": (lambda b, x, y, o, ct: ct,
+             lambda b, x, y, o, ct: neg(b, mul(b, ct, b.one("tensor.trunc", div(b, x, y))))),
     # copysign(x, y) = |x| * sign(y): d/dx = copysign(1, x) * copysign(1, y)
     "copysign": (lambda b, x, y, o, ct: mul(b, ct, mul(
         b, b.one("tensor.copysign", _c(b, x, 1.0), x), b.one("tensor.copysign", _c(b, x, 1.0), y))),

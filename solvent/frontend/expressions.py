@@ -431,4 +431,5 @@ MATH_UFUNC = {math.sqrt: np.sqrt, math.exp: np.exp, math.log: np.log, math.sin: 
               math.log1p: np.log1p, math.expm1: np.expm1, math.hypot: np.hypot,
               math.log10: np.log10, math.log2: np.log2, math.copysign: np.copysign,
               math.asinh: np.arcsinh, math.acosh: np.arccosh,
-              math.atanh: np.arctanh, math.exp2: np.exp2}
+              math.atanh: np.arctanh, math.exp2: np.exp2, math.fmod: np.fmod,
+              math.cbrt: np.cbrt}

@@ -15,7 +15,7 @@ from .values import Const, Tensor
 # error; an infinity from finite arguments is a range error where the function can overflow,
 # else a domain error (the pole of log at 0). Functions missing here never raise.
 _DOMAIN = {math.sqrt, math.log, math.log10, math.log2, math.log1p, math.sin, math.cos, math.tan,
-           math.asin, math.acos, math.acosh, math.atanh}
+           math.asin, math.acos, math.acosh, math.atanh, math.fmod}
 _INFINITE = {math.exp: "OverflowError", math.expm1: "OverflowError", math.sinh: "OverflowError",
              math.cosh: "OverflowError", math.log: "ValueError", math.log10: "ValueError",
              math.log2: "ValueError", math.log1p: "ValueError", math.exp2: "OverflowError",

@@ -132,10 +132,12 @@ def _complex_extremum(is_max: bool):
 
 
 def _int_safe(name):
-    """Integer // and % by zero give 0 in NumPy (XLA gives other values); floats follow
-    NumPy's ``npy_divmod`` exactly."""
+    """Integer //, % and fmod by zero give 0 in NumPy (XLA gives other values); floats follow
+    NumPy's ``npy_divmod`` exactly (fmod: C's, which is XLA's rem)."""
     def fn(a, b):
         if not jnp.issubdtype(a.dtype, jnp.integer):
+            if name == "fmod":
+                return jnp.fmod(a, b)      # C's fmod: XLA's rem, NaN for a zero divisor
             return _float_divmod(a, b)[0 if name == "floor_divide" else 1]
         zero = b == 0
         r = getattr(jnp, name)(a, jnp.where(zero, jnp.ones_like(b), b))
@@ -168,6 +170,7 @@ UNARY = {
     "arcsinh": (np.arcsinh, _jnp("arcsinh"), "fc", "same"),
     "arccosh": (np.arccosh, _jnp("arccosh"), "fc", "same"),
     "arctanh": (np.arctanh, _jnp("arctanh"), "fc", "same"),
+    "cbrt": (np.cbrt, _jnp("cbrt"), "f", "same"),
     "floor": (np.floor, _int_identity("floor"), "if", "same"),
     "ceil": (np.ceil, _int_identity("ceil"), "if", "same"),
     "trunc": (np.trunc, _int_identity("trunc"), "if", "same"),
@@ -200,6 +203,7 @@ BINARY = {
     "fmin": (np.fmin, _jnp("fmin"), "if", "same"),
     "atan2": (np.arctan2, _atan2, "f", "same"),
     "hypot": (np.hypot, _jnp("hypot"), "f", "same"),
+    "fmod": (np.fmod, _int_safe("fmod"), "if", "same"),
     "copysign": (np.copysign, _jnp("copysign"), "f", "same"),
     "and": (np.logical_and, _jnp("logical_and"), "b", "same"),
     "or": (np.logical_or, _jnp("logical_or"), "b", "same"),

@@ -399,3 +399,19 @@ def test_math_atanh_errors_as_python(value, backend):
         math.atanh(value)
     with pytest.raises(ValueError, match=r"test_arith.py:\d+.*math domain error"):
         solvent.jit(atanh_pole, backend=backend)(value)
+
+
+def fmod_cbrt(a, b, x):
+    return np.fmod(a, b), np.cbrt(x), np.fmod(x, 0.7), math.fmod(2.5, 0.75) + x.sum(), \
+        math.cbrt(float(x[0]))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16])
+def test_fmod_and_cbrt_as_numpy(dtype, backend):
+    """C's remainder (the dividend's sign); an integer zero divisor gives 0 and INT_MIN
+    fmod -1 does not trap (NumPy's answers); cbrt of negatives, signed zero, inf, NaN."""
+    a = np.array([7, -7, 7, -7, 5, -128, 3, 0], np.int64).astype(dtype)
+    b = np.array([3, 3, -3, -3, 0, -1, 0, 2], np.int64).astype(dtype)
+    x = np.array([-8.0, 27.0, 0.5, -0.0, np.inf, np.nan])
+    check(fmod_cbrt, a, b, x, backend=backend)
+    check(fmod_cbrt, a[::-2], b[::-2], x[:3].astype(np.float32), backend=backend)

@@ -110,6 +110,18 @@ def mod(ctx, dt, a, d):
     return b.select(b.or_(zero, m1), _zero(dt), r)
 
 
+def fmod(ctx, dt, a, d):
+    """numpy.fmod: C's fmod (the remainder has the dividend's sign); 0 for an integer zero
+    divisor, as NumPy gives (and x fmod -1 is 0: no INT_MIN / -1 trap)."""
+    b = ctx.b
+    if is_float(dt):
+        return b.frem(a, d)
+    safe, zero, m1 = _safe_divisor(ctx, dt, d)
+    if not is_signed(dt):
+        return b.select(zero, _zero(dt), b.urem(a, safe))
+    return b.select(b.or_(zero, m1), _zero(dt), b.srem(a, safe))
+
+
 def _float_divmod(ctx, dt, a, d):
     """NumPy's npy_divmod (floor division and remainder of floats)."""
     b = ctx.b
@@ -263,7 +275,7 @@ UNARY = {
     "arcsin": _call_libm("asin"), "arccos": _call_libm("acos"), "arctan": _call_libm("atan"),
     "sinh": _call_libm("sinh"), "cosh": _call_libm("cosh"), "tanh": _call_libm("tanh"),
     "arcsinh": _call_libm("asinh"), "arccosh": _call_libm("acosh"),
-    "arctanh": _call_libm("atanh"),
+    "arctanh": _call_libm("atanh"), "cbrt": _call_libm("cbrt"),
     "floor": _int_identity("floor"), "ceil": _int_identity("ceil"),
     "trunc": _int_identity("trunc"), "rint": _call_intr("rint"),
     "sign": sign, "square": lambda ctx, dt, a: mul(ctx, dt, a, a),
@@ -277,6 +289,7 @@ UNARY = {
 
 BINARY = {
     "add": add, "sub": sub, "mul": mul, "div": div, "floordiv": floordiv, "mod": mod,
+    "fmod": fmod,
     "pow": power,
     "max": _minmax(">="), "min": _minmax("<="),
     "fmax": _minmax(">=", nan_propagates=False), "fmin": _minmax("<=", nan_propagates=False),
