@@ -6,7 +6,8 @@ kernel of solvent/corpus_simt, side by side in one run; barriers kept/removed pe
 Times are the best of a few runs after a warm-up call (solvent's compile time excluded and
 printed separately). ``solvent`` is the native backend with the blocks on the thread pool
 (all cores); ``--xla`` adds the same lowered kernel on the XLA backend and how many of its
-loops the raising pass turned into tensor ops (thread loops; the block loop stays a loop).
+loops the raising pass turned into tensor ops (``whole``: no loop left, the kernel is a
+tensor program; else raised/all loops). ``--only a,b`` runs those kernels alone.
 Every solvent result is compared with the NumPy implementation's (``check``). The simulator
 runs in a subprocess with NUMBA_ENABLE_CUDASIM=1. A kernel launched in a host loop
 (pathfinder) is timed as the user's Python loop of launches and again with that loop in a
@@ -40,7 +41,11 @@ print(json.dumps(out))
 """
 
 
-def best(fn, reps=5):
+REPS = [5]
+
+
+def best(fn, reps=None):
+    reps = reps or REPS[0]
     ts = []
     for _ in range(reps):
         t = time.perf_counter()
@@ -62,8 +67,14 @@ def check(c, size, run) -> str:
     return "ok" if same else "WRONG"
 
 
-def raised_loops(launch, args) -> str:
-    text = launch.report(*args).jit.explain(*args)
+def raised(launch, args) -> str:
+    """``whole`` when no loop is left in the XLA program, else raised/all loops."""
+    jf = launch.jit(*args)
+    c = jf.compile(list(args))
+    loops = sum(op.name in ("loop.for", "loop.while") for op in c.fn.walk())
+    if not loops:
+        return "whole"
+    text = jf.explain(*args)
     lines = text.split("## loops", 1)[-1].split("## backend", 1)[0].strip().splitlines()
     return f"{sum(': raised' in s for s in lines)}/{len(lines)}"
 
@@ -73,7 +84,11 @@ def main():
     ap.add_argument("--size", type=int, default=48)
     ap.add_argument("--no-sim", action="store_true")
     ap.add_argument("--xla", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated kernel names")
+    ap.add_argument("--reps", type=int, default=5, help="best of this many runs")
     a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    REPS[0] = a.reps
     import solvent
     from solvent.backends.native import threads
     from solvent.corpus_simt import all_cases
@@ -93,6 +108,8 @@ def main():
           f"{'simulator':>10} {'numpy':>9} {'sim/solv':>9} {'np/solv':>8} {'check':>5}  "
           "barriers kept/removed  blocks")
     for c in all_cases():
+        if only and c.name not in only:
+            continue
         grid, block = c.config(a.size)
         launch = solvent.kernel(c.kernel)[grid, block]
         run = c.launch or (lambda k, xs: k(*xs))
@@ -109,13 +126,12 @@ def main():
         t_sim = sim.get(c.name)
         xla = ""
         if a.xla:
-            xl = solvent.kernel(c.kernel)[grid, block]
-            xl.report(*first).jit.backend = "xla"
+            xl = solvent.kernel(c.kernel)[grid, block].on("xla")
             try:
                 run(xl, fresh(c, a.size))
                 xargs = fresh(c, a.size)
-                t_x = best(lambda: run(xl, xargs), 3)
-                xla = f" {t_x * 1e3:9.3f} {raised_loops(xl, first):>7}"
+                t_x = best(lambda: run(xl, xargs))
+                xla = f" {t_x * 1e3:9.3f} {raised(xl, first):>7}"
                 ok += "" if check(c, a.size, lambda xs: run(xl, xs)) == "ok" else " xla WRONG"
             except Exception as e:  # noqa: BLE001 - printed: the backend's refusal
                 xla = f" {'refused':>9} {'':>7}"

@@ -7,6 +7,11 @@ known intervals. Comparisons whose outcome is the same over the whole intervals 
 known booleans, and so do ``and``/``or``/``not`` of known booleans. An ``error.check`` whose
 condition is known true is erased: it could never fire.
 
+Inside a ``loop.if``, its condition holds in the then-branch and fails in the else-branch:
+comparisons of an integer with a known interval narrow the other side's interval there
+(``if i < n: a[i]`` proves ``i < n``; ``and``, ``or``, ``not`` and the ``select`` forms of
+``x and y`` and ``x or y`` are followed), only for the ops of that branch.
+
 Identity: a check that holds on every value its operands can take changes nothing when
 removed. Checks are never removed on a guess: an unknown interval keeps the check.
 """
@@ -30,6 +35,8 @@ _CMP = {
     "tensor.ge": lambda a, b: (a[0] >= b[1], a[1] < b[0]),
 }
 _INT64 = (-2**63, 2**63 - 1)
+_NEGATED = {"tensor.lt": "tensor.ge", "tensor.le": "tensor.gt", "tensor.gt": "tensor.le",
+            "tensor.ge": "tensor.lt"}
 
 
 class _Intervals:
@@ -52,6 +59,18 @@ class _Intervals:
         name, ins = op.name, op.operands
         if name == "loop.for":
             self.loop_for(op)
+            return
+        if name == "loop.if":
+            for region, truth in zip(op.regions, (True, False)):
+                narrowed = self.narrow(ins[0], truth, {})
+                saved = {v: self.iv.get(v) for v in narrowed}
+                self.iv.update(narrowed)
+                self.block(region.block)
+                for v, old in saved.items():
+                    if old is None:
+                        del self.iv[v]
+                    else:
+                        self.iv[v] = old
             return
         for r in op.regions:
             self.block(r.block)
@@ -96,6 +115,49 @@ class _Intervals:
             elif all(v is False for v in vals):
                 self.known[out] = False
 
+    def narrow(self, cond, truth: bool, out: dict, depth: int = 0) -> dict:
+        """Intervals of integer scalars where ``cond`` is ``truth`` (added to ``out``)."""
+        op = cond.owner
+        if depth > 8 or not hasattr(op, "name"):
+            return out
+        name, ins = op.name, op.operands
+        if name == "tensor.not":
+            return self.narrow(ins[0], not truth, out, depth + 1)
+        if name in ("tensor.and", "tensor.or") and (name == "tensor.and") == truth:
+            for x in ins:   # both sides hold (and: true; or: false)
+                self.narrow(x, truth, out, depth + 1)
+            return out
+        if name == "tensor.select":
+            c, x, y = ins
+            if truth and (y is c or self.known.get(y) is False):   # c and x
+                self.narrow(c, True, out, depth + 1)
+                self.narrow(x, True, out, depth + 1)
+            elif not truth and (x is c or self.known.get(x) is True):   # c or y
+                self.narrow(c, False, out, depth + 1)
+                self.narrow(y, False, out, depth + 1)
+            return out
+        if name not in _CMP or ins[0].type.dtype[0] not in "iu" or ins[0].type.dtype == "i1":
+            return out
+        rel = name if truth else _NEGATED[name]
+        a, b = ins
+        ia, ib = self._iv_or_type(a, out), self._iv_or_type(b, out)
+        lo_a, hi_a, lo_b, hi_b = ia[0], ia[1], ib[0], ib[1]
+        if rel == "tensor.lt":      # a < b
+            hi_a, lo_b = min(hi_a, hi_b - 1), max(lo_b, lo_a + 1)
+        elif rel == "tensor.le":
+            hi_a, lo_b = min(hi_a, hi_b), max(lo_b, lo_a)
+        elif rel == "tensor.gt":    # a > b
+            lo_a, hi_b = max(lo_a, lo_b + 1), min(hi_b, hi_a - 1)
+        else:                       # a >= b
+            lo_a, hi_b = max(lo_a, lo_b), min(hi_b, hi_a)
+        for v, lo, hi in ((a, lo_a, hi_a), (b, lo_b, hi_b)):
+            if lo <= hi and (lo, hi) != _type_range(v.type.dtype):
+                out[v] = (lo, hi)
+        return out
+
+    def _iv_or_type(self, v, out):
+        return out.get(v) or self.iv.get(v) or _type_range(v.type.dtype)
+
     def loop_for(self, op) -> None:
         lb, ub, step = (self.iv.get(v) for v in op.operands[:3])
         iv = op.regions[0].block.args[0]
@@ -105,6 +167,13 @@ class _Intervals:
             else:
                 self.iv[iv] = (min(lb[1], ub[0] + 1), lb[1])
         self.block(op.regions[0].block)
+
+
+def _type_range(dtype: str) -> tuple:
+    bits = int(dtype[1:])
+    if dtype[0] == "u":
+        return 0, 2 ** bits - 1
+    return -2 ** (bits - 1), 2 ** (bits - 1) - 1
 
 
 def _fits(dtype: str, lo: int, hi: int) -> bool:

@@ -433,6 +433,11 @@ def _write_all(pending):
     held until the last array is written, so the caller never sees half of the updates."""
     if not pending:
         return
+    if len(pending) == 1:
+        # one copy is one C call: a Ctrl-C is acted on after it, never in the middle (and
+        # swapping the SIGINT handler twice costs more than a small kernel)
+        np.copyto(pending[0][0], pending[0][1], casting="no")
+        return
     held = []
     restore = None
     if threading.current_thread() is threading.main_thread():

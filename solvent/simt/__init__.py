@@ -6,7 +6,10 @@ cannot conflict (barriers.py), and it is lowered to plain loops over blocks and 
 loop fission at the remaining barriers (fission.py); solvent.jit compiles the result. When
 blocks write disjoint elements (analysis.Injectivity) the block loop says ``disjoint = true``
 and the native backend runs it on its thread pool; atomics on array arguments then go to
-partial arrays per group of blocks (privatize.py).
+partial arrays per group of blocks (privatize.py). A kernel left with no barrier, no shared
+memory and no atomics is flattened instead (flatten.py): one loop per grid dimension over
+global thread indices, guards turned into loop bounds, the contiguous dimension innermost;
+on XLA (``k[grid, block].on("xla")``) such loops raise whole into tensor programs.
 """
 from .launch import KernelFunction, Launch, kernel
 

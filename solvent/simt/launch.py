@@ -10,7 +10,7 @@ import ast
 import copy
 import inspect
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from ..ir.types import np_dtype
 from ..runtime.jit import JitFunction, _type_key
 from .analysis import Injectivity, accesses, is_barrier, varying
 from .barriers import BarrierNote, eliminate
-from .fission import NOTE, RET, WEAK, Fission, spill_name
+from .fission import NOTE, PARALLEL_ATTR, RET, WEAK, Fission, spill_name
+from .flatten import Flat, flatten
 from . import privatize
 from .intrinsics import (INDEX_NAMES, NUMPY, Config, Rewriter, device_function, numpy_attr,
                          resolver, rewrite_kernel)
@@ -69,20 +70,28 @@ class KernelFunction:
 
 
 class Launch:
-    def __init__(self, kf: KernelFunction, config: Config):
-        self.kernel, self.config = kf, config
+    def __init__(self, kf: KernelFunction, config: Config, backend: str | None = None):
+        self.kernel, self.config, self.backend = kf, config, backend
+
+    def on(self, backend: str | None) -> "Launch":
+        """This launch on the backend named (``"xla"``, ``"interp"``, ``"native"``; None:
+        native, else the cost model's pick). On XLA the lowered kernel's loops are raised
+        into tensor operations where they can be."""
+        return Launch(self.kernel, self.config, backend)
 
     def __call__(self, *args):
         low = self.kernel.lowered(self.config, args)
+        jf = low.jit_for(self.backend)
         try:
-            low.jit(*args)
+            jf(*args)
         except UnsupportedError as e:
             # the native backend is preferred (a lowered kernel is scalar loops); when it
             # cannot run this one, the cost model picks among the others
-            if low.jit.backend != "native" or "native backend cannot run" not in str(e):
+            if self.backend is not None or jf.backend != "native" or \
+                    "native backend cannot run" not in str(e):
                 raise
-            low.jit.backend = None
-            low.jit(*args)
+            low.native_refused = True
+            low.jit_for(None)(*args)
 
     def solvent_inline(self, fe, args, kwargs, node):
         """A launch inside a ``solvent.jit`` function: the lowered kernel is inlined there
@@ -98,6 +107,10 @@ class Launch:
         """The lowering for these arguments: barriers kept and removed, block parallelism."""
         return self.kernel.lowered(self.config, args)
 
+    def jit(self, *args) -> JitFunction:
+        """The solvent.jit function this launch runs for these arguments."""
+        return self.report(*args).jit_for(self.backend)
+
     def explain(self, *args) -> str:
         low = self.report(*args)
         head = [f"# solvent.kernel {self.kernel.__qualname__}[grid={self.config.grid}, "
@@ -107,15 +120,24 @@ class Launch:
                         f"({n.reason})")
         if not low.notes:
             head.append("# no barriers")
-        head.append(f"# block loop: {'parallel' if low.parallel else 'sequential'} "
-                    f"({low.parallel_reason})")
+        if low.flat is not None:
+            f = low.flat
+            loops = ", ".join(f"{'xyz'[d]} in range({f.bounds[d][0]}, {f.bounds[d][1]})"
+                              for d in f.order)
+            head.append(f"# grid flattened (no barrier, no shared memory, no atomics): one "
+                        f"loop per global index, outermost first: {loops or 'none'}")
+            head.append(f"# outermost loop: {'parallel' if low.parallel else 'sequential'} "
+                        f"({low.parallel_reason})")
+        else:
+            head.append(f"# block loop: {'parallel' if low.parallel else 'sequential'} "
+                        f"({low.parallel_reason})")
         head.append("# kept per thread across barriers: " +
                     (", ".join(sorted(low.spills - low.uniform)) or "nothing"))
         head.append("# kept once per block (the same in every thread): " +
                     (", ".join(sorted(low.uniform)) or "nothing"))
         head.append("\n## lowered kernel (plain Python over blocks and threads)\n")
         head.append(low.source)
-        return "\n".join(head) + "\n" + low.jit.explain(*args)
+        return "\n".join(head) + "\n" + low.jit_for(self.backend).explain(*args)
 
 
 def _stand_in(fe, v):
@@ -168,6 +190,21 @@ class Lowered:
     parallel_reason: str
     spills: set
     uniform: set = frozenset()
+    flat: Flat | None = None   # flatten.py's loops over global indices, when it applied
+    native_refused: bool = False
+    others: dict = field(default_factory=dict)   # backend -> its JitFunction
+
+    def jit_for(self, backend: str | None) -> JitFunction:
+        """``jit`` (native) for ``None`` and ``"native"``; for another backend (or None once
+        native refused the kernel) a JitFunction of the same lowered code with the whole
+        pass pipeline, raising included (see ``_compile`` for what ``jit`` leaves out)."""
+        if backend == "native" or backend is None and not self.native_refused:
+            return self.jit
+        hit = self.others.get(backend)
+        if hit is None:
+            hit = self.others[backend] = JitFunction(self.jit.pyfn, backend=backend)
+            hit.translator = KernelTranslator
+        return hit
 
     @property
     def kept(self) -> list[BarrierNote]:
@@ -213,6 +250,13 @@ def lower(py, config: Config, args) -> Lowered:
         why += "; " + privatize.describe(private, n_groups)
     else:
         private, n_groups = {}, 0
+    flat = flatten(body, config, params, args_of, rewritten, private)
+    if flat is not None:
+        if flat.parallel:
+            setattr(flat.code[-1], PARALLEL_ATTR, True)   # the outermost loop
+        jf, text = _compile(py, src, tree, flat.code, rewritten, Weak(()), flat=True)
+        return Lowered(jf, text, notes, flat.parallel, flat.parallel_reason, set(), set(),
+                       flat)
     fis = Fission(privatize.rename(copy.deepcopy(body), private), config, params, vary, loc,
                   [])
     spills = fis.spills
@@ -243,6 +287,16 @@ def lower(py, config: Config, args) -> Lowered:
     # a parameter the threads assign starts every block (and thread) at the caller's value
     code = [ast.Assign([ast.Name(f"__simt_p_{n}", ast.Store())], ast.Name(n, ast.Load()))
             for n in sorted(spills & set(params))] + code
+    jf, text = _compile(py, src, tree, code, rewritten, Weak(n for n in spills if dtypes[n][1]))
+    return Lowered(jf, text, notes, parallel, why, spills, fis.uniform)
+
+
+def _compile(py, src, tree, code, rewritten, weak: Weak, flat: bool = False):
+    """(the JitFunction of the lowered kernel ``code``, its source text). On native, a
+    flattened kernel's loops stay loops (run in place, the outermost on the thread pool)
+    and other kernels' loops are raised only where no gather is needed: measured with
+    benchmarks/simt.py, the raised forms with gathers (clamped reads at block edges) and
+    the raised elementwise kernels (a result copied back, one thread) were slower."""
     new = ast.FunctionDef(name=tree.name, args=copy.deepcopy(tree.args), body=code,
                           decorator_list=[], returns=None)
     ast.copy_location(new, tree)
@@ -251,12 +305,13 @@ def lower(py, config: Config, args) -> Lowered:
     extras = dict(closure)
     extras.update(rewritten.extras)
     extras[NUMPY] = np
-    extras[WEAK] = Weak(n for n in spills if dtypes[n][1])
+    extras[WEAK] = weak
     fn = make_function(new, src, py.__globals__, extras)
     fn.solvent_translator = KernelTranslator  # when a solvent.jit function launches it
-    jf = JitFunction(fn, backend="native")
+    passes = {"raise_loops": {"enabled": False} if flat else {"gathers": False}}
+    jf = JitFunction(fn, backend="native", passes=passes)
     jf.translator = KernelTranslator
-    return Lowered(jf, ast.unparse(new), notes, parallel, why, spills, fis.uniform)
+    return jf, ast.unparse(new)
 
 
 def _blocks_parallel(body, rewritten, param_arrays, shared, inj, config, loc, private,

@@ -321,12 +321,13 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
         dst = b.gep(loaded[("partial", j)], [ir.Constant(I64, 0), cidx])
         b.store(b.load(slots[j]), dst)
     b.ret(ir.Constant(I64, 0))
+    can_fail = cc._exit is not None   # a run-time check (or an allocation) may leave
     cc.finish_entry()
     if cc.unsafe_writes:
         # a write into a shared buffer that is not an in-place element/slice update: leave
         # the (internal, unused) chunk for LLVM to delete and run the loop sequentially
         return None
-    return fn, fields, partials
+    return fn, fields, partials, can_fail
 
 
 def _remat_leaves(ctx: Ctx, v, depth: int = 0):
@@ -383,7 +384,7 @@ def _trip(ctx: Ctx, op, step: int):
     return b.select(b.icmp_signed(">", span, ir.Constant(I64, 0)), n, ir.Constant(I64, 0))
 
 
-def _emit_call(op, ctx: Ctx, comb, fn, fields, partials, step):
+def _emit_call(op, ctx: Ctx, comb, fn, fields, partials, can_fail, step):
     b = ctx.b
     module = ctx.module
     par_for = module.globals.get("solvent_par_for") or ir.Function(module, _PAR_FOR,
@@ -402,12 +403,17 @@ def _emit_call(op, ctx: Ctx, comb, fn, fields, partials, step):
     b.position_at_end(run)
     r = b.call(par_for, [fn, b.bitcast(envp, ir.PointerType(ir.IntType(8))), trip,
                          ir.Constant(I64, cost), ctx._err])
-    bad = ctx.fn.append_basic_block("par.failed")
-    ok = ctx.fn.append_basic_block("par.ok")
-    b.cbranch(b.icmp_signed("<", r, ir.Constant(I64, 0)), bad, ok)
-    b.position_at_end(bad)
-    b.ret(ir.Constant(I64, 1))       # threads.py filled the error record
-    b.position_at_end(ok)
+    if can_fail:
+        # threads.py returns -1 only when a chunk returned non-zero, having filled the
+        # error record; a chunk without checks always returns 0, and then the entry has no
+        # failing path here (the call's own result is not a failure: the caller may write
+        # into the arguments in place, without a backup)
+        bad = ctx.fn.append_basic_block("par.failed")
+        ok = ctx.fn.append_basic_block("par.ok")
+        b.cbranch(b.icmp_signed("<", r, ir.Constant(I64, 0)), bad, ok)
+        b.position_at_end(bad)
+        b.ret(ir.Constant(I64, 1))
+        b.position_at_end(ok)
     b.store(r, nslot)
     b.branch(after)
     b.position_at_end(after)

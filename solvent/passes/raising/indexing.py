@@ -22,6 +22,15 @@ from __future__ import annotations
 from .batching import Batch, Refuse, _line
 
 
+def _unchecked(op, spec) -> dict:
+    """``unchecked`` for a batched access made from ``op``: an access if-conversion made
+    unconditional keeps clamping the indices that stay scalar (``x[i, j - 1]`` raised over
+    ``i`` still reads column ``j - 1`` where the guard was false)."""
+    if op.attrs.get("unchecked") and any(it[0] == "i" for it in spec):
+        return {"unchecked": True}
+    return {}
+
+
 def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int, shift: int | None = None):
     """(new spec, new dyn operands, output position of the range dim) for the one item of
     ``spec`` that moves with the loop, or None when a gather is needed. With ``shift``, the
@@ -136,7 +145,8 @@ def _window(b: Batch, op, x, spec, dyn):
         if plan is None:
             return None
         new_spec, new_dyn, pos = plan
-        r = b.to_front(b.emit("tensor.slice", [x, *new_dyn], loc=op.loc, spec=new_spec), pos)
+        r = b.to_front(b.emit("tensor.slice", [x, *new_dyn], loc=op.loc, spec=new_spec,
+                              **_unchecked(op, new_spec)), pos)
         rest = list(r.type.shape[1:])
         pieces.append(b.emit("tensor.reshape", [r], shape=[b.n] + rest[:pos] + [1] +
                              rest[pos:]))
@@ -234,8 +244,9 @@ def read(b: Batch, op, args) -> object:
     if vx:
         if any(v for _, v in dyn):
             return _own_element(b, op, x, spec, dyn)
-        return b.emit("tensor.slice", [x, *[d for d, _ in dyn]], loc=op.loc,
-                      spec=[["s", 0, b.n, 1]] + spec)
+        new_spec = [["s", 0, b.n, 1]] + spec
+        return b.emit("tensor.slice", [x, *[d for d, _ in dyn]], loc=op.loc, spec=new_spec,
+                      **_unchecked(op, new_spec))
     plan = _plan(b, op, x.type.shape, spec, dyn, 1)
     if plan is None:
         if op.attrs.get("unchecked"):
@@ -244,7 +255,8 @@ def read(b: Batch, op, args) -> object:
         return window if window is not None else _gather(b, op, x, spec, dyn)
     new_spec, new_dyn, pos = plan
     b.what.add("slice")
-    r = b.emit("tensor.slice", [x, *new_dyn], loc=op.loc, spec=new_spec)
+    r = b.emit("tensor.slice", [x, *new_dyn], loc=op.loc, spec=new_spec,
+               **_unchecked(op, new_spec))
     return b.to_front(r, pos)
 
 
@@ -263,11 +275,13 @@ def write(b: Batch, op, args) -> object:
         new_spec, new_dyn, pos = plan
         value = b.stacked(op.operands[1])
         if b.mask is not None:  # iterations the loop does not run keep the old elements
-            old = b.emit("tensor.slice", [base, *new_dyn], spec=new_spec)
+            old = b.emit("tensor.slice", [base, *new_dyn], spec=new_spec,
+                         **_unchecked(op, new_spec))
             value = b.masked(value, b.to_front(old, pos))
         value = b.from_front(value, pos)
         b.what.add("update_slice")
-        r = b.emit("tensor.update_slice", [base, value, *new_dyn], loc=op.loc, spec=new_spec)
+        r = b.emit("tensor.update_slice", [base, value, *new_dyn], loc=op.loc, spec=new_spec,
+                   **_unchecked(op, new_spec))
         b.versions.add(op.result)
         return r, False
     if moving:
@@ -275,8 +289,9 @@ def write(b: Batch, op, args) -> object:
                      "the loop")
     base = b.stacked(op.operands[0])
     value = b.stacked(op.operands[1])
+    new_spec = [["s", 0, b.n, 1]] + spec
     return b.emit("tensor.update_slice", [base, value, *[d for d, _ in dyn]], loc=op.loc,
-                  spec=[["s", 0, b.n, 1]] + spec)
+                  spec=new_spec, **_unchecked(op, new_spec))
 
 
 RULES = {"tensor.slice": read, "tensor.update_slice": write, "tensor.gather": gather}

@@ -66,7 +66,7 @@ def _refuse_runtime_shapes(loop) -> None:
 
 
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,
-               max_body_elements: int = 1 << 16) -> str:
+               max_body_elements: int = 1 << 16, gathers: bool = True) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
@@ -104,6 +104,8 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
         slots.plan()
         b.run(loop.regions[0].block)
         results = slots.results()
+        if not gathers and "gather" in b.what:
+            raise Refuse("its reads need a gather (gathers=False)")
     except Refuse:
         b.abandon()
         raise
@@ -112,7 +114,7 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
 
 
 def raise_loops(fn: Function, max_masked: int = 1 << 16,
-                max_body_elements: int = 1 << 16) -> int:
+                max_body_elements: int = 1 << 16, gathers: bool = True) -> int:
     """Raise every loop that can be; returns how many were."""
     delinearize(fn)
     refused: dict = {}
@@ -126,7 +128,7 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
         report = classify_loop(info, loop)
         where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
         try:
-            what = _try_raise(info, loop, report, max_masked, max_body_elements)
+            what = _try_raise(info, loop, report, max_masked, max_body_elements, gathers)
         except Refuse as e:
             # a loop the analysis finds carried: its dependence is the reason
             refused[loop] = report.reason if report.kind == CARRIED else str(e)
@@ -155,8 +157,13 @@ class RaiseLoops(Pass):
         # a reduction loop whose body already computes more elements than this per iteration
         # stays a loop (raising it would materialize trips times as many before reducing)
         max_body_elements: int = 1 << 16
+        # False: a loop whose raised form reads through a gather (a subscript that is not
+        # an in-bounds strided slice) stays a loop; native code reads such elements
+        # faster in the loop (solvent.kernel on native sets it)
+        gathers: bool = True
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
-            raise_loops(fn, self.options.max_masked, self.options.max_body_elements)
+            raise_loops(fn, self.options.max_masked, self.options.max_body_elements,
+                        self.options.gathers)
         return fn
