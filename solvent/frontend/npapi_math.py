@@ -14,9 +14,10 @@ from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal
 
 @implements(np.where)
 def _where(fe, cond, x=None, y=None):
+    if x is None and y is None:   # NumPy: np.where(cond) is np.nonzero(np.asarray(cond))
+        return _nonzero(fe, cond)
     if x is None or y is None:
-        raise fe.unsupported("np.where(cond) with one argument gives a data-dependent shape",
-                             "use np.where(cond, a, b)")
+        raise ValueError(f"{fe.b.loc}: either both or neither of x and y should be given")
     return fe.select(cond, x, y)
 
 

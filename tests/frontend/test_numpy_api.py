@@ -441,3 +441,23 @@ def _arg_axes_of_tail(A, k, out):
 def test_argmax_along_an_axis_of_run_time_length(backend, k):
     A = np.asfortranarray(np.random.default_rng(k).standard_normal((5, 3)).astype(np.float32))
     check(_arg_axes_of_tail, A, k, np.zeros(3, np.int64), backend=backend)
+
+
+def _where_one_argument(x, A):
+    idx = np.where(x > 0)[0]
+    r, c = np.where(A)
+    return idx, x[idx].sum(), r, c
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+@pytest.mark.parametrize("n", [1, 7])
+def test_where_with_one_argument_is_nonzero(backend, n):
+    rng = np.random.default_rng(n)
+    check(_where_one_argument, rng.standard_normal(n)[::-1],
+          np.asfortranarray(rng.integers(0, 2, (n, 3)).astype(np.int8)), backend=backend)
+
+
+def test_where_with_one_argument_on_xla_is_refused_naming_the_line():
+    import solvent
+    with pytest.raises(solvent.UnsupportedError, match=r"test_numpy_api.py:\d+"):
+        solvent.jit(_where_one_argument, backend="xla")(np.ones(3), np.ones((2, 2)))
