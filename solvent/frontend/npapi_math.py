@@ -348,9 +348,27 @@ def einsum(fe, subscripts, *operands, optimize=None):
 
 
 def _einsum_diagonal(fe, s, t):
-    if len(set(s)) == len(s):
-        return t
-    raise fe.unsupported(f"einsum with a repeated index in one operand ('{s}')")
+    """An operand whose subscripts repeat a label ('ii', 'iji'): its diagonal over those
+    axes, one axis per label in order of first occurrence (NumPy's einsum). Two occurrences
+    at a time: both axes moved to the front, indexed by one ``arange``, the result's axes
+    put back in label order."""
+    while len(set(s)) != len(s):
+        label = next(c for c in s if s.count(c) > 1)
+        p1 = s.index(label)
+        p2 = s.index(label, p1 + 1)
+        if t.shape[p1] != t.shape[p2]:
+            raise ValueError(f"{fe.b.loc}: einsum: dimensions in operand for collapsing index "
+                             f"'{label}' don't match ({t.shape[p1]} != {t.shape[p2]})")
+        rest = [k for k in range(len(s)) if k not in (p1, p2)]
+        front = Tensor(fe.b.one("tensor.transpose", fe.tensor(t).v, perm=[p1, p2] + rest))
+        ar = Tensor(fe.b.one("tensor.iota", shape=[t.shape[p1]], dim=0, dtype="i64"))
+        t = fe.tensor(fe.getitem(front, [ar, ar]))     # (n, rest...)
+        cur = label + "".join(s[k] for k in rest)
+        s = "".join(c for k, c in enumerate(s) if k != p2)
+        perm = [cur.index(c) for c in s]
+        if perm != list(range(len(perm))):
+            t = Tensor(fe.b.one("tensor.transpose", t.v, perm=perm))
+    return t
 
 
 def _einsum_sum_only(fe, s, t, keep):

@@ -1,7 +1,8 @@
 """Differential tests: matrix products, einsum, tensordot, np.linalg."""
 import numpy as np
+import pytest
 
-from differential import case, run_cases
+from differential import case, check, run_cases
 
 rng = np.random.default_rng(3)
 M34 = rng.standard_normal((3, 4))
@@ -212,3 +213,17 @@ cases = [
 ]
 
 test_linalg = run_cases(cases)
+
+
+def _einsum_diagonals(A, B, C):
+    return (np.einsum('ii->', A), np.einsum('ii->i', A), np.einsum('iji->j', C),
+            np.einsum('ij,jj->i', B, A), np.einsum('iij->ji', C.transpose(0, 2, 1)),
+            np.einsum('ijj', C.transpose(1, 0, 2)))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_einsum_with_a_repeated_index_takes_the_diagonal(n, backend):
+    rng = np.random.default_rng(n)
+    A = np.asfortranarray(rng.standard_normal((n, n)).astype(np.float32))
+    check(_einsum_diagonals, A, rng.standard_normal((2, n)).astype(np.float32),
+          rng.standard_normal((n, 2, n)).astype(np.float32), backend=backend)
