@@ -51,15 +51,28 @@ def expand_reduced(b: Builder, v: Value, in_shape: tuple, axes, keepdims: bool) 
     return v
 
 
-def slice_(b: Builder, x: Value, dyn: list, spec: list) -> Value:
-    """``x[spec]``; reading back the slot an ``update_slice`` just wrote (same spec, same
+def slice_(b: Builder, x: Value, dyn: list, spec: list, attrs: dict | None = None) -> Value:
+    """``x[spec]`` (with the slice's ``attrs`` when given: a copied read keeps its
+    ``unchecked`` mark); reading back the slot an ``update_slice`` just wrote (same spec, same
     index values) gives the value written, without a read of the new array (which would keep
     both arrays alive and make XLA copy the array to update it in place)."""
     op = x.owner
     if getattr(op, "name", None) == "tensor.update_slice" and op.attrs["spec"] == spec \
             and list(op.operands[2:]) == list(dyn) and all(it[0] != "n" for it in spec):
         return op.operands[1]
-    return b.create("tensor.slice", [x] + list(dyn), {"spec": spec}).result
+    return b.create("tensor.slice", [x] + list(dyn), dict(attrs or {"spec": spec})).result
+
+
+def index_attrs(op, spec: list | None = None) -> dict:
+    """Attributes for an access at the slots ``op`` (a slice or update) touches: its spec (or
+    ``spec``), and its ``unchecked`` mark: an access if-conversion or LICM speculated may
+    have an index out of bounds where the program did not make it, and a copy of it (in the
+    forward pass, a tape, a cotangent's read or write) must clamp there as it does, not
+    raise IndexError."""
+    attrs = {"spec": op.attrs["spec"] if spec is None else spec}
+    if op.attrs.get("unchecked"):
+        attrs["unchecked"] = True
+    return attrs
 
 
 def is_zeros(v: Value) -> bool:
@@ -71,10 +84,11 @@ def is_zeros(v: Value) -> bool:
 
 
 def _sparse(v: Value):
-    """The (value, indices, spec) of ``v = update_slice(zeros, value, *indices)``, or None."""
+    """The (value, indices, update op) of ``v = update_slice(zeros, value, *indices)``, or
+    None."""
     op = v.owner
     if getattr(op, "name", None) == "tensor.update_slice" and is_zeros(op.operands[0]):
-        return op.operands[1], op.operands[2:], op.attrs["spec"]
+        return op.operands[1], op.operands[2:], op
     return None
 
 
@@ -89,10 +103,10 @@ def add(b: Builder, x: Value | None, y: Value | None) -> Value | None:
     for acc, other in ((x, y), (y, x)):
         sp = _sparse(other)
         if sp is not None and _sparse(acc) is None:
-            v, idx, spec = sp
-            part = b.one("tensor.add", slice_(b, acc, list(idx), spec), v)
-            return b.create("tensor.update_slice", [acc, part] + list(idx),
-                            {"spec": spec}).result
+            v, idx, u = sp
+            at = index_attrs(u)
+            part = b.one("tensor.add", slice_(b, acc, list(idx), at["spec"], at), v)
+            return b.create("tensor.update_slice", [acc, part] + list(idx), at).result
     return b.one("tensor.add", x, y)
 
 

@@ -200,7 +200,9 @@ class Transformer:
             # past the writes a reverse step recomputed
             src, v = forwarded_read(src, dyn, op, self.walkable, self.owners)
             if v is None:
-                v = E.slice_(b, src, dyn, op.attrs["spec"])  # the value just written, if it is
+                # the value just written, if it is; a speculated read stays unchecked (its
+                # index may be out of bounds where the program did not use it)
+                v = E.slice_(b, src, dyn, op.attrs["spec"], op.attrs)
             scope[op.results[0]] = v
             return v.owner
         regions = []
@@ -404,7 +406,7 @@ class Transformer:
             if o in in_chain:  # the slot's old value, read before the write (in place)
                 dyn = [inner[d] for d in o.operands[2:]]
                 olds[o] = (ib.create("tensor.slice", [inner[o.operands[0]]] + dyn,
-                                     {"spec": o.attrs["spec"]}).result, dyn)
+                                     E.index_attrs(o)).result, dyn)
             self.clone_op(o, inner, ib)
         writes, plan = [], []
         for i, c in enumerate(carried):
@@ -620,7 +622,7 @@ class Transformer:
                 for u, pos_old, pos_idx in reversed(how[1]):
                     v = rb.create("tensor.update_slice",
                                   [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
-                                  {"spec": u.attrs["spec"]}).result
+                                  E.index_attrs(u)).result
                 rs[c] = v  # the array as trip k found it, carried on to trip k - 1
                 extra.append((scope[op.results[i]], s_arg, v))
         else:
