@@ -95,12 +95,18 @@ def _sparse(v: Value):
 def add(b: Builder, x: Value | None, y: Value | None) -> Value | None:
     """``x + y`` where ``None`` stands for a zero cotangent. Adding a cotangent that is zero
     but for one slice (a slice's cotangent, ``update_slice(zeros, v)``) adds ``v`` into that
-    slice of the other (``x[s] += v``: one pass over the slice, not over the whole array)."""
+    slice of the other (``x[s] += v``: one pass over the slice, not over the whole array);
+    one that is a ``scatter_add`` into zeros (a gather's) scatters into the other instead."""
     if x is None:
         return y
     if y is None:
         return x
     for acc, other in ((x, y), (y, x)):
+        sc = other.owner
+        if getattr(sc, "name", None) == "tensor.scatter_add" and is_zeros(sc.operands[0]) \
+                and acc.type == other.type:   # a gather's cotangent: added where it lands
+            return b.create("tensor.scatter_add", [acc] + list(sc.operands[1:]),
+                            dict(sc.attrs)).result
         sp = _sparse(other)
         if sp is not None and _sparse(acc) is None:
             v, idx, u = sp

@@ -61,3 +61,24 @@ def test_cholesky_gradient_native_matches_interp():
     got = solvent.vjp(cholesky.kernel, a, backend="native")[1](ct)[0]
     want = solvent.vjp(cholesky.kernel, a, backend="interp")[1](ct)[0]
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def diagonal_trace_plus(a):
+    trace = 0.0
+    for i in range(a.shape[0]):
+        trace += np.tanh(a[i, i])
+    return np.sum((a + trace) ** 2)
+
+
+@pytest.mark.parametrize("backend", ["interp", "native", "xla"])
+def test_gather_cotangent_scatters_into_the_other_cotangent(backend):
+    """The diagonal's cotangent is scattered into the broadcast's cotangent (one pass over
+    the few slots), not into a zero matrix then added (two more passes over the matrix)."""
+    a = np.random.default_rng(5).standard_normal((4, 4))
+    grad = solvent.grad(diagonal_trace_plus, backend=backend)
+    np.testing.assert_allclose(grad(a), fd_grad(diagonal_trace_plus, (a,), 0), rtol=1e-6,
+                               atol=1e-8)
+    g = grad.compiled(a).fn
+    scatters = [op for op in g.walk() if op.name == "tensor.scatter_add"]
+    assert scatters and all(op.operands[0].owner.name != "tensor.broadcast_to"
+                            for op in scatters)
