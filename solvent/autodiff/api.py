@@ -33,6 +33,8 @@ from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
+from ..ir.rewrite import apply_patterns
+from ..passes.patterns.shapes import TRANSPOSE_DOT
 from .slot_forwarding import forward_slots
 from .transform import DifferentiationError, vjp_function
 
@@ -88,6 +90,7 @@ class Gradient:
         g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
                                       while_capacity=capacity)
         g = forward_slots(g)  # cotangent slots read before they are written
+        apply_patterns(g, [TRANSPOSE_DOT])  # the transposed outer products of dots' rules
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))

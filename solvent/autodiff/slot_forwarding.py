@@ -173,10 +173,14 @@ def late_reads(fn: Function) -> int:
 
 
 def forward_slots(fn: Function) -> Function:
-    """``fn`` with its cotangent slots read before written, when that removes late reads."""
-    before = late_reads(fn)
-    if not before:
-        return fn
+    """A fresh copy of ``fn`` (printed and parsed: the rewriting driver that runs next needs
+    the ops' block links exact), with its cotangent slots read before written when that
+    removes late reads."""
     g = parse_function(print_function(fn))
-    _rewrite(g)
-    return g if late_reads(g) < before else fn
+    before = late_reads(g)
+    if before:
+        h = parse_function(print_function(g))
+        _rewrite(h)
+        if late_reads(h) < before:
+            return h
+    return g

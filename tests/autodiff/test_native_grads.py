@@ -82,3 +82,23 @@ def test_gather_cotangent_scatters_into_the_other_cotangent(backend):
     scatters = [op for op in g.walk() if op.name == "tensor.scatter_add"]
     assert scatters and all(op.operands[0].owner.name != "tensor.broadcast_to"
                             for op in scatters)
+
+
+def transposed_matvec(A, y):
+    return np.sum((A.T @ y) ** 2)
+
+
+@pytest.mark.parametrize("backend", ["native", "xla"])
+def test_transposed_product_gradient_is_written_in_place(backend):
+    """A.T @ y: A's cotangent is the outer product y (x) ct, not the transpose of ct (x) y
+    (a copy of the whole matrix)."""
+    rng = np.random.default_rng(6)
+    A, y = rng.standard_normal((5, 3)), rng.standard_normal(5)
+    grad = solvent.grad(transposed_matvec, (0, 1), backend=backend)
+    for k, gk in enumerate(grad(A, y)):
+        np.testing.assert_allclose(gk, fd_grad(transposed_matvec, (A, y), k), rtol=1e-6,
+                                   atol=1e-8)
+    g = grad.compiled(A, y).fn
+    assert not any(op.name == "tensor.transpose" and
+                   getattr(op.operands[0].owner, "name", None) == "tensor.dot_general"
+                   for op in g.walk())
