@@ -16,7 +16,9 @@ with respect to every float argument.
   median of N calls. ``ratio`` = grad / primal.
 * jax.grad: when the kernel names a hand port in ``benchmarks/jax_ports.py``,
   ``jax.jit(jax.grad(loss of the port))`` under float64 with the same functional; median of
-  N calls (``block_until_ready``). ``jax/solvent`` > 1 means solvent's gradient is faster;
+  N calls (``block_until_ready``); the functional's weights are arguments of the jitted
+  gradient (as the cotangents are of solvent's), so XLA cannot fold them into constants.
+  ``jax/solvent`` > 1 means solvent's gradient is faster;
   ``error`` when JAX cannot differentiate the port (a while loop, say).
 
 Kernels that are not differentiable (integer outputs only, an op without a VJP rule) are
@@ -81,17 +83,20 @@ def _jax_grad_time(ports, k, args, mutated, ret_ws, mut_ws, wrt, repeat):
     port = ports.get(k.jax_port)
     ws = [w for w in ret_ws if w is not None] + mut_ws
     with jax.enable_x64(True):
-        def loss(*floats):
+        nw = len(wrt)
+
+        def loss(*floats_and_ws):  # the weights are arguments, as solvent's cotangents are:
+            floats, wts = floats_and_ws[:nw], floats_and_ws[nw:]  # no constant folding
             full = list(args)
             for i, v in zip(wrt, floats):
                 full[i] = v
             outs = port(*full)
             floats_out = [o for o in outs if jnp.issubdtype(jnp.asarray(o).dtype, jnp.floating)]
-            if len(floats_out) != len(ws):
+            if len(floats_out) != len(wts):
                 raise ValueError("port outputs do not match the kernel's float outputs")
-            return sum(jnp.sum(o * w) for o, w in zip(floats_out, ws))
-        g = jax.jit(jax.grad(loss, argnums=tuple(range(len(wrt)))))
-        fargs = [jnp.asarray(args[i]) for i in wrt]
+            return sum(jnp.sum(o * w) for o, w in zip(floats_out, wts))
+        g = jax.jit(jax.grad(loss, argnums=tuple(range(nw))))
+        fargs = [jnp.asarray(args[i]) for i in wrt] + [jnp.asarray(w) for w in ws]
         jax.block_until_ready(g(*fargs))
         return _median_time(lambda *a: jax.block_until_ready(g(*a)), repeat,
                             lambda: fargs)

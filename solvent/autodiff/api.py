@@ -33,6 +33,9 @@ from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
+from ..ir.rewrite import apply_patterns
+from ..passes.patterns.shapes import TRANSPOSE_DOT
+from .slot_forwarding import forward_slots
 from .transform import DifferentiationError, vjp_function
 
 
@@ -86,6 +89,8 @@ class Gradient:
         self.report: dict = {}  # tape_bytes, checkpointed, while_trips (vjp_function)
         g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
                                       while_capacity=capacity)
+        g = forward_slots(g)  # cotangent slots read before they are written
+        apply_patterns(g, [TRANSPOSE_DOT])  # the transposed outer products of dots' rules
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))

@@ -51,15 +51,28 @@ def expand_reduced(b: Builder, v: Value, in_shape: tuple, axes, keepdims: bool) 
     return v
 
 
-def slice_(b: Builder, x: Value, dyn: list, spec: list) -> Value:
-    """``x[spec]``; reading back the slot an ``update_slice`` just wrote (same spec, same
+def slice_(b: Builder, x: Value, dyn: list, spec: list, attrs: dict | None = None) -> Value:
+    """``x[spec]`` (with the slice's ``attrs`` when given: a copied read keeps its
+    ``unchecked`` mark); reading back the slot an ``update_slice`` just wrote (same spec, same
     index values) gives the value written, without a read of the new array (which would keep
     both arrays alive and make XLA copy the array to update it in place)."""
     op = x.owner
     if getattr(op, "name", None) == "tensor.update_slice" and op.attrs["spec"] == spec \
             and list(op.operands[2:]) == list(dyn) and all(it[0] != "n" for it in spec):
         return op.operands[1]
-    return b.create("tensor.slice", [x] + list(dyn), {"spec": spec}).result
+    return b.create("tensor.slice", [x] + list(dyn), dict(attrs or {"spec": spec})).result
+
+
+def index_attrs(op, spec: list | None = None) -> dict:
+    """Attributes for an access at the slots ``op`` (a slice or update) touches: its spec (or
+    ``spec``), and its ``unchecked`` mark: an access if-conversion or LICM speculated may
+    have an index out of bounds where the program did not make it, and a copy of it (in the
+    forward pass, a tape, a cotangent's read or write) must clamp there as it does, not
+    raise IndexError."""
+    attrs = {"spec": op.attrs["spec"] if spec is None else spec}
+    if op.attrs.get("unchecked"):
+        attrs["unchecked"] = True
+    return attrs
 
 
 def is_zeros(v: Value) -> bool:
@@ -71,28 +84,35 @@ def is_zeros(v: Value) -> bool:
 
 
 def _sparse(v: Value):
-    """The (value, indices, spec) of ``v = update_slice(zeros, value, *indices)``, or None."""
+    """The (value, indices, update op) of ``v = update_slice(zeros, value, *indices)``, or
+    None."""
     op = v.owner
     if getattr(op, "name", None) == "tensor.update_slice" and is_zeros(op.operands[0]):
-        return op.operands[1], op.operands[2:], op.attrs["spec"]
+        return op.operands[1], op.operands[2:], op
     return None
 
 
 def add(b: Builder, x: Value | None, y: Value | None) -> Value | None:
     """``x + y`` where ``None`` stands for a zero cotangent. Adding a cotangent that is zero
     but for one slice (a slice's cotangent, ``update_slice(zeros, v)``) adds ``v`` into that
-    slice of the other (``x[s] += v``: one pass over the slice, not over the whole array)."""
+    slice of the other (``x[s] += v``: one pass over the slice, not over the whole array);
+    one that is a ``scatter_add`` into zeros (a gather's) scatters into the other instead."""
     if x is None:
         return y
     if y is None:
         return x
     for acc, other in ((x, y), (y, x)):
+        sc = other.owner
+        if getattr(sc, "name", None) == "tensor.scatter_add" and is_zeros(sc.operands[0]) \
+                and acc.type == other.type:   # a gather's cotangent: added where it lands
+            return b.create("tensor.scatter_add", [acc] + list(sc.operands[1:]),
+                            dict(sc.attrs)).result
         sp = _sparse(other)
         if sp is not None and _sparse(acc) is None:
-            v, idx, spec = sp
-            part = b.one("tensor.add", slice_(b, acc, list(idx), spec), v)
-            return b.create("tensor.update_slice", [acc, part] + list(idx),
-                            {"spec": spec}).result
+            v, idx, u = sp
+            at = index_attrs(u)
+            part = b.one("tensor.add", slice_(b, acc, list(idx), at["spec"], at), v)
+            return b.create("tensor.update_slice", [acc, part] + list(idx), at).result
     return b.one("tensor.add", x, y)
 
 

@@ -54,7 +54,7 @@ def _slice(b, op, xs, ys, cts):
     x, dyn = xs[0], xs[1:]
     spec, ct = _drop_newaxis(b, cts[0], op.attrs["spec"])
     z = E.zeros(b, x.type)
-    return [b.create("tensor.update_slice", [z, ct] + dyn, {"spec": spec}).result] + \
+    return [b.create("tensor.update_slice", [z, ct] + dyn, E.index_attrs(op, spec)).result] + \
         [None] * len(dyn)
 
 
@@ -62,15 +62,15 @@ def _update(b, op, xs, ys, cts):
     x, v, dyn = xs[0], xs[1], xs[2:]
     ct = cts[0]
     spec = op.attrs["spec"]
-    ct_v = E.slice_(b, ct, dyn, spec)  # read before the update: XLA updates ct in place
+    at = E.index_attrs(op)
+    ct_v = E.slice_(b, ct, dyn, spec, at)  # read before the update: XLA updates ct in place
     base = ct
     u = ct.owner
     while getattr(u, "name", None) == "tensor.update_slice" and u.attrs["spec"] == spec \
             and list(u.operands[2:]) == list(dyn) and all(it[0] != "n" for it in spec):
         base = u.operands[0]  # that slot is zeroed next: its earlier write is dead
         u = base.owner
-    ct_x = b.create("tensor.update_slice", [base, E.zeros(b, v.type)] + dyn,
-                    {"spec": spec}).result
+    ct_x = b.create("tensor.update_slice", [base, E.zeros(b, v.type)] + dyn, at).result
     return [ct_x, ct_v] + [None] * len(dyn)
 
 

@@ -50,6 +50,7 @@ from ..ir.types import TensorType, is_complex, is_float
 from ..passes.dce import dce
 from . import emit as E
 from .checkpoint import Schedule, nbytes, snapshots
+from .forwarding import forwarded_read
 from .prune import drop_dead_carries, prune_tapes
 from .rules_complex import COMPLEX_RULES
 
@@ -182,6 +183,9 @@ class Transformer:
         self.fn_block: Block | None = None  # the emitted function's body (its arguments)
         self.tables: dict = {}  # (trips, snapshots) -> the schedule's table arguments
         self.table_values: list = []  # the arrays the gradient's table arguments take
+        self.step_blocks: set = set()  # the blocks of reverse steps and reversed branches
+        self.walkable: dict = {}  # update_slice ops they recompute -> originals (forwarding)
+        self.owners = {r.block: o for o in fn.walk() for r in o.regions}
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and (
@@ -193,7 +197,12 @@ class Transformer:
             src = scope[op.operands[0]]
             dyn = [scope[o] for o in op.operands[1:]]
             b.loc = op.loc
-            v = E.slice_(b, src, dyn, op.attrs["spec"])  # the value just written, if it is
+            # past the writes a reverse step recomputed
+            src, v = forwarded_read(src, dyn, op, self.walkable, self.owners)
+            if v is None:
+                # the value just written, if it is; a speculated read stays unchecked (its
+                # index may be out of bounds where the program did not use it)
+                v = E.slice_(b, src, dyn, op.attrs["spec"], op.attrs)
             scope[op.results[0]] = v
             return v.owner
         regions = []
@@ -208,6 +217,8 @@ class Transformer:
         new = Operation(op.name, [scope[o] for o in op.operands], [r.type for r in op.results],
                         op.attrs, regions, op.loc)
         b.block.append(new)
+        if op.name == "tensor.update_slice" and b.block in self.step_blocks:
+            self.walkable[new] = op  # in a reverse step: dead once its reads are forwarded
         for r, n in zip(op.results, new.results):
             scope[r] = n
         return new
@@ -395,7 +406,7 @@ class Transformer:
             if o in in_chain:  # the slot's old value, read before the write (in place)
                 dyn = [inner[d] for d in o.operands[2:]]
                 olds[o] = (ib.create("tensor.slice", [inner[o.operands[0]]] + dyn,
-                                     {"spec": o.attrs["spec"]}).result, dyn)
+                                     E.index_attrs(o)).result, dyn)
             self.clone_op(o, inner, ib)
         writes, plan = [], []
         for i, c in enumerate(carried):
@@ -611,7 +622,7 @@ class Transformer:
                 for u, pos_old, pos_idx in reversed(how[1]):
                     v = rb.create("tensor.update_slice",
                                   [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
-                                  {"spec": u.attrs["spec"]}).result
+                                  E.index_attrs(u)).result
                 rs[c] = v  # the array as trip k found it, carried on to trip k - 1
                 extra.append((scope[op.results[i]], s_arg, v))
         else:
@@ -622,6 +633,7 @@ class Transformer:
         if is_for:
             rs[body.args[0]] = self._iv_at(op, scope, rb, k)
         self.trip_sinks.append([])
+        self.step_blocks.add(blk)
         self.emit_block(body, rs, rb)
         radj = {v: a for v, a in zip(outer, acc)}
         for i, ct in zip(act, ct_c):
@@ -661,6 +673,7 @@ class Transformer:
             rb = Builder(blk)
             rs = Scope(scope)
             self.trip_sinks.append([])
+            self.step_blocks.add(blk)
             self.emit_block(blk_src, rs, rb)
             radj: dict = {}
             for y, ct in zip(blk_src.terminator.operands, cts):

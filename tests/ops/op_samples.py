@@ -575,6 +575,14 @@ def _linalg_samples():
                                                   gen(rng, sb, dt, lo=0.5, hi=1.5, ilo=-50,
                                                       ihi=50)],
                 numpy=lambda x, y, subs=subs: [np.asarray(np.einsum(subs, x, y))])
+    # a computed scalar operand, nothing contracted (a gradient's ct * vector): the native
+    # backend read the scalar's register as a buffer and crashed
+    for dt, n in (("f64", 9), ("f32", 600)):
+        add(f"tensor.dot_general-computed-scalar-{dt}-{n}", [T((), dt), T((n,), dt)],
+            lambda b, s, y: b.one("tensor.dot_general", b.one("tensor.neg", s), y, lhs_batch=[],
+                                  rhs_batch=[], lhs_contract=[], rhs_contract=[]),
+            lambda rng, dt=dt, n=n: [gen(rng, (), dt), gen(rng, (n,), dt)],
+            numpy=lambda s, y: [np.asarray(-s * y)])
     for dt, bshape in (("f64", (4,)), ("f64", (4, 3)), ("f32", (4, 2)), ("c128", (4,))):
         add(f"tensor.solve-{dt}-{_shape_id(bshape)}", [T((4, 4), dt), T(bshape, dt)],
             lambda b, a, y: b.one("tensor.solve", a, y),

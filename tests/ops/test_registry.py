@@ -152,13 +152,17 @@ def test_sample_levels_match_their_ops():
 DYNAMIC = [s for s in SAMPLES if s.level == "dynamic"]
 
 
-@pytest.mark.parametrize("sample", DYNAMIC, ids=[s.id for s in DYNAMIC])
-def test_native_runs_run_time_shapes_like_the_interpreter(sample: Sample):
-    """The native backend takes run-time shapes (complex data aside, which it refuses)."""
+PRODUCTS = [s for s in SAMPLES if s.level == "tensor" and "tensor.dot_general" in s.ops and
+            s.ops <= {"tensor.dot_general", "tensor.neg", "func.return"}]
+
+
+def _native_agrees(sample: Sample, complex_tags=("c64", "complex")) -> None:
+    """The native backend runs ``sample`` as the interpreter does, or refuses it for its
+    complex data (a refusal naming one of ``complex_tags``)."""
     from solvent.backends.native import NativeBackend
     ok, why = NativeBackend().accepts(sample.fn)
     if not ok:
-        assert "c64" in why or "complex" in why, why
+        assert any(t in why for t in complex_tags), why
         return
     exe = NativeBackend().compile(sample.fn)
     for seed in SEEDS:
@@ -167,6 +171,19 @@ def test_native_runs_run_time_shapes_like_the_interpreter(sample: Sample):
         got = exe(*_copies(args))
         for k, (g, w) in enumerate(zip(got, want)):
             assert_same(g, w, f"{sample.id} seed {seed} result {k} (native vs interpreter)")
+
+
+@pytest.mark.parametrize("sample", PRODUCTS, ids=[s.id for s in PRODUCTS])
+def test_native_runs_products_like_the_interpreter(sample: Sample):
+    """Matrix products on the native backend (BLAS, inline dots, loop nests; a scalar
+    operand, as gradients make, included), complex data aside, which it refuses."""
+    _native_agrees(sample, ("c128", "c64", "complex"))
+
+
+@pytest.mark.parametrize("sample", DYNAMIC, ids=[s.id for s in DYNAMIC])
+def test_native_runs_run_time_shapes_like_the_interpreter(sample: Sample):
+    """The native backend takes run-time shapes (complex data aside, which it refuses)."""
+    _native_agrees(sample)
 
 
 @pytest.mark.parametrize("sample", DYNAMIC, ids=[s.id for s in DYNAMIC])

@@ -64,6 +64,10 @@ def _arranged(ctx, op, v, order, alt):
     from .rules_structural import Transposed
     ref = ctx.get(v)
     rank = len(v.type.shape)
+    if rank == 0:   # a scalar operand (a product with nothing contracted) is a register
+        tmp = ctx.scratch(op, (1,), v.type.dtype)
+        ctx.store(tmp, [0], ref)
+        return tmp, False
     if isinstance(ref, Transposed):    # read the source: value dim d is source dim perm[d]
         order = [ref.perm[d] for d in order]
         alt = [ref.perm[d] for d in alt]

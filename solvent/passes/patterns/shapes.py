@@ -66,6 +66,29 @@ def _full_update(op, rw):
     return True
 
 
+def _transpose_dot(op, rw):
+    dot = defining(op.operands[0], "tensor.dot_general")
+    if dot is None or dot.attrs["lhs_batch"] or len(dot.results[0].live_uses()) != 1:
+        return False
+    x, y = dot.operands
+    nx = x.type.rank - len(dot.attrs["lhs_contract"])
+    ny = y.type.rank - len(dot.attrs["rhs_contract"])
+    if list(op.attrs["perm"]) != list(range(nx, nx + ny)) + list(range(nx)):
+        return False
+    rw.replace_op(op, [rw.one("tensor.dot_general", y, x, lhs_batch=[], rhs_batch=[],
+                              lhs_contract=list(dot.attrs["rhs_contract"]),
+                              rhs_contract=list(dot.attrs["lhs_contract"]))])
+    return True
+
+
+def _outer_t(b, x):
+    v = b.one("tensor.reduce_sum", x, axes=[1], keepdims=False)
+    w = b.one("tensor.reduce_sum", x, axes=[0], keepdims=False)
+    d = b.one("tensor.dot_general", v, w, lhs_batch=[], rhs_batch=[], lhs_contract=[],
+              rhs_contract=[])
+    return _t(b, d, [1, 0])
+
+
 def _t(b, x, perm):
     return b.one("tensor.transpose", x, perm=perm)
 
@@ -74,6 +97,11 @@ SHAPES = [
     Pattern("transpose-transpose", "tensor.transpose", _transpose_transpose,
             "transpose(transpose(x, p), q) -> transpose(x, p[q]); -> x when p[q] is the identity",
             sample=unary_chain(lambda b, x: _t(b, _t(b, x, [1, 0]), [1, 0]), "f32", rank=2)),
+    Pattern("transpose-dot", "tensor.transpose", _transpose_dot,
+            "transpose(dot_general(x, y)) -> dot_general(y, x) when the transpose puts y's "
+            "free dims first (no batch dims; the products are the same, summed in the same "
+            "order): a gradient's transposed outer product is written in place, not copied",
+            sample=unary_chain(_outer_t, "f64", rank=2)),
     Pattern("transpose-identity", "tensor.transpose", _identity_transpose,
             "transpose(x, (0, 1, ...)) -> x",
             sample=unary_chain(lambda b, x: _t(b, x, [0, 1]), "i32", rank=2)),
@@ -98,3 +126,5 @@ SHAPES = [
             sample=unary_chain(lambda b, x: b.one("tensor.slice", x, spec=[
                 ["s", 0, n, 1] for n in x.type.shape]), "u8", rank=2)),
 ]
+
+TRANSPOSE_DOT = next(p for p in SHAPES if p.name == "transpose-dot")
