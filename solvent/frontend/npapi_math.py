@@ -559,6 +559,8 @@ def _len(fe, x):
 
 @implements(builtins.abs)
 def _abs(fe, x):
+    if isinstance(x, Const) and isinstance(x.value, (bool, int, float, complex)):
+        return Const(abs(x.value))     # abs(-3) is the Python int 3 (np.abs gives np.int64)
     return fe.ufunc(np.abs, x)
 
 
@@ -580,6 +582,12 @@ def _minmax(uf, pyfn):
         for a in args[1:]:
             # Python's max/min pick one operand (no NaN propagation), like a comparison.
             ra, ta = fe.tensor(r), fe.tensor(a)
+            if ra.weak != ta.weak and ra.dtype != ta.dtype:
+                # a Python number against a NumPy scalar of another type: Python returns
+                # whichever object wins, unconverted (max(300, np.int8(5)) is 300), so the
+                # pick is made in a type that holds both exactly (NumPy's promotion of the
+                # Python number's own type) instead of the NumPy scalar's, where 300 wraps
+                ra, ta = fe.strong(ra), fe.strong(ta)
             cond = fe.ufunc(np.greater if pyfn is max else np.less, ta, ra)
             r = fe.select(cond, ta, ra)
         return r

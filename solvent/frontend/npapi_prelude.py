@@ -168,6 +168,16 @@ def count_nonzero(a, axis=None):
     return np.sum(a != 0, axis=axis)
 
 
+@prelude(np.angle)
+def angle(z, deg=False):
+    """arctan2(z.imag, z.real) (NumPy's own definition): 0 or pi for real input, float32
+    for complex64, in degrees with ``deg``."""
+    a = np.arctan2(np.imag(z), np.real(z))
+    if deg:
+        return a * (180.0 / np.pi)
+    return a
+
+
 @prelude(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN -> nan, +inf -> posinf (largest finite value by default), -inf -> neginf."""
