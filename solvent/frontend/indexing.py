@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir.types import DYN
+from .emit import full_spec
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 
@@ -92,7 +93,7 @@ class IndexMixin:
             if isinstance(it, SliceItem):
                 spec.append(self._slice_spec(it, n, dyn) if n is not DYN else
                             self.runtime_slice(it, dyn))
-            elif n is DYN:
+            elif n is DYN and self._is_scalar_index(it):
                 spec.append(self._runtime_int_index(it, d, dyn, obj))
             elif isinstance(it, Const) and isinstance(it.value, (int, np.integer)) and \
                     not isinstance(it.value, (bool, np.bool_)):
@@ -119,6 +120,8 @@ class IndexMixin:
             elif isinstance(it, (Tensor, ArrayRef, TupleVal)) or (
                     isinstance(it, Const) and isinstance(it.value, (list, tuple))):
                 t = self.tensor(it)
+                if n is DYN:     # an index array or a mask on a run-time length
+                    n = self.dim(obj, d)
                 if t.type.rank == 0 and t.dtype[0] in "iu" and t.dtype != "i1":
                     self.check_index(t, n, d)
                     dyn.append(self.convert(t, "i64").v)
@@ -128,7 +131,7 @@ class IndexMixin:
                     if t.dtype != "i1":
                         self.check_index(t, n, d)
                     adv.append((d, t))
-                    spec.append(["s", 0, n, 1])
+                    spec.append(full_spec([shape[d]])[0])
                 else:
                     raise IndexError(f"{self.b.loc}: arrays used as indices must be of integer "
                                      f"(or boolean) type, got {t.dtype}")
@@ -195,6 +198,15 @@ class IndexMixin:
         dyn.append(start.v)
         return ["d", len(dyn) - 1, size]
 
+    def _is_scalar_index(self, it) -> bool:
+        """Whether ``it`` indexes with one integer (not an index array or a mask)."""
+        if isinstance(it, Const):
+            return not isinstance(it.value, (list, tuple, np.ndarray))
+        if isinstance(it, TupleVal):
+            return False
+        return not (isinstance(it, (Tensor, ArrayRef, TupleVal)) and
+                    (self.tensor_type(it).rank or self.tensor_type(it).dtype == "i1"))
+
     def _runtime_int_index(self, it, d: int, dyn: list, obj):
         """An integer index into a dim known only at run time: checked against its length."""
         t = self.tensor(it)
@@ -239,12 +251,12 @@ class IndexMixin:
             raise self.unsupported("np.newaxis combined with integer-array indexing")
         if any(t.dtype == "i1" for _, t in adv):
             if len(adv) == 1 and adv[0][0] == 0 and not dyn and all(
-                    it == ["s", 0, n, 1] for it, n in zip(spec, obj.shape)):
+                    it == f for it, f in zip(spec, full_spec(obj.shape))):
                 return self.mask_select(obj, adv[0][1])   # x[mask]: a run-time length
             raise self.unsupported("a boolean mask mixed with other indices in a read",
                                    "index with the mask alone: x[mask]")
         t = self.tensor(obj)
-        if not all(it == ["s", 0, n, 1] for it, n in zip(spec, t.shape)) or dyn:
+        if spec != full_spec(t.shape) or dyn:
             t = Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec))
         # ints inside the advanced group are advanced indices too (NumPy's rule)
         idx = [self.convert(i, "i64").v for _, i in adv]
@@ -259,9 +271,11 @@ class IndexMixin:
     def mask_update(self, target: ArrayRef, mask, fn) -> None:
         """``a[mask] op= v``: where(mask, a op v, a), the shape never depends on the data."""
         m = self.tensor(mask)
-        if m.shape != target.shape[:m.type.rank]:
-            raise IndexError(f"{self.b.loc}: boolean index of shape {m.shape} does not match "
-                             f"the array's shape {target.shape}")
+        self.check_mask_shape(m, target)
+        if m.type.rank < target.type.rank and not m.type.static:
+            raise self.unsupported("a boolean mask of run-time length over the leading "
+                                   "dimensions of an array in a[mask] op= value",
+                                   "use a mask of the array's full shape")
         cur = self.read(target)
         new = fn(cur)
         if self.tensor_type(new).shape != cur.shape:
@@ -285,14 +299,19 @@ class IndexMixin:
         from ..ir.types import TensorType
         from ..ops.indexspec import result_shape
         view = target
-        if dyn or not all(it == ["s", 0, n, 1] for it, n in zip(spec, target.shape)):
+        if dyn or spec != full_spec(target.shape):
             view = ArrayRef(target.buf, target.chain + (("index", spec, tuple(dyn)),),
                             TensorType(result_shape(target.shape, spec, len(dyn)), target.dtype))
         cur = self.read(view)
         if len(adv) == 1 and adv[0][1].dtype == "i1":
             d, mask = adv[0]
-            if d != 0 or mask.shape != view.shape[:mask.type.rank]:
+            if d != 0:
                 raise self.unsupported("a boolean mask must index the leading dimensions")
+            self.check_mask_shape(mask, view)
+            if mask.type.rank < view.type.rank and not mask.type.static:
+                raise self.unsupported("a boolean mask of run-time length over the leading "
+                                       "dimensions of an array in a[mask] = value",
+                                       "use a mask of the array's full shape")
             v = self.tensor(value)
             if v.type.rank:
                 raise self.unsupported("assigning an array through a boolean mask",

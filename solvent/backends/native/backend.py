@@ -52,11 +52,16 @@ def _runtime_shape_why(op) -> str | None:
         return None
     if name.startswith("tensor.reduce_") or name in ("tensor.argmax", "tensor.argmin"):
         return None
-    if name == "tensor.update_slice" and op.operands[0].type.static:
+    if name == "tensor.update_slice" and (op.operands[0].type.static or all(
+            it[0] in "ric" for it in op.attrs["spec"])):
         return None
     if name == "tensor.dot_general" and rules_linalg.runtime_dot_ok(op):
         return None
-    if name == "tensor.gather" and op.operands[0].type.static and len(op.operands) == 2:
+    if name == "tensor.gather" and (len(op.operands) == 2 or all(
+            v.type.static for v in op.operands[1:])):
+        return None
+    if name in ("tensor.scatter", "tensor.scatter_add") and all(
+            v.type.static for v in op.operands[2:]):
         return None
     return "this op on a value whose length is known only at run time (a ? dim)"
 
