@@ -104,6 +104,25 @@ class DynamicShapeMixin:
                            "run-time length of 1)", m)
         return v
 
+    def scatter_value(self, v, gshape, adv):
+        """The value scattered by ``x[idx] = v`` / ``np.add.at(x, idx, v)``, of the gathered
+        shape ``gshape``. Where that has a run-time length (a 1-D index array of run-time
+        length) a scalar is repeated that many times (``tensor.fill``), and an array must
+        have that length (checked at run time, NumPy's ValueError otherwise)."""
+        if is_static(gshape) or len(gshape) != 1 or len(adv) != 1:
+            return self.broadcast(v, gshape)
+        idx = adv[0][1]
+        if v.type.rank == 0:
+            n = self.convert(self.tensor(self.dim(idx, 0)), "i64")
+            return Tensor(self.b.one("tensor.fill", v.v, n.v))
+        if v.type.rank != 1:
+            raise self.unsupported(f"assigning a value of shape {v.shape} through an index "
+                                   "array of run-time length: solvent assigns a scalar or a "
+                                   "1-D value of the index's length")
+        self.check_dims_agree([(v, 0, idx, 0)], "shape mismatch: value array could not be "
+                              "broadcast to indexing result")
+        return v
+
     def slice_lengths(self, ref, spec, dyn):
         """Per result dim of ``ref[spec]``: its length (Const, or an i64 Tensor for a run-time
         slice, computed as ``len(range(*slice(a, b, step).indices(n)))``)."""

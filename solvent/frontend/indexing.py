@@ -327,7 +327,7 @@ class IndexMixin:
         axes = [d for d, _ in adv]
         from ..ops.structural import gather_shape
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
-        v = self.broadcast(self.cast_for_store(self.tensor(value), view.dtype), gshape)
+        v = self.scatter_value(self.cast_for_store(self.tensor(value), view.dtype), gshape, adv)
         new = self.b.one("tensor.scatter", cur.v, v.v, *idx, axes=axes)
         self.write_all(view, Tensor(new))
 

@@ -85,7 +85,7 @@ class ApiMixin:
         idx = [self.convert(i, "i64").v for _, i in adv]
         axes = [d for d, _ in adv]
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
-        v = self.broadcast(self.cast_for_store(self.tensor(values), cur.dtype), gshape)
+        v = self.scatter_value(self.cast_for_store(self.tensor(values), cur.dtype), gshape, adv)
         new = self.b.one("tensor.scatter_add", cur.v, v.v, *idx, axes=axes)
         self.write_all(target, Tensor(new))
         return Const(None)

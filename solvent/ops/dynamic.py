@@ -4,6 +4,9 @@
 - ``tensor.mask_select %x, %mask``: ``x[mask]`` with a boolean ``mask`` of the shape of
   ``x``'s leading dims (either may have run-time lengths; the frontend checks they agree): the selected entries (or sub-arrays), ``(?,) + x.shape[mask.ndim:]``,
   in C order as NumPy gives them.
+- ``tensor.fill %v, %n``: a 1-D tensor of ``n`` copies of the scalar ``v`` (``np.full(n,
+  v)`` with ``n`` computed from data; a negative ``n`` gives an empty tensor, the frontend
+  having checked it first).
 - ``tensor.nonzero %x``: ``np.array(np.nonzero(x))``, i64 of shape ``(x.ndim, ?)`` (for a
   0-d x, NumPy 2 refuses: the frontend raises first). ``np.argwhere`` is its transpose,
   ``np.flatnonzero`` row 0 of it on the raveled x.
@@ -17,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.registry import IRError, OpDef, expect, register
-from ..ir.types import DYN, TensorType, dims_agree
+from ..ir.types import DYN, TensorType, dims_agree, np_dtype
 
 
 def _no_xla(op, args, ctx):
@@ -72,3 +75,18 @@ register(OpDef(
     infer=_nonzero_infer, cost="expensive",
 ), interp=lambda op, args, ctx: [np.array(np.nonzero(args[0]), dtype=np.int64).reshape(
     np.ndim(args[0]), -1)], xla=_no_xla)
+
+
+def _fill_infer(types, attrs):
+    expect(len(types) == 2 and types[0].rank == 0 and types[1].rank == 0
+           and types[1].dtype == "i64", "tensor.fill takes (a scalar value, an i64 length)")
+    return [TensorType((DYN,), types[0].dtype)]
+
+
+register(OpDef(
+    name="tensor.fill",
+    doc="np.full(n, v): n copies of the scalar v, n known only at run time",
+    infer=_fill_infer,
+), interp=lambda op, args, ctx: [np.full(max(int(args[1]), 0), args[0],
+                                         dtype=np_dtype(op.results[0].type.dtype))],
+   xla=_no_xla)

@@ -1,6 +1,7 @@
 """Lowering rules of the ops whose results have run-time lengths (``ops/dynamic.py``).
 
-``tensor.dim`` reads a length the lowered value carries. ``tensor.mask_select`` and
+``tensor.dim`` reads a length the lowered value carries; ``tensor.fill`` allocates its
+run-time length and stores the value into each element. ``tensor.mask_select`` and
 ``tensor.nonzero`` make two passes over their operand: one counts the selected entries, the
 result buffer is allocated with that length (``ctx.out`` with a run-time shape), and the
 second pass writes them in C order, as NumPy gives them.
@@ -88,8 +89,19 @@ def _nonzero(op, ctx):
     return [out]
 
 
+def _fill(op, ctx):
+    b = ctx.b
+    v, n = ctx.get(op.operands[0]), ctx.get(op.operands[1])
+    zero = ir.Constant(I64, 0)
+    n = b.select(b.icmp_signed("<", n, zero), zero, n)
+    out = ctx.out(op, shape=(n,))
+    ctx.loop_nest((n,), lambda idx: ctx.store(out, idx, v))
+    return [out]
+
+
 RULES = {
     "tensor.dim": _dim,
+    "tensor.fill": _fill,
     "tensor.mask_select": _mask_select,
     "tensor.nonzero": _nonzero,
 }

@@ -275,7 +275,10 @@ def _scatter(kind):
         from . import scalar_math
         xv, vv, idx_vals = op.operands[0], op.operands[1], list(op.operands[2:])
         xs, axes = ctx.dims(xv), list(op.attrs["axes"])   # run-time lengths as registers
-        bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+        if all(v.type.static for v in idx_vals):
+            bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+        else:   # one index array with run-time dims (accepts() refuses more)
+            bshape = ctx.dims(idx_vals[0])
         adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
         nb, p = len(bshape), (axes[0] if adjacent else 0)
         rest_dims = [a for a in range(len(xs)) if a not in axes]
