@@ -140,7 +140,8 @@ SYNTAX = {
     "expr_Slice": "slices: negative, open, stepped, `None` stops, run-time bounds "
                   "(a run-time length: native backend)",
     "expr_Subscript": "indexing with integers, slices, `None`, `...`, integer arrays "
-                      "(gathers), boolean masks (a run-time length: native backend)",
+                      "(gathers), boolean masks (a run-time length: native backend); "
+                      "values of run-time length too, read and written (native backend)",
     "expr_Tuple": "tuple literals",
     "expr_UnaryOp": "`-x`, `+x`, `~x`, `not x`",
 }

@@ -616,16 +616,29 @@ def _minmax(uf, pyfn):
         for a in args[1:]:
             # Python's max/min pick one operand (no NaN propagation), like a comparison.
             ra, ta = fe.tensor(r), fe.tensor(a)
-            if ra.weak != ta.weak and ra.dtype != ta.dtype:
+            if ra.weak != ta.weak and ra.dtype != ta.dtype and not (
+                    _exact_in(r, ta.dtype) or _exact_in(a, ra.dtype)):
                 # a Python number against a NumPy scalar of another type: Python returns
                 # whichever object wins, unconverted (max(300, np.int8(5)) is 300), so the
                 # pick is made in a type that holds both exactly (NumPy's promotion of the
-                # Python number's own type) instead of the NumPy scalar's, where 300 wraps
+                # Python number's own type) instead of the NumPy scalar's, where 300 wraps;
+                # a constant the NumPy scalar's type holds exactly (max(0, x8)) keeps it
                 ra, ta = fe.strong(ra), fe.strong(ta)
             cond = fe.ufunc(np.greater if pyfn is max else np.less, ta, ra)
             r = fe.select(cond, ta, ra)
         return r
     return handler
+
+
+def _exact_in(x, dtype: str) -> bool:
+    """Whether ``x`` is a Python number constant that ``dtype`` holds exactly."""
+    if not isinstance(x, Const) or type(x.value) not in (bool, int, float):
+        return False
+    try:
+        with np.errstate(all="ignore"):
+            return bool(np_dtype(dtype).type(x.value) == x.value)
+    except (OverflowError, ValueError):
+        return False
 
 
 def _tuple_items(x):

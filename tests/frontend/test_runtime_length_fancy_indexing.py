@@ -58,10 +58,19 @@ def write_through_view(k, x, idx):
 
 
 def add_at_runtime(x, idx):
-    y = np.zeros(3)[:0]
     y = x[x > -5.0]
     np.add.at(y, idx, 1.0)
     return y
+
+
+def copies_not_views(x, idx):
+    # integer-array and mask reads of a run-time-length value are copies, as in NumPy
+    y = x[x > 0.0]
+    z = y[idx]
+    z[0] = -9.0
+    w = y[y > 0.5]
+    w[:] = 0.0
+    return y, z, w
 
 
 def _rng():
@@ -96,6 +105,7 @@ def test_writes_by_masks_and_index_arrays(backend, n):
     check(write_index, x, np.array([0, 2]), np.array([3.0, 4.0]), backend=backend)
     check(write_index, (r.random(n) * 10).astype(np.int8), np.array([1]), 3, backend=backend)
     check(add_at_runtime, x, np.array([0, 0, 1, -1]), backend=backend)
+    check(copies_not_views, np.abs(x) + 0.3, np.array([1, 0]), backend=backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
