@@ -138,11 +138,16 @@ class IndexMixin:
             else:
                 raise self.unsupported(f"index of type {type(getattr(it, 'value', it)).__name__}")
             d += 1
+        if adv and ints and _mask_next_to_ints(adv, ints):
+            # x[mask, k] with a 1-D mask next to integers: NumPy's result is x[:, k][mask]
+            # (the mask's dims land where the group starts either way), so the integers
+            # stay basic indices and the mask applies to the view
+            return spec, dyn, adv
         if adv and ints:
             # NumPy: integers next to index arrays are index arrays too (they broadcast and
             # take part in the placement of the result's dims)
             for pos, dim, t, k in ints:
-                spec[pos] = ["s", 0, shape[dim], 1]
+                spec[pos] = full_spec([shape[dim]])[0]
                 adv.append((dim, t if t is not None else self.constant(k, "i64", weak=False)))
             adv.sort(key=lambda x: x[0])
             if not any(it[0] in "id" for it in spec):
@@ -253,6 +258,9 @@ class IndexMixin:
             if len(adv) == 1 and adv[0][0] == 0 and not dyn and all(
                     it == f for it, f in zip(spec, full_spec(obj.shape))):
                 return self.mask_select(obj, adv[0][1])   # x[mask]: a run-time length
+            if len(adv) == 1 and view_dim(spec, adv[0][0]) == 0:   # x[mask, k]
+                view = Tensor(self.b.one("tensor.slice", self.tensor(obj).v, *dyn, spec=spec))
+                return self.mask_select(view, adv[0][1])
             raise self.unsupported("a boolean mask mixed with other indices in a read",
                                    "index with the mask alone: x[mask]")
         t = self.tensor(obj)
@@ -267,6 +275,22 @@ class IndexMixin:
     def is_mask_index(self, obj, items) -> bool:
         return (len(items) == 1 and isinstance(items[0], (Tensor, ArrayRef))
                 and items[0].dtype == "i1" and isinstance(obj, ArrayRef))
+
+    def mask_view(self, obj, items):
+        """``(view, mask)`` for ``a[mask, k] op= v`` (one 1-D boolean mask with integers or
+        slices, the mask on the leading dim of the basic-index view ``a[:, k]``), else None."""
+        if not isinstance(obj, ArrayRef) or len(items) < 2 or sum(
+                1 for i in items if isinstance(i, (Tensor, ArrayRef)) and i.dtype == "i1"
+                and i.type.rank == 1) != 1:
+            return None
+        spec, dyn, adv = self.analyze_index(obj.shape, items, obj)
+        if len(adv) != 1 or adv[0][1].dtype != "i1" or view_dim(spec, adv[0][0]) != 0:
+            return None
+        from ..ir.types import TensorType
+        from ..ops.indexspec import result_shape
+        view = ArrayRef(obj.buf, obj.chain + (("index", spec, tuple(dyn)),),
+                        TensorType(result_shape(obj.shape, spec, len(dyn)), obj.dtype))
+        return view, adv[0][1]
 
     def mask_update(self, target: ArrayRef, mask, fn) -> None:
         """``a[mask] op= v``: where(mask, a op v, a), the shape never depends on the data."""
@@ -305,7 +329,7 @@ class IndexMixin:
         cur = self.read(view)
         if len(adv) == 1 and adv[0][1].dtype == "i1":
             d, mask = adv[0]
-            if d != 0:
+            if view_dim(spec, d) != 0:
                 raise self.unsupported("a boolean mask must index the leading dimensions")
             self.check_mask_shape(mask, view)
             if mask.type.rank < view.type.rank and not mask.type.static:
@@ -330,6 +354,30 @@ class IndexMixin:
         v = self.scatter_value(self.cast_for_store(self.tensor(value), view.dtype), gshape, adv)
         new = self.b.one("tensor.scatter", cur.v, v.v, *idx, axes=axes)
         self.write_all(view, Tensor(new))
+
+
+def _mask_next_to_ints(adv, ints) -> bool:
+    """Whether the advanced indices are one 1-D boolean mask and integers, all on adjacent
+    dims (``x[mask, k]``, ``x[k, mask]``)."""
+    if len(adv) != 1 or adv[0][1].dtype != "i1" or adv[0][1].type.rank != 1:
+        return False
+    dims = sorted([adv[0][0]] + [dim for _, dim, _, _ in ints])
+    return dims == list(range(dims[0], dims[0] + len(dims)))
+
+
+def view_dim(spec, d: int) -> int:
+    """Where dim ``d`` of an array lands in its basic-index view ``x[spec]``."""
+    out = k = 0
+    for it in spec:
+        if it[0] == "n":
+            out += 1
+            continue
+        if k == d:
+            return out
+        if it[0] not in "ci":
+            out += 1
+        k += 1
+    raise IndexError(d)
 
 
 def _is_none(i) -> bool:

@@ -48,6 +48,15 @@ def write_index(x, idx, v):
     return y
 
 
+def write_rows(j, A):
+    R = A[A[:, 0] > 0.0]          # (?, 4)
+    R[:, 1:3] = 0.5
+    R[:, j:j + 1] *= 2.0
+    R[R[:, 3] > 0.5, 0] = -1.0
+    R[1] = 7.0
+    return R
+
+
 def write_through_view(k, x, idx):
     # a run-time-length view of the caller's array: writes reach it, as in NumPy
     n = int(x[0] > 0) + k
@@ -106,6 +115,10 @@ def test_writes_by_masks_and_index_arrays(backend, n):
     check(write_index, (r.random(n) * 10).astype(np.int8), np.array([1]), 3, backend=backend)
     check(add_at_runtime, x, np.array([0, 0, 1, -1]), backend=backend)
     check(copies_not_views, np.abs(x) + 0.3, np.array([1, 0]), backend=backend)
+    A = r.random((n, 4)) - 0.2
+    A[:2, 0] = 0.5                 # at least two rows kept
+    check(write_rows, 3, A, backend=backend)
+    check(write_rows, 0, np.asfortranarray(A), backend=backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -173,3 +186,32 @@ def test_xla_refuses_naming_the_line_and_auto_runs_natively():
         solvent.jit(pick, backend="xla")(x, np.array([1]))
     assert "## backend: native" in solvent.jit(pick).explain(x, np.array([1]))
     check(pick, x, np.array([1]), backend=None)
+
+
+def mask_next_to_ints(A, B):
+    # a 1-D mask next to integers or slices: NumPy's result is A[:, 1][mask] (was refused)
+    A[A[:, 0] > 0.5, 1] = -1.0
+    A[A[:, 0] < 0.2, 2:] += 3.0
+    B[1, B[1] > 0] = 0
+    return A[A[:, 0] > 0.3, 2], A[A[:, 3] > 0.0, 1:3], B[0, B[2] > 0]
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+@pytest.mark.parametrize("n", [5, 31])
+def test_a_mask_next_to_integers_reads_and_writes_as_numpy(backend, n):
+    r = _rng()
+    A = r.random((n, 4))
+    B = (r.random((3, n)) * 10 - 5).astype(np.int8)
+    check(mask_next_to_ints, A, B, backend=backend)
+    check(mask_next_to_ints, np.asfortranarray(A), B[:, ::-1], backend=backend)
+
+
+def mask_next_to_ints_write_only(A):
+    A[A[:, 0] > 0.5, 1] = -1.0
+    A[0, A[1] > 0.5] *= 2.0
+
+
+def test_a_mask_next_to_integers_writes_on_xla_too(backend):
+    A = _rng().random((6, 6))
+    check(mask_next_to_ints_write_only, A, backend=backend)
+    check(mask_next_to_ints_write_only, np.asfortranarray(A)[:, ::2], backend=backend)

@@ -53,8 +53,7 @@ def _runtime_shape_why(op) -> str | None:
         return None
     if name.startswith("tensor.reduce_") or name in ("tensor.argmax", "tensor.argmin"):
         return None
-    if name == "tensor.update_slice" and (op.operands[0].type.static or all(
-            it[0] in "ric" for it in op.attrs["spec"])):
+    if name == "tensor.update_slice":   # static items ("s", "d") index only static dims
         return None
     if name == "tensor.dot_general" and rules_linalg.runtime_dot_ok(op):
         return None
