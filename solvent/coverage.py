@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from .frontend import npapi_creation as cr
 from .frontend import npapi_decompositions  # noqa: F401  (registers its handlers)
 from .frontend import npapi_math as nm
@@ -86,6 +88,8 @@ def _ufunc_rows():
             kinds[fn] = ", ".join(_KINDS[c] for c in k)
     rows = []
     for fn in UFUNC_OP:
+        if not isinstance(fn, np.ufunc):   # np.real/imag/angle: functions, listed as such
+            continue
         rows.append((f"np.{fn.__name__}", kinds.get(fn, "every dtype (identity)")))
     for mf, uf in MATH_UFUNC.items():
         rows.append((f"math.{mf.__name__}", f"as np.{uf.__name__}, Python float result"))
@@ -136,7 +140,8 @@ SYNTAX = {
     "expr_Slice": "slices: negative, open, stepped, `None` stops, run-time bounds "
                   "(a run-time length: native backend)",
     "expr_Subscript": "indexing with integers, slices, `None`, `...`, integer arrays "
-                      "(gathers), boolean masks (a run-time length: native backend)",
+                      "(gathers), boolean masks (a run-time length: native backend); "
+                      "values of run-time length too, read and written (native backend)",
     "expr_Tuple": "tuple literals",
     "expr_UnaryOp": "`-x`, `+x`, `~x`, `not x`",
 }

@@ -83,4 +83,6 @@ _RUN_TIME_CONSTRUCTS = {
     "array.read": "a slice with run-time bounds (array.read)",
     "tensor.mask_select": "a boolean-mask read x[mask] or np.unique (tensor.mask_select)",
     "tensor.nonzero": "np.nonzero/np.flatnonzero/np.argwhere (tensor.nonzero)",
+    "tensor.fill": "np.bincount without minlength, or np.zeros/np.ones/np.full of a length "
+                   "computed from data (tensor.fill)",
 }

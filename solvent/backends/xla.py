@@ -228,7 +228,9 @@ class XlaBackend(Backend):
             return ok, why
         dynamic = run_time_shape(fn)
         if dynamic:
-            return False, f"{dynamic}: XLA takes only tensors whose shapes are static"
+            return False, (f"{dynamic}: XLA takes only tensors whose shapes are static; "
+                           "the native backend runs it (backend='native', or leave the "
+                           "choice to solvent)")
         return True, "every op has an XLA rule and every shape is static"
 
     def compile(self, fn: Function) -> XlaExecutable:

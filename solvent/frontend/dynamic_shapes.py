@@ -104,6 +104,25 @@ class DynamicShapeMixin:
                            "run-time length of 1)", m)
         return v
 
+    def scatter_value(self, v, gshape, adv):
+        """The value scattered by ``x[idx] = v`` / ``np.add.at(x, idx, v)``, of the gathered
+        shape ``gshape``. Where that has a run-time length (a 1-D index array of run-time
+        length) a scalar is repeated that many times (``tensor.fill``), and an array must
+        have that length (checked at run time, NumPy's ValueError otherwise)."""
+        if is_static(gshape) or len(gshape) != 1 or len(adv) != 1:
+            return self.broadcast(v, gshape)
+        idx = adv[0][1]
+        if v.type.rank == 0:
+            n = self.convert(self.tensor(self.dim(idx, 0)), "i64")
+            return Tensor(self.b.one("tensor.fill", v.v, n.v))
+        if v.type.rank != 1:
+            raise self.unsupported(f"assigning a value of shape {v.shape} through an index "
+                                   "array of run-time length: solvent assigns a scalar or a "
+                                   "1-D value of the index's length")
+        self.check_dims_agree([(v, 0, idx, 0)], "shape mismatch: value array could not be "
+                              "broadcast to indexing result")
+        return v
+
     def slice_lengths(self, ref, spec, dyn):
         """Per result dim of ``ref[spec]``: its length (Const, or an i64 Tensor for a run-time
         slice, computed as ``len(range(*slice(a, b, step).indices(n)))``)."""
@@ -150,12 +169,25 @@ class DynamicShapeMixin:
         if m.type.rank == 0:
             raise self.unsupported("a 0-d boolean index (x[True]) adds a dimension",
                                    "use np.where")
-        if m.type.rank > x.type.rank or m.shape != x.shape[:m.type.rank]:
-            raise IndexError(f"{self.b.loc}: boolean index of shape {m.shape} does not match "
-                             f"the indexed array's shape {x.shape}")
-        if not is_static(m.shape):
-            raise self.unsupported("a boolean mask whose shape is known only at run time")
+        self.check_mask_shape(m, x)
         return Tensor(self.b.one("tensor.mask_select", x.v, m.v))
+
+    def check_mask_shape(self, m, x) -> None:
+        """NumPy's IndexError for a boolean index ``m`` that does not match ``x``'s leading
+        dims: at compile time where both lengths are known, else by a run-time check."""
+        if m.type.rank > x.type.rank:
+            raise IndexError(f"{self.b.loc}: too many indices for array: array is "
+                             f"{x.type.rank}-dimensional, but {m.type.rank} were indexed")
+        for d, (a, n) in enumerate(zip(m.shape, x.shape)):
+            msg = (f"boolean index did not match indexed array along axis {d}; size of axis "
+                   f"is {{}} but size of corresponding boolean axis is "
+                   f"{'another length' if a is DYN else a}")
+            if a is not DYN and n is not DYN:
+                if a != n:
+                    raise IndexError(f"{self.b.loc}: {msg.format(n)}")
+                continue
+            la, ln = self.dim(m, d), self.dim(x, d)
+            self.check(self.ufunc(np.equal, la, ln), "IndexError", msg, ln)
 
     def nonzero_rows(self, x) -> Tensor:
         """``np.array(np.nonzero(x))``: (x.ndim, ?) i64."""

@@ -94,22 +94,26 @@ class Emitter:
         finally:
             del stack[depth:]
 
-    def check_index(self, idx, n: int, axis: int) -> None:
-        """NumPy's IndexError for a run-time index (scalar or array) outside ``-n..n-1``.
-        For an index array, the message names its largest index if that one is too large,
-        else its smallest (NumPy names the first bad one in order)."""
+    def check_index(self, idx, n, axis: int) -> None:
+        """NumPy's IndexError for a run-time index (scalar or array) outside ``-n..n-1``
+        (``n``: an int, or a run-time length as a Tensor). For an index array, the message
+        names its largest index if that one is too large, else its smallest (NumPy names
+        the first bad one in order)."""
         idx = self.convert(self.tensor(idx), "i64")
         if idx.type.static and idx.type.size == 0:
             return  # an empty index array selects nothing: nothing can be out of bounds
-        ok = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, idx, Const(-n)),
-                        self.ufunc(np.less, idx, Const(n)))
+        size = f"with size {n}" if isinstance(n, int) else "(its length is known only at " \
+            "run time)"
+        n = Const(n) if isinstance(n, int) else n
+        ok = self.ufunc(np.logical_and, self.ufunc(np.greater_equal, idx, self.ufunc(
+            np.negative, n)), self.ufunc(np.less, idx, n))
         payload = idx
         if idx.type.rank:
             axes = list(range(idx.type.rank))
             hi, lo = (Tensor(self.b.one(f"tensor.reduce_{k}", idx.v, axes=axes, keepdims=False))
                       for k in ("max", "min"))
-            payload = self.select(self.ufunc(np.greater_equal, hi, Const(n)), hi, lo)
-        self.check(ok, "IndexError", f"index {{}} is out of bounds for axis {axis} with size {n}",
+            payload = self.select(self.ufunc(np.greater_equal, hi, n), hi, lo)
+        self.check(ok, "IndexError", f"index {{}} is out of bounds for axis {axis} {size}",
                    payload)
 
     # --- conversions between abstract values ----------------------------------------------

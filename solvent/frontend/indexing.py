@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir.types import DYN
+from .emit import full_spec
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 
@@ -92,7 +93,7 @@ class IndexMixin:
             if isinstance(it, SliceItem):
                 spec.append(self._slice_spec(it, n, dyn) if n is not DYN else
                             self.runtime_slice(it, dyn))
-            elif n is DYN:
+            elif n is DYN and self._is_scalar_index(it):
                 spec.append(self._runtime_int_index(it, d, dyn, obj))
             elif isinstance(it, Const) and isinstance(it.value, (int, np.integer)) and \
                     not isinstance(it.value, (bool, np.bool_)):
@@ -119,6 +120,8 @@ class IndexMixin:
             elif isinstance(it, (Tensor, ArrayRef, TupleVal)) or (
                     isinstance(it, Const) and isinstance(it.value, (list, tuple))):
                 t = self.tensor(it)
+                if n is DYN:     # an index array or a mask on a run-time length
+                    n = self.dim(obj, d)
                 if t.type.rank == 0 and t.dtype[0] in "iu" and t.dtype != "i1":
                     self.check_index(t, n, d)
                     dyn.append(self.convert(t, "i64").v)
@@ -128,18 +131,23 @@ class IndexMixin:
                     if t.dtype != "i1":
                         self.check_index(t, n, d)
                     adv.append((d, t))
-                    spec.append(["s", 0, n, 1])
+                    spec.append(full_spec([shape[d]])[0])
                 else:
                     raise IndexError(f"{self.b.loc}: arrays used as indices must be of integer "
                                      f"(or boolean) type, got {t.dtype}")
             else:
                 raise self.unsupported(f"index of type {type(getattr(it, 'value', it)).__name__}")
             d += 1
+        if adv and ints and _mask_next_to_ints(adv, ints):
+            # x[mask, k] with a 1-D mask next to integers: NumPy's result is x[:, k][mask]
+            # (the mask's dims land where the group starts either way), so the integers
+            # stay basic indices and the mask applies to the view
+            return spec, dyn, adv
         if adv and ints:
             # NumPy: integers next to index arrays are index arrays too (they broadcast and
             # take part in the placement of the result's dims)
             for pos, dim, t, k in ints:
-                spec[pos] = ["s", 0, shape[dim], 1]
+                spec[pos] = full_spec([shape[dim]])[0]
                 adv.append((dim, t if t is not None else self.constant(k, "i64", weak=False)))
             adv.sort(key=lambda x: x[0])
             if not any(it[0] in "id" for it in spec):
@@ -195,6 +203,15 @@ class IndexMixin:
         dyn.append(start.v)
         return ["d", len(dyn) - 1, size]
 
+    def _is_scalar_index(self, it) -> bool:
+        """Whether ``it`` indexes with one integer (not an index array or a mask)."""
+        if isinstance(it, Const):
+            return not isinstance(it.value, (list, tuple, np.ndarray))
+        if isinstance(it, TupleVal):
+            return False
+        return not (isinstance(it, (Tensor, ArrayRef, TupleVal)) and
+                    (self.tensor_type(it).rank or self.tensor_type(it).dtype == "i1"))
+
     def _runtime_int_index(self, it, d: int, dyn: list, obj):
         """An integer index into a dim known only at run time: checked against its length."""
         t = self.tensor(it)
@@ -239,12 +256,15 @@ class IndexMixin:
             raise self.unsupported("np.newaxis combined with integer-array indexing")
         if any(t.dtype == "i1" for _, t in adv):
             if len(adv) == 1 and adv[0][0] == 0 and not dyn and all(
-                    it == ["s", 0, n, 1] for it, n in zip(spec, obj.shape)):
+                    it == f for it, f in zip(spec, full_spec(obj.shape))):
                 return self.mask_select(obj, adv[0][1])   # x[mask]: a run-time length
+            if len(adv) == 1 and view_dim(spec, adv[0][0]) == 0:   # x[mask, k]
+                view = Tensor(self.b.one("tensor.slice", self.tensor(obj).v, *dyn, spec=spec))
+                return self.mask_select(view, adv[0][1])
             raise self.unsupported("a boolean mask mixed with other indices in a read",
                                    "index with the mask alone: x[mask]")
         t = self.tensor(obj)
-        if not all(it == ["s", 0, n, 1] for it, n in zip(spec, t.shape)) or dyn:
+        if spec != full_spec(t.shape) or dyn:
             t = Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec))
         # ints inside the advanced group are advanced indices too (NumPy's rule)
         idx = [self.convert(i, "i64").v for _, i in adv]
@@ -256,12 +276,30 @@ class IndexMixin:
         return (len(items) == 1 and isinstance(items[0], (Tensor, ArrayRef))
                 and items[0].dtype == "i1" and isinstance(obj, ArrayRef))
 
+    def mask_view(self, obj, items):
+        """``(view, mask)`` for ``a[mask, k] op= v`` (one 1-D boolean mask with integers or
+        slices, the mask on the leading dim of the basic-index view ``a[:, k]``), else None."""
+        if not isinstance(obj, ArrayRef) or len(items) < 2 or sum(
+                1 for i in items if isinstance(i, (Tensor, ArrayRef)) and i.dtype == "i1"
+                and i.type.rank == 1) != 1:
+            return None
+        spec, dyn, adv = self.analyze_index(obj.shape, items, obj)
+        if len(adv) != 1 or adv[0][1].dtype != "i1" or view_dim(spec, adv[0][0]) != 0:
+            return None
+        from ..ir.types import TensorType
+        from ..ops.indexspec import result_shape
+        view = ArrayRef(obj.buf, obj.chain + (("index", spec, tuple(dyn)),),
+                        TensorType(result_shape(obj.shape, spec, len(dyn)), obj.dtype))
+        return view, adv[0][1]
+
     def mask_update(self, target: ArrayRef, mask, fn) -> None:
         """``a[mask] op= v``: where(mask, a op v, a), the shape never depends on the data."""
         m = self.tensor(mask)
-        if m.shape != target.shape[:m.type.rank]:
-            raise IndexError(f"{self.b.loc}: boolean index of shape {m.shape} does not match "
-                             f"the array's shape {target.shape}")
+        self.check_mask_shape(m, target)
+        if m.type.rank < target.type.rank and not m.type.static:
+            raise self.unsupported("a boolean mask of run-time length over the leading "
+                                   "dimensions of an array in a[mask] op= value",
+                                   "use a mask of the array's full shape")
         cur = self.read(target)
         new = fn(cur)
         if self.tensor_type(new).shape != cur.shape:
@@ -285,14 +323,19 @@ class IndexMixin:
         from ..ir.types import TensorType
         from ..ops.indexspec import result_shape
         view = target
-        if dyn or not all(it == ["s", 0, n, 1] for it, n in zip(spec, target.shape)):
+        if dyn or spec != full_spec(target.shape):
             view = ArrayRef(target.buf, target.chain + (("index", spec, tuple(dyn)),),
                             TensorType(result_shape(target.shape, spec, len(dyn)), target.dtype))
         cur = self.read(view)
         if len(adv) == 1 and adv[0][1].dtype == "i1":
             d, mask = adv[0]
-            if d != 0 or mask.shape != view.shape[:mask.type.rank]:
+            if view_dim(spec, d) != 0:
                 raise self.unsupported("a boolean mask must index the leading dimensions")
+            self.check_mask_shape(mask, view)
+            if mask.type.rank < view.type.rank and not mask.type.static:
+                raise self.unsupported("a boolean mask of run-time length over the leading "
+                                       "dimensions of an array in a[mask] = value",
+                                       "use a mask of the array's full shape")
             v = self.tensor(value)
             if v.type.rank:
                 raise self.unsupported("assigning an array through a boolean mask",
@@ -308,9 +351,33 @@ class IndexMixin:
         axes = [d for d, _ in adv]
         from ..ops.structural import gather_shape
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
-        v = self.broadcast(self.cast_for_store(self.tensor(value), view.dtype), gshape)
+        v = self.scatter_value(self.cast_for_store(self.tensor(value), view.dtype), gshape, adv)
         new = self.b.one("tensor.scatter", cur.v, v.v, *idx, axes=axes)
         self.write_all(view, Tensor(new))
+
+
+def _mask_next_to_ints(adv, ints) -> bool:
+    """Whether the advanced indices are one 1-D boolean mask and integers, all on adjacent
+    dims (``x[mask, k]``, ``x[k, mask]``)."""
+    if len(adv) != 1 or adv[0][1].dtype != "i1" or adv[0][1].type.rank != 1:
+        return False
+    dims = sorted([adv[0][0]] + [dim for _, dim, _, _ in ints])
+    return dims == list(range(dims[0], dims[0] + len(dims)))
+
+
+def view_dim(spec, d: int) -> int:
+    """Where dim ``d`` of an array lands in its basic-index view ``x[spec]``."""
+    out = k = 0
+    for it in spec:
+        if it[0] == "n":
+            out += 1
+            continue
+        if k == d:
+            return out
+        if it[0] not in "ci":
+            out += 1
+        k += 1
+    raise IndexError(d)
 
 
 def _is_none(i) -> bool:

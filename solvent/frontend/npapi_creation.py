@@ -53,21 +53,46 @@ def filled(fe, shape, value, dtype: str) -> Tensor:
     return Tensor(fe.b.one("tensor.broadcast_to", t.v, shape=list(shape)))
 
 
+def runtime_length(shape):
+    """A 1-D length computed from data (``np.zeros(int(x.max()) + 1)``, ``np.zeros(len(y))``
+    of a run-time length) as an integer Tensor, else None. A length that depends on scalar
+    arguments is not one: the function is specialized on their values instead."""
+    if isinstance(shape, TupleVal) and len(shape.items) == 1:
+        shape = shape.items[0]
+    if isinstance(shape, Tensor) and shape.type.rank == 0 and shape.dtype[0] in "iu" \
+            and shape.dtype != "i1" and not shape.deps:
+        return shape
+    return None
+
+
+def filled_or_runtime(fe, shape, value, dtype: str) -> Tensor:
+    """``np.full(shape, value, dtype)``; a run-time 1-D length gives a ``tensor.fill`` (a
+    run-time length: the native backend runs it), checked as NumPy checks it."""
+    n = runtime_length(shape)
+    if n is None:
+        return filled(fe, static_shape(fe, shape), value, dtype)
+    n = fe.convert(n, "i64")
+    fe.check(fe.ufunc(np.greater_equal, n, Const(0)), "ValueError",
+             "negative dimensions are not allowed")
+    v = fe.convert(fe.tensor(value), dtype)
+    return Tensor(fe.b.one("tensor.fill", v.v, n.v))
+
+
 @implements(np.zeros, np.empty)
 def _zeros(fe, shape, dtype=None, order=None):
-    return filled(fe, static_shape(fe, shape), Const(0), static_dtype(fe, dtype, "f64"))
+    return filled_or_runtime(fe, shape, Const(0), static_dtype(fe, dtype, "f64"))
 
 
 @implements(np.ones)
 def _ones(fe, shape, dtype=None, order=None):
-    return filled(fe, static_shape(fe, shape), Const(1), static_dtype(fe, dtype, "f64"))
+    return filled_or_runtime(fe, shape, Const(1), static_dtype(fe, dtype, "f64"))
 
 
 @implements(np.full)
 def _full(fe, shape, fill_value, dtype=None, order=None):
     fv = fe.tensor(fill_value)
     default = dtype_name(np.result_type(fe.probe(fv))) if fv.weak else fv.dtype
-    return filled(fe, static_shape(fe, shape), fv, static_dtype(fe, dtype, default))
+    return filled_or_runtime(fe, shape, fv, static_dtype(fe, dtype, default))
 
 
 def _like(value):

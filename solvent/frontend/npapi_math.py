@@ -494,14 +494,48 @@ def _py_ctor(dt):
 
 @implements(np.bincount)
 def _bincount(fe, x, weights=None, minlength=Const(0)):
+    """Counts (or summed weights) of each value; without ``minlength`` a run-time length.
+    Without ``minlength`` the length is max(x) + 1, known only at run time
+    (``tensor.fill``: the native backend runs it, XLA refuses it naming the line); with
+    ``minlength=N`` the length is N, known at compile time, and a value >= N raises
+    IndexError at run time (NumPy would lengthen the result instead). With weights, the
+    result is float64, also for an x of run-time length that turns out empty (NumPy gives
+    int64 zeros then: a dtype that depends on the data)."""
     from .npapi_prelude import bincount
+    t = fe.tensor(x)
+    if t.type.rank != 1:
+        raise ValueError(f"{fe.b.loc}: object {'too deep' if t.type.rank else 'of too small depth'}"
+                         " for desired array")
+    if t.dtype[0] not in "iu" and t.dtype != "i1":
+        raise TypeError(f"{fe.b.loc}: Cannot cast array data from dtype('{np_dtype(t.dtype)}') "
+                        "to dtype('int64') according to the rule 'safe'")
+    if weights is not None and not (isinstance(weights, Const) and weights.value is None):
+        w = fe.tensor(weights)
+        if w.type.rank != 1 or (w.shape[0] is not None and t.shape[0] is not None
+                                and w.shape[0] != t.shape[0]):
+            raise ValueError(f"{fe.b.loc}: The weights and list don't have the same length.")
+        fe.check_dims_agree([(w, 0, t, 0)], "The weights and list don't have the same length")
+    else:
+        weights = Const(None)
     n = fe.static_int(minlength, "minlength")
-    if n <= 0:
-        raise fe.unsupported("np.bincount's length depends on the data",
-                             "pass minlength=N covering every value (larger values raise "
-                             "IndexError)")
-    return fe.inline_call(bincount, [x, weights if weights is not None else Const(None),
-                                     Const(n)], {}, None, keep_loc=True)
+    if n < 0:
+        raise ValueError(f"{fe.b.loc}: 'minlength' must not be negative")
+    if t.dtype == "i1":
+        t = fe.convert(t, "i64")
+    empty = t.shape[0] == 0
+    if not empty:
+        fe.check(fe.ufunc(np.greater_equal, t, Const(0)), "ValueError",
+                 "'list' argument must have no negative elements")
+    if empty:    # NumPy's result for an empty x is int64 zeros, weights or not
+        weights = Const(None)
+    if n > 0 or empty:
+        length = Const(n)
+    else:   # max(x) + 1, or 0 for an empty run-time x (the IR's max is total there)
+        top = Tensor(fe.b.one("tensor.reduce_max", fe.convert(t, "i64").v, axes=[0],
+                              keepdims=False))
+        length = fe.select(fe.ufunc(np.greater, fe.dim(t, 0), Const(0)),
+                           fe.ufunc(np.add, top, Const(1)), Const(0))
+    return fe.inline_call(bincount, [t, weights, length], {}, None, keep_loc=True)
 
 
 @implements(np.put)
@@ -578,6 +612,8 @@ def _len(fe, x):
 
 @implements(builtins.abs)
 def _abs(fe, x):
+    if isinstance(x, Const) and isinstance(x.value, (bool, int, float, complex)):
+        return Const(abs(x.value))     # abs(-3) is the Python int 3 (np.abs gives np.int64)
     return fe.ufunc(np.abs, x)
 
 
@@ -599,10 +635,29 @@ def _minmax(uf, pyfn):
         for a in args[1:]:
             # Python's max/min pick one operand (no NaN propagation), like a comparison.
             ra, ta = fe.tensor(r), fe.tensor(a)
+            if ra.weak != ta.weak and ra.dtype != ta.dtype and not (
+                    _exact_in(r, ta.dtype) or _exact_in(a, ra.dtype)):
+                # a Python number against a NumPy scalar of another type: Python returns
+                # whichever object wins, unconverted (max(300, np.int8(5)) is 300), so the
+                # pick is made in a type that holds both exactly (NumPy's promotion of the
+                # Python number's own type) instead of the NumPy scalar's, where 300 wraps;
+                # a constant the NumPy scalar's type holds exactly (max(0, x8)) keeps it
+                ra, ta = fe.strong(ra), fe.strong(ta)
             cond = fe.ufunc(np.greater if pyfn is max else np.less, ta, ra)
             r = fe.select(cond, ta, ra)
         return r
     return handler
+
+
+def _exact_in(x, dtype: str) -> bool:
+    """Whether ``x`` is a Python number constant that ``dtype`` holds exactly."""
+    if not isinstance(x, Const) or type(x.value) not in (bool, int, float):
+        return False
+    try:
+        with np.errstate(all="ignore"):
+            return bool(np_dtype(dtype).type(x.value) == x.value)
+    except (OverflowError, ValueError):
+        return False
 
 
 def _tuple_items(x):

@@ -8,6 +8,7 @@ from . import npapi_creation as cr
 from . import npapi_math as nm
 from . import npapi_decompositions as nd
 from . import npapi_pymath  # noqa: F401  (registers the math module's functions)
+from .emit import full_spec
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 
@@ -72,19 +73,19 @@ class ApiMixin:
         if not isinstance(target, ArrayRef):
             raise self.unsupported("np.add.at needs an array variable as its first argument")
         items = list(indices.items) if hasattr(indices, "items") else [indices]
-        spec, dyn, adv = self.analyze_index(target.shape, items)
+        spec, dyn, adv = self.analyze_index(target.shape, items, target)
         if not adv:
             cur = self.getitem(target, items)
             self.setitem(target, items, self.ufunc(np.add, cur, values))
             return Const(None)
-        if dyn or not all(it == ["s", 0, n, 1] for it, n in zip(spec, target.shape)):
+        if dyn or spec != full_spec(target.shape):
             raise self.unsupported("np.add.at mixing slices and index arrays")
         from ..ops.structural import gather_shape
         cur = self.read(target)
         idx = [self.convert(i, "i64").v for _, i in adv]
         axes = [d for d, _ in adv]
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
-        v = self.broadcast(self.cast_for_store(self.tensor(values), cur.dtype), gshape)
+        v = self.scatter_value(self.cast_for_store(self.tensor(values), cur.dtype), gshape, adv)
         new = self.b.one("tensor.scatter_add", cur.v, v.v, *idx, axes=axes)
         self.write_all(target, Tensor(new))
         return Const(None)

@@ -37,11 +37,14 @@ def diff(a, n=1, axis=-1):
 
 @prelude(np.unique)
 def unique(ar, return_index=False, return_inverse=False, return_counts=False,
-           equal_nan=True):
-    """Sorted distinct values of the flattened array, a run-time length (the native
-    backend or the interpreter runs it; XLA refuses it), optionally with each one's first
-    index, the inverse map (shaped like ``ar``) and the counts. NaNs count as one value
-    with ``equal_nan``, as in NumPy."""
+           equal_nan=True, axis=None):
+    """Sorted distinct values of the flattened array, or with ``axis`` the distinct
+    sub-arrays along it (unique_along), a run-time length (the native backend or the
+    interpreter runs it; XLA refuses it), optionally with each one's first index, the
+    inverse map (shaped like ``ar``; 1-D with ``axis``) and the counts. NaNs count as one
+    value with ``equal_nan``, as in NumPy."""
+    if axis is not None and np.ndim(ar) > 1:    # NumPy ignores axis on a 1-D array
+        return unique_along(ar, axis, return_index, return_inverse, return_counts)
     a = np.ravel(ar)
     perm = np.argsort(a, kind="stable")   # stable: perm[new] are first occurrences
     s = a[perm]
@@ -65,6 +68,40 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
     if len(out) == 1:
         return out[0]
     return out
+
+def unique_along(ar, axis, return_index, return_inverse, return_counts):
+    """np.unique(ar, axis=axis): the distinct sub-arrays ar[..., i, ...] along ``axis`` in
+    lexicographic order, as NumPy orders them (it views each one as a record of its
+    elements: compared element by element, NaN after every number, and NaN never equal to
+    NaN, so equal_nan does not apply). The order comes from stable argsorts by each
+    element, last to first (a radix sort: ties keep the order of the sort before), so the
+    first index is the first occurrence; the inverse is 1-D, as NumPy gives it."""
+    a = np.moveaxis(ar, axis, 0)
+    n = a.shape[0]
+    rows = np.reshape(a, (n, -1))
+    perm = np.arange(n)
+    for k in range(rows.shape[1] - 1, -1, -1):     # a compile-time count: unrolled
+        perm = perm[np.argsort(rows[perm, k], kind="stable")]
+    s = rows[perm]
+    new = np.ones(n, dtype=np.bool_)
+    new[1:] = np.any(s[1:] != s[:-1], axis=1)
+    first = perm[new]
+    out = (np.moveaxis(a[first], 0, axis),)
+    if return_index:
+        out = out + (first,)
+    group = np.cumsum(new) - 1
+    if return_inverse:
+        inv = np.zeros(n, dtype=np.int64)
+        np.add.at(inv, perm, group)
+        out = out + (inv,)
+    if return_counts:
+        counts = np.zeros(n, dtype=np.int64)
+        np.add.at(counts, group, 1)
+        out = out + (counts[:len(first)],)
+    if len(out) == 1:
+        return out[0]
+    return out
+
 
 @prelude(np.meshgrid)
 def meshgrid(x, y, indexing="xy"):
@@ -166,6 +203,16 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 @prelude(np.count_nonzero)
 def count_nonzero(a, axis=None):
     return np.sum(a != 0, axis=axis)
+
+
+@prelude(np.angle)
+def angle(z, deg=False):
+    """arctan2(z.imag, z.real) (NumPy's own definition): 0 or pi for real input, float32
+    for complex64, in degrees with ``deg``."""
+    a = np.arctan2(np.imag(z), np.real(z))
+    if deg:
+        return a * (180.0 / np.pi)
+    return a
 
 
 @prelude(np.nan_to_num)
@@ -300,12 +347,11 @@ def histogram(a, bins=10, range=None):
     return counts[:bins], edges
 
 
-def bincount(x, weights=None, minlength=0):
-    """Counts (or summed weights) of each value 0..minlength-1 in ``x``. solvent needs
-    ``minlength`` to cover every value (the length would otherwise depend on the data);
-    a larger value raises IndexError at run time (npapi_math registers it with that
-    requirement)."""
-    counts = np.zeros(minlength, dtype=np.int64 if weights is None else np.float64)
+def bincount(x, weights, length):
+    """Counts (or summed weights, float64) of each value 0..length-1 in ``x``; npapi_math
+    registers it, checking ``x`` and computing ``length`` (max(x) + 1 at run time, or
+    ``minlength``)."""
+    counts = np.zeros(length, dtype=np.int64 if weights is None else np.float64)
     if weights is None:
         np.add.at(counts, x, 1)
     else:

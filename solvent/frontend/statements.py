@@ -106,6 +106,11 @@ class StmtMixin:
                 rhs = self.expr(node.value)
                 self.mask_update(obj, items[0], lambda cur: op(cur, rhs))
                 return
+            masked = self.mask_view(obj, items)     # a[mask, k] op= v
+            if masked is not None:
+                rhs = self.expr(node.value)
+                self.mask_update(masked[0], masked[1], lambda cur: op(cur, rhs))
+                return
             cur = self.getitem(obj, items)
             rhs = self.expr(node.value)
             new = op(cur if not isinstance(cur, ArrayRef) else self.read(cur), rhs)

@@ -195,8 +195,12 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMi
             cls = getattr(fn, "solvent_translator", None) or Translator
             callee = cls(fn, self.b, self.depth + 1, self.shared)
         saved_loc = self.b.loc
+        # a prelude function's own helpers (npapi_prelude.unique -> unique_along) keep the
+        # user's line too
+        keep_loc = keep_loc or getattr(self, "keeps_loc", False)
         if keep_loc:
             callee.loc_of = lambda node, loc=saved_loc: loc
+            callee.keeps_loc = True
         try:
             callee.bind_params(args, kwargs)
             callee.stmts(callee.src.tree.body)

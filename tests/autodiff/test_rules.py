@@ -31,6 +31,7 @@ NOT_DIFFERENTIABLE = {
     "tensor.argsort": "integer result",
     "tensor.dim": "integer result", "tensor.nonzero": "integer result",
     "tensor.mask_select": "not yet: run-time shapes are not differentiated",
+    "tensor.fill": "not yet: run-time shapes are not differentiated",
 }
 BOOLEAN_OR_INTEGER = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "not", "bitand",
                       "bitor", "bitxor", "shl", "shr", "invert", "isnan", "isinf",

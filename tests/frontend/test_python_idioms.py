@@ -234,3 +234,22 @@ def test_a_jitted_function_calls_another_jitted_function(backend, dtype):
     """The callee (a solvent.jit object) is inlined from its Python source, as a plain
     module-level helper is (it was refused: 'call to ..._jitted_helper is not supported')."""
     check(_calls_a_jitted_function, np.arange(5, dtype=dtype)[::-1], backend=backend)
+
+
+def mixed_max_min(a, x, f):
+    # Python's max/min return whichever operand wins, unconverted: 300 is not wrapped into
+    # int8, 0.1 is not rounded to float32 (both were: silent wrong answers)
+    return (max(300, x[0]), min(-300, x[1]), max(a, x[0]), min(0.1, f[0]), max(0, x[0]),
+            abs(-3), abs(a - 400))
+
+
+@pytest.mark.parametrize("n", [2, 9])
+def test_max_min_of_a_python_number_and_a_numpy_scalar_keep_the_value(backend, n):
+    r = np.random.default_rng(n)
+    x = r.integers(-100, 100, n).astype(np.int8)
+    f = (r.random(n) * 0.2).astype(np.float32)
+    got = solvent.jit(mixed_max_min, backend=backend)(500, x, f)
+    want = mixed_max_min(500, x, f)
+    for g, w in zip(got, want):   # the values; the type follows the winner in Python
+        assert g == w and np.asarray(g).dtype.kind == np.asarray(w).dtype.kind, (got, want)
+    assert type(got[5]) is int and got[5] == 3

@@ -978,6 +978,40 @@ def _dynamic_samples():
             lambda b, x: b.one("tensor.nonzero", x),
             lambda rng, xs=xs, dt=dt: [gen(rng, xs, dt) * (rng.random(xs) < 0.5)], "dynamic",
             numpy=lambda x: [np.array(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1)])
+    for name, dt, k in (("f64", "f64", 5), ("i8-empty", "i8", 0), ("negative", "i32", -2)):
+        add(f"tensor.fill-{name}", [S(dt)],
+            lambda b, v, k=k: b.one("tensor.fill", v, b.constant(k, "i64")),
+            lambda rng, dt=dt: [gen(rng, (), dt)], "dynamic",
+            numpy=lambda v, k=k: [np.full(max(k, 0), v)])
+    add("tensor.fill-runtime-length-then-scatter_add", [T((6,), "i64")],
+        lambda b, x: b.one("tensor.scatter_add", b.one(
+            "tensor.fill", b.constant(0, "i64"), b.one("tensor.add", b.one(
+                "tensor.reduce_max", x, axes=[0], keepdims=False), b.constant(1, "i64"))),
+            b.one("tensor.broadcast_to", b.constant(1, "i64"), shape=[6]), x, axes=[0]),
+        lambda rng: [ints(rng, (6,), "i64", 0, 9)], "dynamic",
+        numpy=lambda x: [np.bincount(x)])
+    add("tensor.gather-runtime-source", [T((9,), "f64"), T((3,), "i64")],
+        lambda b, x, idx: b.one("tensor.gather", b.one("tensor.mask_select", x, b.one(
+            "tensor.gt", x, b.constant(-10.0, "f64"))), idx, axes=[0], front=False),
+        lambda rng: [gen(rng, (9,), "f64"), ints(rng, (3,), "i64", -9, 8)], "dynamic",
+        numpy=lambda x, idx: [x[idx]])
+    add("tensor.mask_select-runtime-mask", [T((9,), "f32")],
+        lambda b, x: (lambda y: b.one("tensor.mask_select", y, b.one(
+            "tensor.gt", y, b.constant(0.5, "f32"))))(b.one("tensor.mask_select", x, b.one(
+                "tensor.gt", x, b.constant(0.0, "f32")))),
+        lambda rng: [gen(rng, (9,), "f32")], "dynamic",
+        numpy=lambda x: [x[x > 0][x[x > 0] > np.float32(0.5)]])
+    add("tensor.update_slice-runtime-target", [T((8,), "f64"), S("f64"), S("i64")],
+        lambda b, x, v, k: b.one("tensor.update_slice", b.one("tensor.mask_select", x, b.one(
+            "tensor.gt", x, b.constant(-10.0, "f64"))), v, k, spec=[["i", 0]]),
+        lambda rng: [gen(rng, (8,), "f64"), gen(rng, (), "f64"), ints(rng, (), "i64", -8, 7)],
+        "dynamic", numpy=lambda x, v, k: _set(x, v, k))
+    add("tensor.scatter-runtime-target", [T((8,), "i32"), T((2,), "i32"), T((2,), "i64")],
+        lambda b, x, v, idx: b.one("tensor.scatter", b.one("tensor.mask_select", x, b.one(
+            "tensor.gt", x, b.constant(-1000, "i32"))), v, idx, axes=[0]),
+        lambda rng: [ints(rng, (8,), "i32", -50, 50), gen(rng, (2,), "i32"),
+                     ints(rng, (2,), "i64", -8, 7)],
+        "dynamic", numpy=lambda x, v, idx: _set(x, v, idx))
     add("tensor.dot_general-runtime-vectors", [T((8,), "f64"), T((8,), "f64"), S("i64"),
                                                S("i64")],
         lambda b, x, y, lo, hi: b.one("tensor.dot_general", _runtime_slice(b, x, lo, hi, 1),

@@ -48,15 +48,20 @@ def _runtime_shape_why(op) -> str | None:
         return None
     name = op.name
     if name in ("tensor.slice", "tensor.dim", "tensor.mask_select", "tensor.nonzero",
+                "tensor.fill",
                 "tensor.transpose", "func.return") or name in rules_elementwise.ELEMENTWISE:
         return None
     if name.startswith("tensor.reduce_") or name in ("tensor.argmax", "tensor.argmin"):
         return None
-    if name == "tensor.update_slice" and op.operands[0].type.static:
+    if name == "tensor.update_slice":   # static items ("s", "d") index only static dims
         return None
     if name == "tensor.dot_general" and rules_linalg.runtime_dot_ok(op):
         return None
-    if name == "tensor.gather" and op.operands[0].type.static and len(op.operands) == 2:
+    if name == "tensor.gather" and (len(op.operands) == 2 or all(
+            v.type.static for v in op.operands[1:])):
+        return None
+    if name in ("tensor.scatter", "tensor.scatter_add") and (len(op.operands) == 3 or all(
+            v.type.static for v in op.operands[2:])):
         return None
     return "this op on a value whose length is known only at run time (a ? dim)"
 

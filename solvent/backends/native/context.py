@@ -248,14 +248,18 @@ class Ctx:
         self.b.store(value, ptr)
 
     def copy(self, dst: BufRef, src: BufRef):
+        if isinstance(src, Lazy) or src.run_strides is not None:
+            # a run-time-sized value: element by element, through its own strides
+            self.loop_nest(dst.shape, lambda idx: self.store(dst, idx, self.element(src, idx)))
+            return
         if dst.ptr is src.ptr:
             return
         n = 1
         for d in src.shape:
             n = n * d if isinstance(n, int) and isinstance(d, int) else \
                 self.b.mul(self.as_value(n), self.as_value(d))
-        flat_d = BufRef(dst.ptr, (n,), dst.dtype)
-        flat_s = BufRef(src.ptr, (n,), src.dtype)
+        flat_d = BufRef(dst.ptr, (n,), dst.dtype, (1,))
+        flat_s = BufRef(src.ptr, (n,), src.dtype, (1,))
         self.loop_nest((n,), lambda idx: self.store(flat_d, idx, self.load(flat_s, idx)))
 
     # --- loops --------------------------------------------------------------------------------

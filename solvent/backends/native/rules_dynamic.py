@@ -1,6 +1,7 @@
 """Lowering rules of the ops whose results have run-time lengths (``ops/dynamic.py``).
 
-``tensor.dim`` reads a length the lowered value carries. ``tensor.mask_select`` and
+``tensor.dim`` reads a length the lowered value carries; ``tensor.fill`` allocates its
+run-time length and stores the value into each element. ``tensor.mask_select`` and
 ``tensor.nonzero`` make two passes over their operand: one counts the selected entries, the
 result buffer is allocated with that length (``ctx.out`` with a run-time shape), and the
 second pass writes them in C order, as NumPy gives them.
@@ -53,7 +54,9 @@ def _each_selected(ctx, shape, pred, body):
 def _mask_select(op, ctx):
     xv, mv = op.operands
     x, m = ctx.get(xv), ctx.get(mv)
-    mshape = mv.type.shape
+    # the common leading part where run-time lengths differ (the frontend's check failed:
+    # its error is raised, this result never seen), so nothing is read out of bounds
+    mshape = tuple(ctx.smin(a, n) for a, n in zip(ctx.dims(mv), ctx.dims(xv)))
     rest = ctx.dims(xv)[len(mshape):]
 
     def pred(idx):
@@ -86,8 +89,19 @@ def _nonzero(op, ctx):
     return [out]
 
 
+def _fill(op, ctx):
+    b = ctx.b
+    v, n = ctx.get(op.operands[0]), ctx.get(op.operands[1])
+    zero = ir.Constant(I64, 0)
+    n = b.select(b.icmp_signed("<", n, zero), zero, n)
+    out = ctx.out(op, shape=(n,))
+    ctx.loop_nest((n,), lambda idx: ctx.store(out, idx, v))
+    return [out]
+
+
 RULES = {
     "tensor.dim": _dim,
+    "tensor.fill": _fill,
     "tensor.mask_select": _mask_select,
     "tensor.nonzero": _nonzero,
 }

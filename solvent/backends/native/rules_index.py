@@ -132,14 +132,19 @@ def _update_slice(op, ctx):
     xv, vv = op.operands[0], op.operands[1]
     if xv.type.rank == 0:                      # x[()] = v on a scalar
         return [ctx.get(vv)]
-    out = ctx.out(op)
+    if op in ctx.plan.inplace and not xv.type.static:   # x's own run-time-sized buffer
+        out = ctx.get(xv)
+        ctx.bufs[ctx.plan.of[op.results[0]].id] = out
+    else:
+        out = ctx.out(op, shape=ctx.dims(xv))
     if op not in ctx.plan.inplace:
         ctx.copy(out, ctx.get(xv))
+    xs = ctx.dims(xv)
     keep = _keeps_old_value(op)
     if keep is not None:   # x[i] = a if c else x[i]: stores only when c holds
         cond, taken = keep
         b = ctx.b
-        resolve = lambda: _resolve(op, ctx, op.attrs["spec"], xv.type.shape, op.operands[2:])
+        resolve = lambda: _resolve(op, ctx, op.attrs["spec"], xs, op.operands[2:])
         # a clamped index is computed where c holds (LLVM may then drop the clamp); a
         # checked one is checked whether or not c holds, as the unconditional update was
         items = None if op.attrs.get("unchecked") else resolve()
@@ -147,7 +152,7 @@ def _update_slice(op, ctx):
             ctx.store(out, _source_index(ctx, resolve() if items is None else items, []),
                       ctx.get(vv.owner.operands[2 - taken]))
         return [out]
-    items = _resolve(op, ctx, op.attrs["spec"], xv.type.shape, op.operands[2:])
+    items = _resolve(op, ctx, op.attrs["spec"], xs, op.operands[2:])
     v = ctx.get(vv)
     shape = _kept_shape(items)
     if vv.type.rank == 0:   # one element, or a run-time slice filled with a scalar
@@ -192,22 +197,21 @@ RULES = {
 def _gather(op, ctx):
     """NumPy advanced indexing by integer arrays on ``axes`` (indices broadcast together);
     each index is checked (negative wraps once, outside the dim raises IndexError)."""
-    from ...ops.structural import gather_shape
     xv, idx_vals = op.operands[0], op.operands[1:]
     x = ctx.get(xv)
     axes = list(op.attrs["axes"])
-    xs = xv.type.shape
+    xs = ctx.dims(xv)        # ints, and registers for run-time lengths
     if all(v.type.static for v in idx_vals):
         bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
-        out_shape = gather_shape(xs, axes, [v.type.shape for v in idx_vals], op.attrs["front"])
     else:   # one index array with run-time dims (accepts() refuses more)
         bshape = ctx.dims(idx_vals[0])
-        run = iter(d for d in bshape if not isinstance(d, int))
-        out_shape = tuple(next(run) if d is None else d for d in op.results[0].type.shape)
     adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
     front = op.attrs["front"] or not adjacent
     nb = len(bshape)
     rest_dims = [a for a in range(len(xs)) if a not in axes]
+    rest = [xs[a] for a in rest_dims]
+    out_shape = tuple(bshape) + tuple(rest) if front else \
+        tuple(rest[:axes[0]]) + tuple(bshape) + tuple(rest[axes[0]:])
 
     def element(idx, mode="check"):
         """Element ``idx``; ``mode``: "check" raises at a bad index ("check-only": and
@@ -235,7 +239,7 @@ def _gather(op, ctx):
             if mode == "flag":
                 b = ctx.b
                 i = ctx.to_i64(raw, v.type.dtype)
-                n = ir.Constant(I64, xs[a])
+                n = ctx.as_value(xs[a])
                 i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, n), i)
                 b.store(b.or_(b.load(bad), b.icmp_unsigned(">=", i, n)), bad)
         return ctx.load(x, src) if mode != "check-only" else None
@@ -270,12 +274,15 @@ def _scatter(kind):
     def rule(op, ctx):
         from . import scalar_math
         xv, vv, idx_vals = op.operands[0], op.operands[1], list(op.operands[2:])
-        xs, axes = xv.type.shape, list(op.attrs["axes"])
-        bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+        xs, axes = ctx.dims(xv), list(op.attrs["axes"])   # run-time lengths as registers
+        if all(v.type.static for v in idx_vals):
+            bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+        else:   # one index array with run-time dims (accepts() refuses more)
+            bshape = ctx.dims(idx_vals[0])
         adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
         nb, p = len(bshape), (axes[0] if adjacent else 0)
         rest_dims = [a for a in range(len(xs)) if a not in axes]
-        out = ctx.out(op)
+        out = ctx.out(op, shape=xs)
         ctx.copy(out, ctx.get(xv))
         v = ctx.get(vv)
 
@@ -294,7 +301,7 @@ def _scatter(kind):
             if kind == "add":
                 new = scalar_math.add(ctx, xv.type.dtype, ctx.load(out, dst), new)
             ctx.store(out, dst, new)
-        ctx.loop_nest(vv.type.shape, put)
+        ctx.loop_nest(ctx.dims(vv), put)
         return [out]
     return rule
 
