@@ -34,7 +34,7 @@ class VersionCache:
         c = self._d.get(key)
         if c is None:
             return None
-        if not guards_hold(c.translation.guards):
+        if c.translation.guards and not guards_hold(c.translation.guards):
             del self._d[key]    # a global it read changed: compile again
             return None
         self._d.move_to_end(key)

@@ -64,6 +64,10 @@ class Compiled:
     alias_pairs: tuple | None = field(init=False, default=None)
     # the global/closure arrays the code reads, passed after the call's arguments
     implicit: tuple = field(init=False)
+    # (result index, "array" | "scalar" | "weak") when a call needs nothing but the
+    # executable and that one result: no argument written, the result new (the executable
+    # promises every result is), run-time checks raised by the executable itself
+    plain: tuple | None = field(init=False, default=None)
 
     def __post_init__(self):
         self.implicit = tuple(self.translation.implicit)
@@ -78,6 +82,11 @@ class Compiled:
         # the commonest return, one array computed by the program, skips ``_rebuild``
         self.result_index = spec[1] if spec[0] == "value" and spec[2] == "array" and \
             not getattr(self.executable, "keep_sharded", False) else None
+        exe = self.executable
+        if spec[0] == "value" and not self.writes and \
+                getattr(exe, "fresh_results", False) is True and \
+                (not self.fn.errors or getattr(exe, "raises_errors", False)):
+            self.plain = (spec[1], spec[2])
 
 
 def _type_key(value):
@@ -204,7 +213,8 @@ class JitFunction:
                     raise UnsupportedError(e.what + " must be known at compile time",
                                            e.loc) from None
                 static = new
-        self._static[type_key] = static
+        if static:   # kept empty while no version needs a compile-time value (see __call__)
+            self._static[type_key] = static
         key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
         stages = []
         if self.placement is not None:  # the IR carries the mesh and the argument specs
@@ -230,7 +240,7 @@ class JitFunction:
         # whose guards hold. It computes the same key as ``compile`` and nothing else.
         if not kwargs and len(args) == self._plain_arity and self.placement is None:
             key = tuple(map(_type_key, args))
-            static = self._static.get(key)
+            static = self._static.get(key) if self._static else None
             if static:
                 key += tuple((i, value_key(args[i])) for i in sorted(static))
             c = self._cache.get(key)
@@ -382,6 +392,14 @@ def _check_writable(c: Compiled, args, written: set[int]):
 def run_compiled(c: Compiled, args):
     if c.implicit:   # the global/closure arrays it reads, as they are now (same objects)
         args = tuple(args) + c.implicit
+    if c.plain is not None:   # see ``Compiled.plain``: what ``_result_value`` would give
+        outs = c.executable(*args) if c.all_args else \
+            c.executable(*[args[i] for i in c.arg_map])
+        i, how = c.plain
+        if how == "array":
+            return outs[i]
+        v = np.asarray(outs[i])
+        return v.item() if how == "weak" else v[()]
     writes = c.writes
     written = c.written
     # every check that can refuse the call runs before anything is computed or written
@@ -408,7 +426,10 @@ def run_compiled(c: Compiled, args):
         pending.append((args[k], out))
     # the call succeeded and every result fits: only now write into the caller's buffers
     _write_all(pending)
-    return _rebuild(c.translation.result, outs, args, fresh=fresh)
+    spec = c.translation.result
+    if spec[0] == "const":   # None, mostly: a function that only updates its arguments
+        return spec[1]
+    return _rebuild(spec, outs, args, fresh=fresh)
 
 
 def _fresh(c: Compiled, outs):

@@ -9,6 +9,7 @@ returns one NumPy array per ``func.return`` operand and never writes into its ar
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 
 import numpy as np
@@ -22,7 +23,7 @@ from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rul
                rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
-from .engine import Compiled, call_with_arrays, free
+from .engine import Compiled, free, python_caller
 from .error_exit import error_slots
 from . import threads
 from .types import I64, SUPPORTED
@@ -169,8 +170,24 @@ class NativeExecutable:
             self._rets.append((b.id, b.arg is not None and not b.written, None))
         self._n = len(plan.bufs)
         self._table = ctypes.c_void_p * self._n
-        self._shim = call_with_arrays()
         self._address = comp.address
+        self._call = python_caller(comp.address, self._n)
+        # buffers no result is taken from (temporaries) and the error record: while they
+        # are small, each thread keeps one set and reuses it on every call (their contents
+        # are never read before the code writes them, as with a fresh np.empty); results
+        # and large temporaries are allocated per call
+        returned = {i for i, _, _ in self._rets}
+        scratch = [x for x in self._new if x[0] not in returned]
+        small = sum(int(np.prod(shape)) * dt.itemsize for _, shape, dt in scratch) <= _REUSE
+        self._reused = scratch if small else []
+        self._new = [x for x in self._new if x[0] in returned or not small]
+        self._tls = threading.local()
+        self._ret_plans: dict = {}   # buffers taken in place -> see ``_ret_plan``
+        # the results when each is a buffer of this call returned once, none an argument's
+        # or a run-time allocation: handed out as they are, without the loop below
+        ids = [i for i, must_copy, dt in self._rets if not must_copy and dt is None]
+        self._plain_rets = tuple(ids) if len(ids) == len(self._rets) and \
+            len(set(ids)) == len(ids) else None
         self.options_note = None
         self.explain_lines: list[str] = []
         # checks as values (error_exit.py): the code's and the payload's result buffers
@@ -192,31 +209,39 @@ class NativeExecutable:
     # every result is a new array, sharing memory with no argument and no other result,
     # except the written-back results computed in the caller's own array (``Outs.fresh``)
     fresh_results = True
+    # a failed run-time check (index, error.check) raises here, before any result is seen
+    raises_errors = True
 
     def __call__(self, *args):
-        arrays = [_UNUSED] * self._n   # what stays is a run-time allocation's entry
+        # the entry's table: every buffer's array, then the error array (the per-call work
+        # is what the arguments need: read ones in place when they fit, written ones in
+        # place or copied, fresh ones allocated; everything else was decided at compile time)
+        try:   # what stays _UNUSED is a run-time allocation's entry
+            arrays = self._tls.template.copy()
+        except AttributeError:
+            arrays = self._template().copy()
         backups, own = [], ()
         for i, k, dt, written, scalar in self._args:
             a = args[k]
             if scalar:
                 arrays[i] = np.array(a, dtype=dt)
-            elif written:
-                if i in self._own and _in_place(a, dt):
-                    arrays[i] = a
-                    own += (i,)
-                    if self._can_fail:
-                        backups.append((a, a.copy()))
-                else:
-                    arrays[i] = np.array(a, dtype=dt, order="C", copy=True)
-            else:
+            elif not written:
                 arrays[i] = np.ascontiguousarray(a, dtype=dt)
+            elif i in self._own and _in_place(a, dt):
+                arrays[i] = a
+                own += (i,)
+                if self._can_fail:
+                    backups.append((a, a.copy()))
+            else:
+                arrays[i] = np.array(a, dtype=dt, order="C", copy=True)
         for i, shape, dt in self._new:
             arrays[i] = np.empty(shape, dt)
-        err = np.empty(5, np.int64)   # written in full by a failing check
-        if self._shim is not None:   # pointers read in machine code
-            failed = self._shim(self._address, id(arrays), self._n, id(err))
+        err = arrays[-1]   # written in full by a failing check
+        if self._call is not None:   # a built-in function: pointers read in machine code
+            failed = self._call(arrays)
         else:
-            failed = self.cfunc(self._table(*[a.ctypes.data for a in arrays]), err.ctypes.data)
+            failed = self.cfunc(self._table(*[a.ctypes.data for a in arrays[:-1]]),
+                                err.ctypes.data)
         if failed or (self._code is not None and arrays[self._code[0]][()]):
             for a, saved in backups:   # the caller's arrays as they were
                 np.copyto(a, saved)
@@ -224,6 +249,16 @@ class NativeExecutable:
                 raise _error(err, self.locs)
             from ...runtime.jit import raise_if_failed
             raise_if_failed(self._errors, arrays[self._code[0]], arrays[self._code[1]])
+        if self._plain_rets is not None and not own:   # fresh arrays, each once
+            return Outs([arrays[i] for i in self._plain_rets])
+        plan = self._ret_plans.get(own)
+        if plan is None:
+            plan = self._ret_plan(own)
+        copies, fresh = plan
+        if copies is not None:   # no run-time allocation among the results
+            outs = Outs([arrays[i].copy() if cp else arrays[i] for i, cp in copies])
+            outs.fresh = fresh
+            return outs
         outs, seen, owned = Outs(), set(), {}
         for r, (i, must_copy, dt) in enumerate(self._rets):
             a = arrays[i]
@@ -234,14 +269,38 @@ class NativeExecutable:
                 must_copy = True
             outs.append(a.copy() if must_copy or i in seen else a)
             seen.add(i)
-        if own:
-            outs.fresh = frozenset(r for r in range(len(outs))
-                                   if r not in {self._own[i] for i in own})
+        outs.fresh = fresh
         for address in owned:
             free(address)
         return outs
 
+    def _ret_plan(self, own):
+        """(the (buffer, copy?) of every result or None where one is a run-time allocation,
+        the indices of the results that share memory with no argument) when the buffers
+        ``own`` are the caller's arrays; the same for every call with the same ``own``."""
+        copies, seen = [], set()
+        for r, (i, must_copy, dt) in enumerate(self._rets):
+            if dt is not None:
+                copies = None
+                break
+            copies.append((i, must_copy or i in seen or (i in own and self._own[i] != r)))
+            seen.add(i)
+        fresh = frozenset(r for r in range(len(self._rets))
+                          if r not in {self._own[i] for i in own}) if own else None
+        self._ret_plans[own] = plan = (copies, fresh)
+        return plan
 
+    def _template(self):
+        """This thread's table of reused buffers (see ``_reused``) and error record."""
+        arrays = [_UNUSED] * self._n + [np.empty(5, np.int64)]
+        for i, shape, dt in self._reused:
+            arrays[i] = np.empty(shape, dt)
+        self._tls.template = arrays
+        return arrays
+
+
+# temporaries of at most this many bytes in all are reused across calls (per thread)
+_REUSE = 1 << 16
 # the table entry of a buffer the native code allocates itself (a run-time shape): never read
 _UNUSED = np.empty(0)
 

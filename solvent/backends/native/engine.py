@@ -103,18 +103,41 @@ def _returns_zero(fn) -> bool:
 # --- calling with NumPy arrays: data pointers read in machine code ------------------------------
 # ``ndarray.ctypes.data`` costs about a microsecond per array (it builds a ctypes helper
 # object), and so does a ctypes pointer table built per call: more than the compiled code
-# of a small call. The shim below takes the address of a Python list of the arrays
-# (``id``) instead, reads its item vector (``PyListObject.ob_item``, the field after the
-# variable-size object header) and from each array object its data pointer (the first field
-# after the object header in NumPy's ``PyArrayObject``: ``PyArray_DATA``), then calls the
-# compiled entry with the pointer table it expects. Both offsets are checked on probe
-# objects once; where they do not hold (another Python build), ``call_with_arrays``
-# returns None and callers use ``.ctypes.data``.
-_SHIM = None
+# of a small call; a ctypes call itself costs about as much again. The caller below is a
+# built-in function (METH_O) made from machine code: it takes a Python list of the arrays,
+# reads its item vector (``PyListObject.ob_item``, the field after the variable-size object
+# header) and from each array object its data pointer (the first field after the object
+# header in NumPy's ``PyArrayObject``: ``PyArray_DATA``), then calls the compiled entry with
+# the pointer table it expects. Both offsets are checked on probe objects once; where they
+# do not hold (another Python build), ``python_caller`` returns None and callers use
+# ``.ctypes.data`` and a ctypes call.
 _SHIM_LOCK = threading.Lock()
-_SHIM_IR = """
-define i64 @solvent_call_arrays(i64 (i8**, i8*)* %fn, i8* %list, i64 %n, i8* %err_obj) {
+
+
+def _layout_holds(offset: int, items: int) -> bool:
+    import numpy as np
+    probe = np.arange(3.0)
+    if ctypes.c_void_p.from_address(id(probe) + offset).value != probe.ctypes.data:
+        return False
+    objs = [probe, None]
+    vec = ctypes.c_void_p.from_address(id(objs) + items).value
+    return vec is not None and ctypes.c_void_p.from_address(vec).value == id(probe) and \
+        ctypes.c_void_p.from_address(vec + ctypes.sizeof(ctypes.c_void_p)).value == id(None)
+
+
+_PY_CALL_IR = """
+declare i8* @solvent_py_save_thread()
+declare void @solvent_py_restore_thread(i8*)
+declare i8* @solvent_py_bool(i64)
+define i8* @solvent_py_call(i8* %self, i8* %list) {
 entry:
+  %sfield = getelementptr i8, i8* %self, i64 OFFSET
+  %sdpp = bitcast i8* %sfield to i64**
+  %sd = load i64*, i64** %sdpp
+  %fnint = load i64, i64* %sd
+  %fn = inttoptr i64 %fnint to i64 (i8**, i8*)*
+  %np = getelementptr i64, i64* %sd, i64 1
+  %n = load i64, i64* %np
   %ptrs = alloca i8*, i64 %n
   %itemsp = getelementptr i8, i8* %list, i64 ITEMS
   %itemspp = bitcast i8* %itemsp to i8***
@@ -133,9 +156,14 @@ body:
   %next = add i64 %i, 1
   br label %head
 done:
-  %err = call i8* @solvent_array_data(i8* %err_obj)
+  %errp = getelementptr i8*, i8** %objs, i64 %n
+  %errobj = load i8*, i8** %errp
+  %err = call i8* @solvent_array_data(i8* %errobj)
+  %ts = call i8* @solvent_py_save_thread()
   %r = call i64 %fn(i8** %ptrs, i8* %err)
-  ret i64 %r
+  call void @solvent_py_restore_thread(i8* %ts)
+  %res = call i8* @solvent_py_bool(i64 %r)
+  ret i8* %res
 }
 define internal i8* @solvent_array_data(i8* %obj) alwaysinline {
   %field = getelementptr i8, i8* %obj, i64 OFFSET
@@ -144,34 +172,49 @@ define internal i8* @solvent_array_data(i8* %obj) alwaysinline {
   ret i8* %data
 }
 """
+_PY_CALL = None
 
 
-def _layout_holds(offset: int, items: int) -> bool:
-    import numpy as np
-    probe = np.arange(3.0)
-    if ctypes.c_void_p.from_address(id(probe) + offset).value != probe.ctypes.data:
-        return False
-    objs = [probe, None]
-    vec = ctypes.c_void_p.from_address(id(objs) + items).value
-    return vec is not None and ctypes.c_void_p.from_address(vec).value == id(probe) and \
-        ctypes.c_void_p.from_address(vec + ctypes.sizeof(ctypes.c_void_p)).value == id(None)
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
+                ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
 
 
-def call_with_arrays():
-    """``shim(entry_address, id(arrays), len(arrays), id(err))``: calls a compiled entry
-    with the data pointers of the arrays in the list ``arrays`` and of the int64 error
-    array ``err``; None where CPython's or NumPy's object layout is not the one expected."""
-    global _SHIM
+_METH_O = 0x0008
+
+
+def python_caller(address: int, n: int):
+    """A Python built-in function ``call(arrays)`` for the compiled entry at ``address``:
+    ``arrays`` is a list of ``n`` arrays (their data pointers make the entry's pointer table)
+    followed by the int64 error array; it returns True when the entry returned nonzero (a
+    run-time check failed). The GIL is released while the entry runs, as a ctypes call
+    does. Calling it costs what calling ``len`` costs: a ctypes call converts and checks every
+    argument and builds its frame, about a microsecond. None where the object layout
+    (``_layout_holds``) is not the one expected."""
+    global _PY_CALL
     with _SHIM_LOCK:
-        if _SHIM is None:
-            offset = object.__basicsize__   # PyObject_HEAD: the data pointer follows it
-            items = tuple.__basicsize__     # PyObject_VAR_HEAD: ob_item follows it in a list
+        if _PY_CALL is None:
+            offset, items = object.__basicsize__, tuple.__basicsize__
             if not _layout_holds(offset, items):
-                _SHIM = False
+                _PY_CALL = False
             else:
-                comp = Compiled(_SHIM_IR.replace("OFFSET", str(offset))
-                                .replace("ITEMS", str(items)), "solvent_call_arrays")
-                proto = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
-                                         ctypes.c_int64, ctypes.c_void_p)
-                _SHIM = (comp, proto(comp.address))
-    return _SHIM[1] if _SHIM else None
+                api = ctypes.pythonapi
+                for name, sym in (("solvent_py_save_thread", "PyEval_SaveThread"),
+                                  ("solvent_py_restore_thread", "PyEval_RestoreThread"),
+                                  ("solvent_py_bool", "PyBool_FromLong")):
+                    llvm.add_symbol(name, ctypes.cast(getattr(api, sym), ctypes.c_void_p).value)
+                comp = Compiled(_PY_CALL_IR.replace("OFFSET", str(offset))
+                                .replace("ITEMS", str(items)), "solvent_py_call")
+                method = _MethodDef(b"solvent_native_call", comp.address, _METH_O, None)
+                new = api.PyCFunction_NewEx
+                new.restype = ctypes.py_object
+                new.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
+                # the method record must outlive every function made from it: kept here
+                _PY_CALL = (comp, method, lambda state: new(ctypes.addressof(method), state,
+                                                            None))
+    if not _PY_CALL:
+        return None
+    import numpy as np
+    # the function's ``self``: the entry's address and the number of arrays, read by the
+    # machine code from this array's data; the function object holds a reference to it
+    return _PY_CALL[2](np.array([address, n], dtype=np.int64))

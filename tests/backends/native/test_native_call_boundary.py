@@ -139,3 +139,51 @@ def test_a_gather_checks_every_index_and_reports_the_first_bad_one_in_order():
     check(gather_sum, x, np.array([[1, -10, 3], [9, -1, 0]]), backend="native")
     check(gather_sum, x.astype(np.float32), np.zeros((0, 4), dtype=np.int32), backend="native")
     check(gather_sum, x, np.arange(-10, 10, dtype=np.int8).reshape(4, 5), backend="native")
+
+
+def smooth_sum(x, w):
+    t = x[1:] * w + x[:-1]      # temporaries: reused across calls by each thread
+    return t - t.mean(), (t * t).sum()
+
+
+def test_temporaries_reused_per_thread_never_leak_into_results_or_other_threads():
+    """Small temporaries and the error record are kept per thread and reused (native
+    backend.py ``_reused``); results are new arrays on every call, and threads calling one
+    compiled function at once each get NumPy's answer."""
+    import threading
+    f = solvent.jit(smooth_sum, backend="native")
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal(n) for n in (33, 33, 33, 33)]
+    first = f(xs[0], 0.5)
+    keep = first[0].copy()
+    second = f(xs[1], 0.5)
+    assert first[0] is not second[0] and np.array_equal(first[0], keep)
+    results = {}
+
+    def work(k):
+        for _ in range(200):
+            got = f(xs[k], 1.5 + k)
+        results[k] = got
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        want = smooth_sum(xs[k], 1.5 + k)
+        np.testing.assert_allclose(results[k][0], want[0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(results[k][1], want[1], rtol=1e-12)
+
+
+def test_the_compiled_entry_is_called_as_a_builtin_function_on_cpython():
+    """The entry is called through a built-in function made from machine code
+    (engine.python_caller), not a ctypes call; the error path still raises from it."""
+    f = solvent.jit(scatter_add, backend="native")
+    A = np.zeros(4)
+    f(A, np.array([1, 3]))
+    exe = f.compile((A, np.array([1, 3]))).executable
+    assert type(exe._call).__name__ == "builtin_function_or_method"
+    before = A.copy()
+    with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 4"):
+        f(A, np.array([0, 9]))
+    assert np.array_equal(A, before)
