@@ -210,11 +210,12 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
     ldc = cell(I32, ir.Constant(I32, max(1, N)))
     alpha = cell(t, const(dt, 1.0))
     beta = cell(t, const(dt, 0.0))
-    for batch in range(B):  # batches are few and static: one call each
-        pa = b.gep(A.ptr, [ir.Constant(I64, batch * M * K)])
-        pb = b.gep(Bm.ptr, [ir.Constant(I64, batch * K * N)])
-        pc = b.gep(out.ptr, [ir.Constant(I64, batch * M * N)])
+    def per_batch(q):  # one call per batch, in a loop (thousands of batches stay one call)
+        pa = b.gep(A.ptr, [b.mul(q, ir.Constant(I64, M * K))])
+        pb = b.gep(Bm.ptr, [b.mul(q, ir.Constant(I64, K * N))])
+        pc = b.gep(out.ptr, [b.mul(q, ir.Constant(I64, M * N))])
         b.call(fn, [opb, opa, m, n, k, alpha, pb, ldb, pa, lda, beta, pc, ldc])
+    ctx.counted_loop(B, per_batch)
 
 
 def _dots(ctx, dt, B, K, A, Bm, out):
@@ -271,11 +272,12 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
             cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
             cell(I32, ir.Constant(I32, max(1, ld))), None, cell(I32, ir.Constant(I32, 1)),
             cell(t, const(dt, 0.0)), None, cell(I32, ir.Constant(I32, 1))]
-    for batch in range(B):
-        args[4] = b.gep(mat.ptr, [ir.Constant(I64, batch * mat_size)])
-        args[6] = b.gep(vec.ptr, [ir.Constant(I64, batch * vec_size)])
-        args[9] = b.gep(out.ptr, [ir.Constant(I64, batch * rows)])
+    def per_batch(q):
+        args[4] = b.gep(mat.ptr, [b.mul(q, ir.Constant(I64, mat_size))])
+        args[6] = b.gep(vec.ptr, [b.mul(q, ir.Constant(I64, vec_size))])
+        args[9] = b.gep(out.ptr, [b.mul(q, ir.Constant(I64, rows))])
         b.call(fn, list(args))
+    ctx.counted_loop(B, per_batch)
 
 
 def _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out):
