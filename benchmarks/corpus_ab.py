@@ -1,16 +1,20 @@
 #!/usr/bin/env python
-"""A/B benchmark of one compile-time choice of solvent on the corpus kernels.
+"""Side-by-side benchmark of one choice of solvent on the corpus kernels: a compile-time
+option A/B, or the automatic backend choice against every backend forced.
 
 Usage::
 
-    python benchmarks/corpus_ab.py CHOICE [--kernels a,b] [--repeat N]
+    python benchmarks/corpus_ab.py CHOICE [--kernels a,b] [--repeat N] [--stat median|min]
+                                          [--twins]
 
-Each kernel is compiled by ``solvent.jit`` once per side of the choice, the two compiled
-versions are checked to agree, and then they run alternately on fresh copies of the
-bench-size arguments (copies not timed). The table gives the median over ``--repeat`` rounds
-of the best of 3 calls, in ms, and the ratio A/B (> 1: B is faster); for a choice of solvent's
-passes, kernels whose two sides give XLA the same StableHLO are marked: only noise sets them
-apart.
+Each kernel is compiled by ``solvent.jit`` once per side of the choice, the compiled versions
+are checked to agree, and then they run interleaved (one round: the best of 3 calls of every
+side in turn) on fresh copies of the bench-size arguments (copies not timed). The table gives,
+per side, the median (or, with ``--stat min``, the least: the time the least disturbed by
+other processes) over ``--repeat`` rounds, in ms of wall time (or, with ``--clock cpu``, of
+the process's CPU time, summed over its threads: on a loaded machine the work done, not the
+wait for a core). A side whose first timed call takes over a
+second gets one call per round.
 Choices:
 
 * ``vector-width``: XLA:CPU's preferred vector width, A = XLA's default (256 bits on x86),
@@ -23,6 +27,16 @@ Choices:
   (``solvent/ops/structural.py: one_pass_update``). A = only stencil steps whose value reads
   neighbours of the updated array (the rule before updates from other arrays were added),
   B = as shipped.
+* ``backend``: the automatic choice (``solvent/backends/choice.py``) against each automatic
+  backend forced with ``jit(backend=...)``. Columns: each side's ms (``refused`` where the
+  backend does not accept the kernel), ``auto/best`` = auto's time over the fastest forced
+  backend's (> 1.10 is a miss of issue 8's bar), the backend auto picked, and its reason.
+  ``--twins`` adds the loop twins (their bench-size arguments; a side that refuses or fails
+  is listed, not fatal).
+
+For the two-sided choices the ratio is A/B (> 1: B is faster); for a choice of solvent's
+passes, kernels whose two sides give XLA the same StableHLO are marked: only noise sets them
+apart.
 """
 from __future__ import annotations
 
@@ -36,10 +50,11 @@ import numpy as np
 
 import solvent
 import solvent.ops.structural as structural
+from solvent.backends import available_backends, get_backend
 from solvent.backends.xla_host import COPY_ENV, ENV
-from solvent.corpus import vectorized
+from solvent.corpus import loop_twins, vectorized
 
-from bench import copy_args
+from bench import compare, copy_args, flat
 
 
 @contextlib.contextmanager
@@ -80,29 +95,103 @@ def _neighbour_updates_only():
 
 
 XLA_OPTIONS = {"vector-width", "copy-analysis"}  # the same StableHLO, compiled two ways
+_PLAIN = contextlib.nullcontext
 CHOICES = {
-    # name: (label A, context A, label B, context B)
-    "vector-width": ("default", lambda: _env("default"), "512", lambda: _env("512")),
-    "copy-analysis": ("default", lambda: _env("default", COPY_ENV),
-                      "region", lambda: _env("region", COPY_ENV)),
-    "update-pass": ("neighbours", _neighbour_updates_only, "shipped", contextlib.nullcontext),
+    # name: [(label, context, jit keywords), ...]
+    "vector-width": [("default", lambda: _env("default"), {}), ("512", lambda: _env("512"), {})],
+    "copy-analysis": [("default", lambda: _env("default", COPY_ENV), {}),
+                      ("region", lambda: _env("region", COPY_ENV), {})],
+    "update-pass": [("neighbours", _neighbour_updates_only, {}), ("shipped", _PLAIN, {})],
+    "backend": [("auto", _PLAIN, {})] + [
+        (b, _PLAIN, {"backend": b}) for b in available_backends() if get_backend(b).automatic],
 }
 
 
-def _compiled(kernel, context, args):
-    """(jitted function, its result, the StableHLO it gave XLA), made inside ``context``."""
+def _compiled(kernel, context, args, jit_kwargs, want_hlo):
+    """(jitted function, its result, the StableHLO it gave XLA or None), made in ``context``."""
     with context():
-        f = solvent.jit(kernel)
-        out = f(*copy_args(args))  # XLA compiles on the first call, inside the context
-        c = f.compile(args)
-        hlo = c.executable.lower_text(*[args[i] for i in c.translation.arg_map])
+        f = solvent.jit(kernel, **jit_kwargs)
+        call = copy_args(args)
+        # XLA compiles on the first call, inside the context; the result is the returns
+        # and the arguments after the call (kernels that update their arguments)
+        out = (f(*call), tuple(x for x in call if isinstance(x, np.ndarray)))
+        hlo = None
+        if want_hlo:
+            c = f.compile(args)
+            hlo = c.executable.lower_text(*[args[i] for i in c.translation.arg_map])
     return f, out, hlo
 
 
 def _same(a, b):
-    if isinstance(a, tuple):
-        return all(_same(x, y) for x, y in zip(a, b))
-    return a is None and b is None or np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
+    """Whether two sides' (returns, arguments after the call) agree, to bench.py's tolerance
+    (float32 results are compared more loosely than float64 ones)."""
+    return compare(flat(a[0]) + list(a[1]), flat(b[0]) + list(b[1])) is None
+
+
+CLOCK = time.perf_counter
+
+
+def _best_of(f, args, calls):
+    best = float("inf")
+    for _ in range(calls):
+        call = copy_args(args)
+        t0 = CLOCK()
+        f(*call)
+        best = min(best, CLOCK() - t0)
+    return best
+
+
+def _time_sides(fs, args, repeat, stat):
+    """Interleaved rounds; per side, ``stat`` over rounds of the best of (up to) 3 calls."""
+    calls = [3 if _best_of(f, args, 1) < 1.0 else 1 for f in fs]
+    times = [[] for _ in fs]
+    for _ in range(repeat):
+        for f, n, ts in zip(fs, calls, times):
+            ts.append(_best_of(f, args, n))
+    return [stat(ts) * 1e3 for ts in times]
+
+
+def _ab_row(k, sides, args, a):
+    (fa, oa, ha), (fb, ob, hb) = (_compiled(k.func, ctx, args, kw, True)
+                                  for _, ctx, kw in sides)
+    assert _same(oa, ob), f"{k.name}: the two sides disagree"
+    ta, tb = _time_sides([fa, fb], args, a.repeat, a.stat)
+    same = "  same StableHLO: the ratio is noise" if ha == hb and \
+        a.choice not in XLA_OPTIONS else ""
+    print(f"{k.name:22s}{ta:10.3f}{tb:10.3f}{ta / tb:7.2f}x{same}", flush=True)
+
+
+def _backend_row(k, sides, args, a, misses):
+    """auto and every forced backend; returns nothing, prints one row."""
+    compiled, cells = [], []
+    for label, ctx, kw in sides:
+        try:
+            compiled.append((label,) + _compiled(k.func, ctx, args, kw, False)[:2])
+        except solvent.UnsupportedError:
+            cells.append((label, "refused"))
+        except Exception as e:  # noqa: BLE001 - a benchmark reports, never stops
+            cells.append((label, f"error: {type(e).__name__}"))
+    ref = compiled[0][2] if compiled else None
+    auto = compiled[0][1] if compiled and compiled[0][0] == "auto" else None
+    for label, _, out in compiled[1:]:
+        if not _same(out, ref):
+            cells.append((label, "MISMATCH"))
+    good = [(label, f) for label, f, _ in compiled if label not in dict(cells)]
+    ms = dict(zip([label for label, _ in good],
+                  _time_sides([f for _, f in good], args, a.repeat, a.stat)))
+    ms.update(cells)
+    forced = [v for label, v in ms.items() if label != "auto" and isinstance(v, float)]
+    ratio = ms["auto"] / min(forced) if forced and isinstance(ms.get("auto"), float) else None
+    picked, why = "-", ""
+    if auto is not None:
+        c = auto.compile(args)
+        picked, why = c.backend, c.reason
+    if ratio is not None and ratio > 1.10:
+        misses.append(k.name)
+    cols = "".join(f"{v:10.3f}" if isinstance(v, float) else f"{str(v)[:9]:>10s}"
+                   for v in (ms.get(label, "-") for label, _, _ in sides))
+    r = "-" if ratio is None else f"{ratio:.2f}"
+    print(f"{k.name:22s}{cols}{r:>10s}  {picked:7s} {why}", flush=True)
 
 
 def main():
@@ -110,32 +199,36 @@ def main():
     p.add_argument("choice", choices=sorted(CHOICES))
     p.add_argument("--kernels", default="")
     p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--stat", choices=("median", "min"), default="median")
+    p.add_argument("--twins", action="store_true", help="add the loop twins (backend choice)")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="cpu: the process's CPU time (all its threads), which other "
+                   "processes on a loaded machine disturb less than wall time")
     a = p.parse_args()
-    label_a, ctx_a, label_b, ctx_b = CHOICES[a.choice]
+    global CLOCK
+    CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}[a.clock]
+    a.stat = {"median": statistics.median, "min": min}[a.stat]
+    sides = CHOICES[a.choice]
     wanted = set(filter(None, a.kernels.split(",")))
-    print(f"{a.choice}: A = {label_a}, B = {label_b}")
-    print(f"{'kernel':18s}{'A ms':>10s}{'B ms':>10s}{'A/B':>8s}")
-    for k in vectorized():  # loop twins: XLA would run their loops at ~1 us per step
+    kernels = vectorized() + (loop_twins() if a.twins or wanted else [])
+    print(", ".join(f"{'AB'[i] + ' = ' if len(sides) == 2 else ''}{label}"
+                    for i, (label, _, _) in enumerate(sides)) + f"  ({a.choice})")
+    if a.choice == "backend":
+        print(f"{'kernel':22s}" + "".join(f"{label + ' ms':>10s}" for label, _, _ in sides)
+              + f"{'auto/best':>10s}  picked  why")
+    else:
+        print(f"{'kernel':22s}{'A ms':>10s}{'B ms':>10s}{'A/B':>8s}")
+    misses = []
+    for k in kernels:
         if wanted and k.name not in wanted:
             continue
         args = k.make_args(k.bench_size, np.random.default_rng(0))
-        (fa, oa, ha), (fb, ob, hb) = (_compiled(k.func, ctx_a, args),
-                                      _compiled(k.func, ctx_b, args))
-        assert _same(oa, ob), f"{k.name}: the two sides disagree"
-        times = ([], [])
-        for _ in range(a.repeat):
-            for f, ts in zip((fa, fb), times):
-                best = float("inf")
-                for _ in range(3):
-                    call = copy_args(args)
-                    t0 = time.perf_counter()
-                    f(*call)
-                    best = min(best, time.perf_counter() - t0)
-                ts.append(best)
-        ta, tb = (statistics.median(ts) * 1e3 for ts in times)
-        same = "  same StableHLO: the ratio is noise" if ha == hb and \
-            a.choice not in XLA_OPTIONS else ""
-        print(f"{k.name:18s}{ta:10.3f}{tb:10.3f}{ta / tb:7.2f}x{same}")
+        if a.choice == "backend":
+            _backend_row(k, sides, args, a, misses)
+        else:
+            _ab_row(k, sides, args, a)
+    if a.choice == "backend":
+        print(f"\nauto/best > 1.10: {len(misses)} kernel(s): {', '.join(misses) or 'none'}")
 
 
 if __name__ == "__main__":

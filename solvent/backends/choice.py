@@ -10,8 +10,19 @@ it needs every shape at compile time. The native backend compiles loops to machi
 - so does one whose loops slice rows, columns or triangles at a position that follows the
   loop index (factorizations, Floyd-Warshall, rank-1 updates), which XLA runs as a dynamic
   slice and a copy of the carried array per step;
-- a function of whole-array work (no loops, or loops whose bodies are array operations,
-  like time steps of vectorized stencils) goes to XLA;
+- a loop-free function of plain element work goes native (``array_work``: elementwise
+  arithmetic, comparisons, reductions, slices; C-math-library calls such as exp, sin, tanh
+  or pow to a non-trivial exponent, weighted ``LIBM_COST``, plus data movement (concatenate,
+  transposes not feeding a product, gathers) under ``XLA_SHARE`` of the rest): the native
+  backend runs it as fused loops over NumPy's own buffers, while XLA first copies every
+  argument of 64 KiB or more that is not 64-byte aligned (NumPy aligns to 16) and runs its
+  column reductions slowly. Where libm calls or data movement weigh more, XLA's vectorized
+  math and fused indexing win: XLA;
+- a function whose loops step through array work goes native while one iteration produces
+  at most ``STEP_WORK`` array elements with little data movement (``step_work``: time steps
+  of small stencils, n-body steps, convergence loops), where an XLA ``While`` step costs more
+  than the work itself; bigger steps (large 2-D/3-D stencils) go to XLA, whose fused
+  step beats the native backend's op-by-op loops;
 - a function whose work is dominated by float32/float64 matrix products (``dot_work``: the
   products' multiply-adds at least ``DOT_SHARE`` times every other op's elements, or so
   little work in all that dispatch decides, ``SMALL_WORK``) goes
@@ -21,6 +32,10 @@ it needs every shape at compile time. The native backend compiles loops to machi
   XLA call costs tens of microseconds of dispatch. Measured with benchmarks/products.py;
 - whichever backend accepts, when only one does (XLA refuses run-time shapes; the native
   backend refuses ops it has no rule for).
+
+The constants were set from ``benchmarks/corpus_ab.py backend --clock cpu`` on a loaded
+2-core machine (CPU time: XLA's and OpenBLAS's threads counted, not their wall-clock
+speed-up); on a quiet many-core machine XLA's threads favour it on large loop-free work.
 
 ``choose`` returns the name and a one-line reason that ``solvent.explain`` prints.
 """
@@ -147,12 +162,12 @@ def dot_work(fn: Function) -> DotWork:
             if a.dtype not in BLAS_DTYPES:
                 w.other_products += 1
                 continue
-            k = 1
+            k = 1   # a run-time length (a ? dim) counts as 1: its size is unknown here
             for d in op.attrs["lhs_contract"]:
-                k *= a.shape[d]
+                k *= a.shape[d] if isinstance(a.shape[d], int) else 1
             n = 1
             for d in out.shape:
-                n *= d
+                n *= d if isinstance(d, int) else 1
             w.products += 1
             w.madds += n * k
         else:
@@ -163,6 +178,107 @@ def dot_work(fn: Function) -> DotWork:
                     n *= d if isinstance(d, int) else 1
                 w.elements += n
     return w
+
+
+# data movement that XLA folds into its fused loops' indexing and the native backend runs
+# as a copy of its own (a transpose feeding only matrix products is a BLAS flag instead)
+_MOVES = ("tensor.concatenate", "tensor.transpose", "tensor.reverse", "tensor.gather",
+          "tensor.pad")
+# a loop-free program goes native while its C-math-library elements (weighted LIBM_COST: a
+# libm call per element natively, a vectorized polynomial on XLA) and its copies (_MOVES)
+# stay under this share of its other elements
+XLA_SHARE = 0.25
+LIBM_COST = 4
+# a loop whose array ops produce at most this many elements per iteration goes native
+# (see ``step_work``)
+STEP_WORK = 4_000_000
+
+
+def _elements(v) -> int:
+    n = 1
+    for d in getattr(v.type, "shape", ()):
+        n *= d if isinstance(d, int) else 1
+    return n
+
+
+def _libm_call(op) -> bool:
+    from .native.scalar_math import LIBM_CALLS, POW_ARITHMETIC
+    short = op.name.rpartition(".")[2]
+    if short not in LIBM_CALLS or not op.results or \
+            not getattr(op.results[0].type, "dtype", "").startswith("f"):
+        return False
+    if short == "pow":   # x ** 2 is x * x once LLVM sees the constant (converted or not)
+        e = op.operands[1].owner
+        while e is not None and e.name == "tensor.convert":
+            e = e.operands[0].owner
+        return not (e is not None and e.name == "tensor.constant"
+                    and e.attrs.get("value") in POW_ARITHMETIC)
+    return True
+
+
+@dataclass
+class ArrayWork:
+    """Result elements of a loop-free program's array ops, by how each backend runs them."""
+    plain: int = 0   # elementwise arithmetic, comparisons, reductions, slices...
+    libm: int = 0    # elements computed by a C math library call natively (exp, sin, pow...)
+    moves: int = 0   # elements copied by concatenate/transpose/reverse/gather/pad
+
+    @property
+    def native_friendly(self) -> bool:
+        return LIBM_COST * self.libm + self.moves < XLA_SHARE * max(self.plain, 1)
+
+
+def array_work(fn: Function) -> ArrayWork:
+    w = ArrayWork()
+    for op in fn.walk():
+        if get(op.name).terminator or op.regions or not op.results or \
+                op.name in ("tensor.reshape", "tensor.constant"):
+            continue
+        n = sum(_elements(r) for r in op.results)
+        if n <= 1:
+            continue
+        if _libm_call(op):
+            w.libm += n
+        elif op.name in _MOVES and not (op.name == "tensor.transpose" and all(
+                u.name == "tensor.dot_general" for u, _ in op.results[0].live_uses()) and
+                op.results[0].live_uses()):
+            w.moves += n
+        else:
+            w.plain += n
+    return w
+
+
+@dataclass
+class StepWork:
+    elements: int = 0   # result elements of the array ops of one iteration
+    moves: int = 0      # of which data movement (_MOVES: gathers, transposes...)
+
+    @property
+    def native_friendly(self) -> bool:
+        return self.elements <= STEP_WORK and self.moves < XLA_SHARE * max(self.elements, 1)
+
+
+def step_work(fn: Function) -> StepWork:
+    """The array work of one iteration of the loop that does the most (ops of nested loops
+    count with their own loop; the branches of an ``if`` with the iteration)."""
+    def body(block, w: StepWork) -> StepWork:
+        for op in block.ops:
+            if get(op.name).region_branch:
+                for r in op.regions:
+                    body(r.block, w)
+            elif op.results and not op.regions and not get(op.name).terminator and \
+                    op.name not in ("tensor.reshape", "tensor.constant"):
+                n = sum(_elements(r) for r in op.results if r.type.rank)
+                w.elements += n
+                w.moves += n if op.name in _MOVES else 0
+        return w
+    best = StepWork()
+    for op in fn.walk():
+        if get(op.name).loop_like:
+            for r in op.regions:
+                w = body(r.block, StepWork())
+                best = w if w.elements > best.elements else best
+    return best
 
 
 def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> tuple[str, str]:
@@ -190,6 +306,19 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
             return "native", (f"native: {d.products} matrix product(s) do {d.madds} "
                               f"multiply-adds against {d.elements} elements of other work; "
                               "each product is one BLAS call (SciPy's, as NumPy's own)")
+    if "native" in accepted and not w.loops:
+        a = array_work(fn)
+        if a.native_friendly:
+            return "native", (f"native: a loop-free program of plain element work ({a.plain} "
+                              f"elements; {a.libm} by C math library calls, {a.moves} copied "
+                              "by data movement): native fused loops read NumPy's arrays in "
+                              "place, XLA first copies each one that is not 64-byte aligned")
+    if "native" in accepted and w.loops:
+        step = step_work(fn)
+        if step.native_friendly:
+            return "native", (f"native: its loops' iterations produce at most {step.elements} "
+                              f"array elements ({step.moves} moved), at most {STEP_WORK}: "
+                              "an XLA While step costs more than that work natively")
     if "xla" in accepted:
         what = ("no loops" if not w.loops else
                 f"{w.array_ops} array ops and {w.scalar_ops} scalar ops in {w.loops} loop(s)")

@@ -2,7 +2,8 @@
 import numpy as np
 
 import solvent
-from solvent.backends.choice import DOT_SHARE, SMALL_WORK, choose, dot_work, loop_work
+from solvent.backends.choice import (DOT_SHARE, SMALL_WORK, STEP_WORK, array_work, choose,
+                                     dot_work, loop_work, step_work)
 
 
 def _ir(fn, *args):
@@ -38,11 +39,77 @@ def test_scalar_sweep_counts_as_scalar_loops_and_goes_native_when_native_accepts
     assert name == "native" and "scalar work" in why
 
 
-def test_vectorized_time_loop_and_loop_free_code_go_to_xla():
-    for fn in (_ir(vector_steps, 3, np.ones(16), np.ones(16)), _ir(no_loops, np.ones((200, 200)))):
-        assert not loop_work(fn).scalar_loops
-        name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
-        assert name == "xla" and "tensor program" in why
+def test_small_time_steps_go_native_and_large_stencil_steps_go_to_xla():
+    """A loop whose iterations produce few array elements pays more for XLA's While step
+    than for the work (``STEP_WORK``); a large 2-D stencil step is XLA's fused loop."""
+    fn = _ir(vector_steps, 3, np.ones(16), np.ones(16))
+    w, s = loop_work(fn), step_work(fn)
+    assert not w.scalar_loops and s.elements == 8 * 14 + 2 * 16 and s.native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "XLA While step" in why
+    n = 1200   # 2 * 1198^2 * 4 elements per step: over STEP_WORK
+    fn = _ir(stencil_2d_steps, 2, np.ones((n, n)), np.ones((n, n)))
+    s = step_work(fn)
+    assert s.elements > STEP_WORK and not s.native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "xla" and "tensor program" in why
+
+
+def stencil_2d_steps(T, A, B):
+    for t in range(T):
+        B[1:-1, 1:-1] = 0.25 * (A[:-2, 1:-1] + A[2:, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:])
+        A[1:-1, 1:-1] = 0.25 * (B[:-2, 1:-1] + B[2:, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:])
+
+
+def gathered_steps(T, x, idx):
+    for t in range(T):
+        x = 0.5 * (x + x[idx])
+    return x
+
+
+def test_a_loop_of_gathers_stays_with_xla():
+    fn = _ir(gathered_steps, 3, np.ones(100), np.arange(100)[::-1].copy())
+    s = step_work(fn)
+    assert s.moves >= 100 and not s.native_friendly
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+
+
+def plain_elementwise(alpha, x, y):
+    return np.maximum(alpha * x + y, 0.0) ** 2     # ** 2 is x * x, not a libm call
+
+
+def exp_heavy(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def concatenations(x):
+    return np.concatenate([x, x[::-1], x]) * 2.0
+
+
+def test_loop_free_plain_element_work_goes_native_libm_and_data_movement_to_xla():
+    fn = _ir(plain_elementwise, 2.0, np.ones(1000), np.ones(1000))
+    a = array_work(fn)
+    assert a.libm == 0 and a.moves == 0 and a.plain >= 3000 and a.native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "loop-free program of plain element work" in why
+    fn = _ir(exp_heavy, np.ones(1000))
+    a = array_work(fn)
+    assert a.libm == 1000 and not a.native_friendly
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+    fn = _ir(concatenations, np.ones(1000))
+    a = array_work(fn)
+    assert a.moves >= 3000 and not a.native_friendly
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+
+
+def odd_power(x):
+    return x ** 1.5 + x ** 2
+
+
+def test_only_a_non_trivial_power_counts_as_a_libm_call():
+    a = array_work(_ir(odd_power, np.ones(64)))
+    assert a.libm == 64 and a.plain == 64 * 2
 
 
 def test_only_accepting_backend_is_chosen_with_the_refusal_quoted():
@@ -82,3 +149,16 @@ def test_transposed_operands_are_not_counted_as_work():
 
 def transposed_matvec(A, x):
     return A.T @ x
+
+
+def runtime_length_dot(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[:i] @ x[:i]   # a product over a length known only at run time
+    return s
+
+
+def test_dot_work_takes_products_of_run_time_length():
+    fn = _ir(runtime_length_dot, np.ones(8))
+    d = dot_work(fn)   # a ? length counts as 1: no crash on the unknown size
+    assert d.products == 1 and d.madds == 1

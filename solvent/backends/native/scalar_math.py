@@ -32,12 +32,22 @@ def _declare(ctx, name, ret, args):
     return ir.Function(m, ir.FunctionType(ret, args), name=name)
 
 
+# LLVM intrinsics that become one machine instruction on the host; the others (exp, log,
+# sin, cos, pow...) become a call of the C math library per element, which LLVM does not
+# vectorize (no vector math library is configured)
+_HARDWARE = frozenset({"sqrt", "copysign", "rint", "floor", "fabs"})
+
+
 def _call_intr(name):
-    return lambda ctx, dt, *xs: ctx.b.call(_intrinsic(ctx, name, dt, len(xs)), list(xs))
+    rule = lambda ctx, dt, *xs: ctx.b.call(_intrinsic(ctx, name, dt, len(xs)), list(xs))  # noqa: E731
+    rule.libm = name not in _HARDWARE
+    return rule
 
 
 def _call_libm(name):
-    return lambda ctx, dt, *xs: ctx.b.call(_libm(ctx, name, dt, len(xs)), list(xs))
+    rule = lambda ctx, dt, *xs: ctx.b.call(_libm(ctx, name, dt, len(xs)), list(xs))  # noqa: E731
+    rule.libm = True
+    return rule
 
 
 def _zero(dt):
@@ -305,6 +315,16 @@ BINARY = {
     "eq": _cmp("=="), "ne": _cmp("!="), "lt": _cmp("<"), "le": _cmp("<="),
     "gt": _cmp(">"), "ge": _cmp(">="),
 }
+
+
+# exponents LLVM turns pow into arithmetic for (x*x, x, 1, 1/x); any other float exponent
+# is a call of the C library's pow
+POW_ARITHMETIC = (2.0, 1.0, 0.0, -1.0)
+power.libm = True
+# the ops (short names: "exp", "tanh", "pow"...) lowered to a scalar C math library call per
+# element on floats (backends/choice.py weighs them: XLA's are vectorized)
+LIBM_CALLS = frozenset(name for table in (UNARY, BINARY) for name, rule in table.items()
+                       if getattr(rule, "libm", False))
 
 
 def _fptosi_sat(b, v):
