@@ -1,13 +1,14 @@
 #!/usr/bin/env python
 """Per-call overhead: microseconds per cached call of tiny functions, side by side.
 
-Usage: python benchmarks/dispatch.py [--calls 5000]
+Usage: python benchmarks/dispatch.py [--calls 5000] [--clock wall|cpu]
 
 Three functions (a 10-element add, an in-place update, a 0-d result) run under plain NumPy,
 solvent on every registered backend that accepts them (the interpreter excluded: it is the
 oracle, not a runtime), Numba (njit of the same source) and jax.jit (float64 enabled in
 scope; NumPy arrays passed in, as a solvent user would). Each figure is the median of 5
-rounds of --calls calls after a warm-up call.
+rounds of --calls calls after a warm-up call (``--clock cpu``: the least of them in the
+process's CPU time, which other processes on a loaded machine disturb less).
 """
 from __future__ import annotations
 
@@ -33,21 +34,29 @@ def zero_d(a, b):
 KERNELS = [add10, inplace, zero_d]
 
 
+CLOCK, STAT = time.perf_counter, statistics.median
+
+
 def per_call_us(fn, args, calls):
     fn(*args)
     rounds = []
     for _ in range(5):
-        t = time.perf_counter()
+        t = CLOCK()
         for _ in range(calls):
             fn(*args)
-        rounds.append((time.perf_counter() - t) / calls * 1e6)
-    return statistics.median(rounds)
+        rounds.append((CLOCK() - t) / calls * 1e6)
+    return STAT(rounds)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=5000)
-    calls = ap.parse_args().calls
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    opts = ap.parse_args()
+    calls = opts.calls
+    global CLOCK, STAT
+    if opts.clock == "cpu":
+        CLOCK, STAT = time.process_time, min
     import jax
     import solvent
     from solvent.backends import available_backends

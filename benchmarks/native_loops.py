@@ -13,6 +13,7 @@ copies (copying is not timed). Steady-state times are the best of N calls after 
 Every competitor's first-call result is compared with NumPy's (returns and arguments after
 the call); a mismatch prints MISMATCH instead of a time.
 
+``--clock cpu`` times steady-state calls in CPU time (first calls stay wall time).
 Parallel loops: "native" is compiled as shipped (passes/mark_parallel.py marks the loops the
 dependence test proves parallel; the thread pool runs them when trip count x body cost is
 over the threshold), "native seq" with the pass turned off
@@ -45,6 +46,9 @@ def _same(got, exp):
         return False
 
 
+CLOCK = time.perf_counter
+
+
 def _run(f, args, repeat):
     a = copy.deepcopy(args)
     t0 = time.perf_counter()
@@ -54,9 +58,9 @@ def _run(f, args, repeat):
     times = []
     for _ in range(repeat):
         a = copy.deepcopy(args)
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         f(*a)
-        times.append(time.perf_counter() - t0)
+        times.append(CLOCK() - t0)
     return first, min(times), result
 
 
@@ -72,7 +76,13 @@ def main():
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--size-scale", type=float, default=1.0)
     p.add_argument("--threads", type=int)
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="steady-state times in the process's CPU time (all threads) instead "
+                   "of wall time: on a loaded machine, the work done rather than the wait")
+    p.add_argument("--no-xla", action="store_true", help="skip the XLA and auto columns")
     opts = p.parse_args()
+    global CLOCK
+    CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}[opts.clock]
     if opts.threads:
         threads.configure(threads=opts.threads)
     print(f"# thread pool: {threads.settings()}")
@@ -95,6 +105,8 @@ def main():
                        ("native_seq", solvent.jit(k.func, backend="native",
                                                   passes={"mark_parallel": {"enabled": False}})),
                        ("xla", solvent.jit(k.func, backend="xla")), ("auto", auto)]
+        if opts.no_xla:
+            competitors = competitors[:2]
         if k.numba_ok:
             import numba
             competitors.append(("numba", numba.njit(k.func)))
