@@ -19,6 +19,9 @@ it needs every shape at compile time. The native backend compiles loops to machi
   itself calls, multithreaded, on the caller's buffers in place) and a call costs a few
   microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for float64, and each
   XLA call costs tens of microseconds of dispatch. Measured with benchmarks/products.py;
+- a function that is one streaming pass of cheap elementwise work goes native
+  (``streaming.single_pass``: memory-bound, and the native backend works in the caller's
+  buffers where XLA copies arguments);
 - whichever backend accepts, when only one does (XLA refuses run-time shapes; the native
   backend refuses ops it has no rule for).
 
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 
 from ..ir.core import Function, Operation
 from ..ir.registry import get
+from .streaming import single_pass
 
 
 @dataclass
@@ -190,6 +194,13 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
             return "native", (f"native: {d.products} matrix product(s) do {d.madds} "
                               f"multiply-adds against {d.elements} elements of other work; "
                               "each product is one BLAS call (SciPy's, as NumPy's own)")
+    if "native" in accepted:
+        streams, elements = single_pass(fn)
+        if streams:
+            return "native", (f"native: one streaming pass ({elements} elements of cheap "
+                              "elementwise work, no loops or products): read and written in "
+                              "the caller's arrays in place, where XLA copies unaligned and "
+                              "written arguments (backends/streaming.py)")
     if "xla" in accepted:
         what = ("no loops" if not w.loops else
                 f"{w.array_ops} array ops and {w.scalar_ops} scalar ops in {w.loops} loop(s)")

@@ -82,3 +82,33 @@ def test_transposed_operands_are_not_counted_as_work():
 
 def transposed_matvec(A, x):
     return A.T @ x
+
+
+def axpby(alpha, x, beta, y):
+    return alpha * x + beta * y
+
+
+def plus_trace(a):
+    t = 0.0
+    for i in range(a.shape[0]):
+        t += np.tanh(a[i, i])
+    return a + t
+
+
+def exp_pass(x):
+    return np.exp(x) * 2.0
+
+
+def test_one_streaming_pass_goes_native_and_transcendental_or_complex_work_does_not():
+    from solvent.backends.streaming import single_pass
+    z = np.ones(4096)
+    for fn in (_ir(axpby, 1.5, z, -0.5, z), _ir(plus_trace, np.ones((128, 128)))):
+        assert single_pass(fn)[0]
+        name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+        assert name == "native" and "streaming pass" in why
+    for fn in (_ir(exp_pass, z), _ir(axpby, 1.5, z * 1j, -0.5, z), _ir(no_loops, np.ones((200, 200))),
+               _ir(vector_steps, 3, z, z)):
+        assert not single_pass(fn)[0]
+        assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+    # the diagonal's tanh is work of another kind: small beside the add, not on a 4 x 4 matrix
+    assert not single_pass(_ir(plus_trace, np.ones((4, 4))))[0]
