@@ -119,6 +119,11 @@ DOT_SHARE = 64
 # (XLA's ~15-30 us against the native backend's few us) and any product goes native
 SMALL_WORK = 1 << 16
 BLAS_DTYPES = ("f32", "f64")
+# dtypes whose products above SMALL_WORK run faster in XLA:CPU's own dot than in OpenBLAS:
+# float32 (XLA / NumPy / native's SciPy sgemm, ms, alternating in one process on the 2-core
+# host under load: gram_f32 128 / 288 / 331, attention_f32 31 / 317 / 324, normal_eq_f32
+# 179 / 349 / 482); they count as products of another kind, so such a function stays on XLA
+XLA_FASTER = ("f32",)
 # ops that move no data on the native backend (a transposed operand is a BLAS flag, a
 # reshape of a contiguous buffer a new shape): not counted as work around the products
 _VIEWS = ("tensor.transpose", "tensor.reshape")
@@ -148,15 +153,15 @@ def dot_work(fn: Function) -> DotWork:
         if op.name == "tensor.dot_general":
             a = op.operands[0].type
             out = op.results[0].type
-            if a.dtype not in BLAS_DTYPES:
-                w.other_products += 1
-                continue
             k = 1
             for d in op.attrs["lhs_contract"]:
                 k *= a.shape[d]
             n = 1
             for d in out.shape:
                 n *= d
+            if a.dtype not in BLAS_DTYPES or (a.dtype in XLA_FASTER and n * k > SMALL_WORK):
+                w.other_products += 1
+                continue
             w.products += 1
             w.madds += n * k
         else:

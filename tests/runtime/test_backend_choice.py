@@ -112,3 +112,12 @@ def test_one_streaming_pass_goes_native_and_transcendental_or_complex_work_does_
         assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
     # the diagonal's tanh is work of another kind: small beside the add, not on a 4 x 4 matrix
     assert not single_pass(_ir(plus_trace, np.ones((4, 4))))[0]
+
+
+def test_large_float32_products_stay_on_xla_and_tiny_ones_go_native():
+    a = np.ones((128, 128), np.float32)
+    d = dot_work(_ir(scaled_product, 2.0, a, a))
+    assert d.other_products == 1 and not d.dominated
+    assert choose(_ir(scaled_product, 2.0, a, a), {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+    small = np.ones((8, 8), np.float32)
+    assert dot_work(_ir(scaled_product, 2.0, small, small)).dominated
