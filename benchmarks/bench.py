@@ -27,7 +27,9 @@ A differing result prints ``MISMATCH`` instead of a time; an exception prints
 ``error: <type>``; details of both are listed under the table.
 
 Ratios are ``other_time / solvent_time`` (> 1 means solvent is faster); the last row
-holds the geometric mean of each ratio column over the kernels where both exist.
+holds the geometric mean of each ratio column over the kernels where both exist. Below it,
+the dot-dominated and the memory-bound kernels (tagged so in their docstring's category)
+are summarized: geometric mean and minimum of their ratios vs NumPy, and those below 1.0x.
 """
 import argparse
 import importlib
@@ -248,6 +250,12 @@ def geomean(vals):
     return math.exp(sum(math.log(v) for v in vals) / len(vals))
 
 
+# kernel groups summarized under the table (issue 9's targets: every dot-dominated kernel at
+# least NumPy's speed and 1.2x in geometric mean; every single-pass memory-bound kernel at
+# least NumPy's speed), by the tag in the module's docstring ("Category: linalg
+# (dot-dominated)")
+GROUPS = (("dot-dominated", "dot-dominated"), ("memory-bound", "memory-bound"))
+
 COLS = [
     ("kernel", 18), ("n", 7), ("numpy ms", 9), ("solvent ms", 20), ("solvent 1st s", 13),
     ("numba ms", 20), ("jax ms", 20), ("vs numpy", 9), ("vs numba", 9), ("vs jax", 9),
@@ -337,7 +345,8 @@ def main(argv=None):
     details = []
     for k in kernels:
         size = max(1, int(round(k.bench_size * a.size_scale)))
-        rec = {"kernel": k.name, "category": k.category, "size": size}
+        rec = {"kernel": k.name, "category": k.category, "size": size,
+               "groups": [label for label, tag in GROUPS if tag in (k.module.__doc__ or "")]}
         base = k.make_args(size, np.random.default_rng(0))
         arr_idx = array_arg_indices(base)
 
@@ -410,6 +419,16 @@ def main(argv=None):
     print(row_str(["geomean"] + [""] * 6 + [fmt_ratio(gm["numpy"]), fmt_ratio(gm["numba"]),
                                             fmt_ratio(gm["jax"])]))
     print(row_str(["(kernels counted)"] + [""] * 6 + [cnt["numpy"], cnt["numba"], cnt["jax"]]))
+    for label, what in GROUPS:
+        rs = [(r["kernel"], r["ratio_vs_numpy"]) for r in results if label in r["groups"]]
+        got = [v for _, v in rs if v is not None]
+        if rs:
+            below = ", ".join(f"{k} {v:.2f}x" for k, v in rs if v is not None and v < 1.0)
+            missing = [k for k, v in rs if v is None]
+            print(f"{label} ({len(got)} of {len(rs)} kernels): vs numpy geomean "
+                  f"{fmt_ratio(geomean(got))}, min {fmt_ratio(min(got) if got else None)}"
+                  + (f"; below 1.0x: {below}" if below else "")
+                  + (f"; no ratio: {', '.join(missing)}" if missing else ""))
     firsts = []
     for c in ("solvent", "numba", "jax"):
         fs = [r[c]["first_s"] for r in results if r.get(c) and r[c].get("status") == "ok"]

@@ -75,6 +75,18 @@ def while_loop(x):
     return lax.while_loop(lambda c: c[0] < n, body, (0, jnp.float64(0), x))[1:]
 
 
+def cond_reads(x):
+    """What solvent's XLA lowering emits (solvent/backends/xla_ordered_reads.py): the read in
+    a lax.cond that passes on a token, the update's index through another; the other branch
+    is never taken (the token is the counter, never negative) and differs so XLA keeps it."""
+    def body(k, c):
+        s, x = c
+        v, tok = lax.cond(k >= 0, lambda x, t: (x[t], t), lambda x, t: (x[t], t - 1), x, k)
+        i, _ = lax.cond(tok >= 0, lambda i, t: (i, t), lambda i, t: (i + 1, t - 1), k, tok)
+        return s + v, x.at[i].set(v * 2.0)
+    return _fori(body, (jnp.float64(0), x), x.shape[0])
+
+
 def _reverse(accumulate_first):
     """The reverse sweep of ``s += x[k]**2; x[k] = 0.5 * x[k-1]``: the cotangent g of the
     new x[k] goes to x[k-1] (0.5 g), and x[k]'s own cotangent becomes 2 x[k] (from s)."""
@@ -102,6 +114,7 @@ LOOPS = {
     "forward: optimization_barrier(s, v, x)": barrier,
     "forward: lax.scan": scan,
     "forward: lax.while_loop": while_loop,
+    "forward: reads in a cond (solvent's lowering)": cond_reads,
     "reverse: zero ct[k], add into ct[k-1], ct[k]": _reverse(False),
     "reverse: add into ct[k-1], then write ct[k]": _reverse(True),
 }

@@ -30,6 +30,9 @@ it needs every shape at compile time. The native backend compiles loops to machi
   itself calls, multithreaded, on the caller's buffers in place) and a call costs a few
   microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for float64, and each
   XLA call costs tens of microseconds of dispatch. Measured with benchmarks/products.py;
+- a function that is one streaming pass of cheap elementwise work goes native
+  (``streaming.single_pass``: memory-bound, and the native backend works in the caller's
+  buffers where XLA copies arguments);
 - whichever backend accepts, when only one does (XLA refuses run-time shapes; the native
   backend refuses ops it has no rule for).
 
@@ -45,6 +48,7 @@ from dataclasses import dataclass
 
 from ..ir.core import Function, Operation
 from ..ir.registry import get
+from .streaming import single_pass
 
 
 @dataclass
@@ -130,6 +134,11 @@ DOT_SHARE = 64
 # (XLA's ~15-30 us against the native backend's few us) and any product goes native
 SMALL_WORK = 1 << 16
 BLAS_DTYPES = ("f32", "f64")
+# dtypes whose products above SMALL_WORK run faster in XLA:CPU's own dot than in OpenBLAS:
+# float32 (XLA / NumPy / native's SciPy sgemm, ms, alternating in one process on the 2-core
+# host under load: gram_f32 128 / 288 / 331, attention_f32 31 / 317 / 324, normal_eq_f32
+# 179 / 349 / 482); they count as products of another kind, so such a function stays on XLA
+XLA_FASTER = ("f32",)
 # ops that move no data on the native backend (a transposed operand is a BLAS flag, a
 # reshape of a contiguous buffer a new shape): not counted as work around the products
 _VIEWS = ("tensor.transpose", "tensor.reshape")
@@ -159,15 +168,15 @@ def dot_work(fn: Function) -> DotWork:
         if op.name == "tensor.dot_general":
             a = op.operands[0].type
             out = op.results[0].type
-            if a.dtype not in BLAS_DTYPES:
-                w.other_products += 1
-                continue
             k = 1   # a run-time length (a ? dim) counts as 1: its size is unknown here
             for d in op.attrs["lhs_contract"]:
                 k *= a.shape[d] if isinstance(a.shape[d], int) else 1
             n = 1
             for d in out.shape:
                 n *= d if isinstance(d, int) else 1
+            if a.dtype not in BLAS_DTYPES or (a.dtype in XLA_FASTER and n * k > SMALL_WORK):
+                w.other_products += 1
+                continue
             w.products += 1
             w.madds += n * k
         else:
@@ -300,20 +309,29 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
         return "native", (f"native: {w.moving_windows} array slice(s) or update(s) move with "
                           "a loop index (rows, columns, triangles): updated in place natively, "
                           "a dynamic slice and copy per step on XLA")
+    d = dot_work(fn)
     if "native" in accepted:
-        d = dot_work(fn)
         if d.dominated:
             return "native", (f"native: {d.products} matrix product(s) do {d.madds} "
                               f"multiply-adds against {d.elements} elements of other work; "
                               "each product is one BLAS call (SciPy's, as NumPy's own)")
-    if "native" in accepted and not w.loops:
+    if "native" in accepted:
+        streams, elements = single_pass(fn)
+        if streams:
+            return "native", (f"native: one streaming pass ({elements} elements of cheap "
+                              "elementwise work, no loops or products): read and written in "
+                              "the caller's arrays in place, where XLA copies unaligned and "
+                              "written arguments (backends/streaming.py)")
+    # a product XLA does better (large float32) or BLAS cannot (integers) keeps the
+    # element-work rules below from sending the program native
+    if "native" in accepted and not w.loops and not d.other_products:
         a = array_work(fn)
         if a.native_friendly:
             return "native", (f"native: a loop-free program of plain element work ({a.plain} "
                               f"elements; {a.libm} by C math library calls, {a.moves} copied "
                               "by data movement): native fused loops read NumPy's arrays in "
                               "place, XLA first copies each one that is not 64-byte aligned")
-    if "native" in accepted and w.loops:
+    if "native" in accepted and w.loops and not d.other_products:
         step = step_work(fn)
         if step.native_friendly:
             return "native", (f"native: its loops' iterations produce at most {step.elements} "

@@ -41,13 +41,17 @@ class BlockEvaluator:
             if get(op.name).terminator:
                 return operands
             rule = rules.get(op.name) or lowering(op.name, self.backend)
-            results = rule(op, operands, self)
+            results = self.apply(rule, op, operands)
             if len(results) != len(op.results):
                 raise IRError(f"{op.name}: the {self.backend} rule gave {len(results)} results, "
                               f"the op has {len(op.results)}")
             for r, v in zip(op.results, results):
                 env[r] = self._checked(op, r.type, v)
         raise IRError("block without terminator")
+
+    def apply(self, rule, op, operands) -> list:
+        """The results of ``op`` (a backend may lower some ops differently in context)."""
+        return rule(op, operands, self)
 
     def _checked(self, op, t, v):
         if isinstance(t, RefType):

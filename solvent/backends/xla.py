@@ -17,10 +17,21 @@ from ..ir.types import np_dtype
 from .base import Backend, missing_rule, run_time_shape
 from .evaluator import BlockEvaluator
 from .xla_host import compiler_options
+from .xla_ordered_reads import OrderedReads
 
 
 class _Ctx(BlockEvaluator):
     backend = "xla"
+
+    def __init__(self):
+        super().__init__()
+        self.ordered_reads = OrderedReads()
+
+    def apply(self, rule, op, operands):
+        role = self.ordered_reads.role(op)
+        if role is None:
+            return rule(op, operands, self)
+        return self.ordered_reads.apply(role, rule, op, operands, self)
 
     def as_array(self, value):
         import jax.numpy as jnp

@@ -1,4 +1,4 @@
-"""A^T (A x) written as a PolyBench-style loop over rows with whole-row operations. Category: linalg."""
+"""A^T (A x) written as a PolyBench-style loop over rows with whole-row operations. Category: linalg (dot-dominated)."""
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-"""BiCG sub-kernel: s = r^T A and q = A p (PolyBench bicg). Category: linalg."""
+"""BiCG sub-kernel: s = r^T A and q = A p (PolyBench bicg). Category: linalg (dot-dominated)."""
 import numpy as np
 
 

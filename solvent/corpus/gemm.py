@@ -1,4 +1,4 @@
-"""General matrix multiply with in-place alpha/beta update of C (PolyBench gemm). Category: linalg."""
+"""General matrix multiply with in-place alpha/beta update of C (PolyBench gemm). Category: linalg (dot-dominated)."""
 import numpy as np
 
 

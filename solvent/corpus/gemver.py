@@ -1,4 +1,4 @@
-"""Rank-2 update followed by two matrix-vector products (PolyBench gemver). Category: linalg."""
+"""Rank-2 update followed by two matrix-vector products (PolyBench gemver). Category: linalg (dot-dominated)."""
 import numpy as np
 
 

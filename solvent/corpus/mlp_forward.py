@@ -1,4 +1,4 @@
-"""Three-layer dense MLP forward pass with ReLU and tanh output. Category: ml."""
+"""Three-layer dense MLP forward pass with ReLU and tanh output. Category: ml (dot-dominated)."""
 import numpy as np
 
 

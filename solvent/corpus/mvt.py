@@ -1,4 +1,4 @@
-"""Matrix-vector product and transpose, one half as a scalar-indexed row loop (PolyBench mvt). Category: linalg."""
+"""Matrix-vector product and transpose, one half as a scalar-indexed row loop (PolyBench mvt). Category: linalg (dot-dominated)."""
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-"""Three matrix multiplies G = (A B)(C D) using np.dot, np.matmul and @ (PolyBench 3mm). Category: linalg."""
+"""Three matrix multiplies G = (A B)(C D) using np.dot, np.matmul and @ (PolyBench 3mm). Category: linalg (dot-dominated)."""
 import numpy as np
 
 

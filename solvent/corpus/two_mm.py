@@ -1,4 +1,4 @@
-"""Two chained matrix multiplies with in-place alpha/beta update of D (PolyBench 2mm). Category: linalg."""
+"""Two chained matrix multiplies with in-place alpha/beta update of D (PolyBench 2mm). Category: linalg (dot-dominated)."""
 import numpy as np
 
 

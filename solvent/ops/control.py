@@ -95,9 +95,16 @@ def _for_xla(op, args, ctx):
     else:
         n = jnp.maximum(0, (ub - lb + step - jnp.sign(step)) // step)
 
+    reads = getattr(ctx, "ordered_reads", None)  # the XLA backend's (xla_ordered_reads.py)
+
     def body(k, carried):
         iv = (lb + k * step).astype(np_dtype(dtype))
-        return tuple(ctx.run_block(block, [iv] + list(carried)))
+        saved = reads.enter(k) if reads is not None else None
+        try:
+            return tuple(ctx.run_block(block, [iv] + list(carried)))
+        finally:
+            if reads is not None:
+                reads.leave(saved)
 
     init = tuple(args[3:])
     if concrete and n == 0:

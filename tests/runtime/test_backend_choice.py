@@ -162,3 +162,42 @@ def test_dot_work_takes_products_of_run_time_length():
     fn = _ir(runtime_length_dot, np.ones(8))
     d = dot_work(fn)   # a ? length counts as 1: no crash on the unknown size
     assert d.products == 1 and d.madds == 1
+
+
+def axpby(alpha, x, beta, y):
+    return alpha * x + beta * y
+
+
+def plus_trace(a):
+    t = 0.0
+    for i in range(a.shape[0]):
+        t += np.tanh(a[i, i])
+    return a + t
+
+
+def exp_pass(x):
+    return np.exp(x) * 2.0
+
+
+def test_one_streaming_pass_goes_native_and_transcendental_or_complex_work_does_not():
+    from solvent.backends.streaming import single_pass
+    z = np.ones(4096)
+    for fn in (_ir(axpby, 1.5, z, -0.5, z), _ir(plus_trace, np.ones((128, 128)))):
+        assert single_pass(fn)[0]
+        name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+        assert name == "native" and "streaming pass" in why
+    for fn in (_ir(exp_pass, z), _ir(axpby, 1.5, z * 1j, -0.5, z), _ir(no_loops, np.ones((200, 200))),
+               _ir(vector_steps, 3, z, z)):
+        assert not single_pass(fn)[0]   # (other rules may still pick native: array_work)
+        assert "streaming pass" not in choose(fn, {"xla": "ok", "native": "ok"}, {})[1]
+    # the diagonal's tanh is work of another kind: small beside the add, not on a 4 x 4 matrix
+    assert not single_pass(_ir(plus_trace, np.ones((4, 4))))[0]
+
+
+def test_large_float32_products_stay_on_xla_and_tiny_ones_go_native():
+    a = np.ones((128, 128), np.float32)
+    d = dot_work(_ir(scaled_product, 2.0, a, a))
+    assert d.other_products == 1 and not d.dominated
+    assert choose(_ir(scaled_product, 2.0, a, a), {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+    small = np.ones((8, 8), np.float32)
+    assert dot_work(_ir(scaled_product, 2.0, small, small)).dominated

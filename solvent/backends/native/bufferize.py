@@ -18,8 +18,11 @@ An elementwise op writes its result into the buffer of an operand of the result'
 and dtype when that operand is dead after it (element k of the result reads only element k
 of that operand, so the overwrite never precedes a read): a time step ``A = f(A, ...)``
 then needs no temporary and no copy back into the loop slot. An argument's buffer that
-nothing else writes is not reused this way: the executable would copy the caller's array
-into a new buffer first, which costs more than writing the result into a new buffer.
+nothing else writes is not reused this way (the executable would copy the caller's array
+into a new buffer first, which costs more than writing the result into a new buffer),
+except by the value written back into that same argument (``y += a * x``): the executable
+then computes it in the caller's own array, one pass instead of a new buffer and a copy back.
+So is a value written back into an argument nothing reads (``a[:] = b + s * c``).
 
 Function arguments are read in place from the caller's arrays; an argument whose buffer is
 written (in place or as a loop slot) is marked ``written`` and the executable copies it into
@@ -84,6 +87,11 @@ class Plan:
         for i, a in enumerate(fn.args):
             b = self.new(a.type.shape, a.type.dtype, arg=i)
             self.of[a] = b
+        self._args = fn.args
+        rets = fn.body.terminator.operands
+        # result value -> the argument it is written back into (``y += a * x``)
+        self._back = {id(rets[r]): k for r, k in enumerate(fn.writeback)
+                      if k is not None and r < len(rets)}
         self._block(fn.body, owner_args=True)
         self._fuse(fn.body)
         for k, v in enumerate(fn.body.terminator.operands):
@@ -169,9 +177,15 @@ class Plan:
                 self._if(block, pos, op, owner_args)
             elif op.results and is_array(op.results[0]) and self._elementwise(op):
                 r = op.results[0]
-                reuse = next((x for x in op.operands if x.type == r.type and r.type.static
-                              and not self._unwritten_arg(x)
-                              and self._can_reuse(block, pos, x, owner_args)), None)
+                k = self._back.get(id(r))
+                reuse = None
+                if k is not None and self._args[k].type == r.type and r.type.static and \
+                        not self._args[k].has_uses:
+                    reuse = self._args[k]   # ``a[:] = b + s * c``: the old a is never read
+                reuse = reuse or next((x for x in op.operands if x.type == r.type and r.type.static
+                                       and (not self._unwritten_arg(x)
+                                            or k == self.of[x].arg)
+                                       and self._can_reuse(block, pos, x, owner_args)), None)
                 b = self.of[reuse] if reuse is not None else self.new(r.type.shape, r.type.dtype)
                 if reuse is not None:
                     b.written = True

@@ -187,3 +187,56 @@ def test_the_compiled_entry_is_called_as_a_builtin_function_on_cpython():
     with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 4"):
         f(A, np.array([0, 9]))
     assert np.array_equal(A, before)
+
+
+def saxpy(a, x, y):
+    y += a * x
+
+
+def triad(out, b, c, s):
+    out[:] = b + s * c
+
+
+def triad_checked(out, b, c, i):
+    out[:] = b + c[i] * c   # c[i] may fail after nothing was written
+
+
+def _executable(fn, *args):
+    return solvent.jit(fn, backend="native").compile(args).executable
+
+
+@pytest.mark.parametrize("fn, args", [
+    (saxpy, (0.75, np.linspace(-1, 1, 40, dtype=np.float32),
+             np.linspace(2, 3, 40, dtype=np.float32))),
+    (triad, (np.zeros(33), np.arange(33.0), np.linspace(0, 1, 33), 3.0)),
+])
+def test_a_value_written_back_is_computed_in_the_callers_own_array(fn, args):
+    """``y += a * x`` and ``a[:] = b + s * c``: the elementwise result lives in the written
+    argument's buffer (the caller's array), not in a new buffer copied back after the call."""
+    ex = _executable(fn, *args)
+    k = 2 if fn is saxpy else 0   # the written argument
+    assert ex._own, "the written-back result has its own buffer"
+    target = args[k]
+    before = target.ctypes.data
+    solvent.jit(fn, backend="native")(*args)
+    assert target.ctypes.data == before
+    check(fn, *[a.copy() if isinstance(a, np.ndarray) else a for a in args], backend="native")
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "int8", "empty", "one"])
+def test_written_back_values_match_numpy_for_every_layout(layout):
+    base = np.linspace(-2, 2, 24).reshape(4, 6)
+    y = {"C": base.copy(), "F": np.asfortranarray(base), "strided": base[:, ::2],
+         "int8": np.arange(24, dtype=np.int8).reshape(4, 6), "empty": np.zeros((0, 3)),
+         "one": np.ones((1, 1))}[layout]
+    x = np.ones_like(y) * 3
+    check(saxpy, 2 if y.dtype.kind == "i" else 0.5, x, y.copy(), backend="native")
+    check(triad, y.copy(), x, x * 2, 2 if y.dtype.kind == "i" else 0.25, backend="native")
+
+
+def test_a_failing_call_leaves_the_written_back_argument_alone():
+    out, b, c = np.full(8, 5.0), np.arange(8.0), np.linspace(0, 1, 8)
+    with pytest.raises(IndexError):
+        solvent.jit(triad_checked, backend="native")(out, b, c, 8)
+    np.testing.assert_array_equal(out, np.full(8, 5.0))
+    check(triad_checked, out, b, c, -3, backend="native")
