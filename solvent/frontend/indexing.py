@@ -102,11 +102,16 @@ class IndexMixin:
                     msg = f"index {k} is out of bounds for axis {d} with size {n}"
                     always_runs = not (self.in_loop or self.depth_in_branch or
                                        self.shared.get("check_guards"))
-                    if self.raise_now() or (always_runs and n == 0):
-                        # it always runs (and, unless an earlier run-time check may fail
-                        # first, before any other error): raise now; an empty axis has no
-                        # stand-in, so there the earlier check's error is the one lost
+                    if self.raise_now():
+                        # it always runs, and no earlier run-time check can fail first
                         raise IndexError(f"{self.b.loc}: {msg}")
+                    if always_runs and n == 0:
+                        # an earlier run-time check may fail first (NumPy would raise that
+                        # error), and an empty axis has no stand-in value to go on with:
+                        # refused rather than raising the wrong one of the two errors
+                        raise self.unsupported(
+                            f"{msg}, after a run-time check that may fail first",
+                            "guard it with a condition on the shape, known at compile time")
                     # NumPy raises only if this runs: a run-time check that fails where it is
                     # reached, and element 0 stands in; an empty axis has no stand-in
                     if n == 0:

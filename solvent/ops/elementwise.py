@@ -131,6 +131,15 @@ def _complex_extremum(is_max: bool):
     return fn
 
 
+def _sign(x):
+    """NumPy's sign of a float zero is +0.0 whatever the zero's sign; XLA's keeps -0.0
+    (1.0 // np.sign(-0.0) is +inf in NumPy: fuzzer seed 601513)."""
+    s = jnp.sign(x)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.where(x == 0, jnp.zeros_like(s), s)
+    return s
+
+
 def _int_safe(name):
     """Integer //, % and fmod by zero give 0 in NumPy (XLA gives other values); floats follow
     NumPy's ``npy_divmod`` exactly (fmod: C's, which is XLA's rem)."""
@@ -175,7 +184,7 @@ UNARY = {
     "ceil": (np.ceil, _int_identity("ceil"), "if", "same"),
     "trunc": (np.trunc, _int_identity("trunc"), "if", "same"),
     "rint": (np.rint, _jnp("rint"), "f", "same"),
-    "sign": (np.sign, _jnp("sign"), "ifc", "same"),
+    "sign": (np.sign, _sign, "ifc", "same"),
     "square": (np.square, _jnp("square"), "ifc", "same"),
     "reciprocal": (np.reciprocal, _jnp("reciprocal"), "fc", "same"),
     "conj": (np.conjugate, _jnp("conjugate"), "ifc", "same"),

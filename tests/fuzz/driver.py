@@ -24,9 +24,12 @@ reported separately by benchmarks/fuzz.py, never folded into ``accepted``.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
+import inspect
 import os
+import textwrap
 import types
 import warnings
 
@@ -241,15 +244,46 @@ class _ZeroFlippingNumPy:
         return f
 
 
+class _MethodsToFunctions(ast.NodeTransformer):
+    """``x.max(...)`` / ``x.min(...)`` -> ``np.max(x, ...)`` / ``np.min(x, ...)`` (the same
+    values), so that _ZeroFlippingNumPy sees the array methods too."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in ("max", "min") and \
+                not (isinstance(f.value, ast.Name) and f.value.id == "np"):
+            return ast.copy_location(ast.Call(
+                func=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=f.attr,
+                                   ctx=ast.Load()),
+                args=[f.value] + node.args, keywords=node.keywords), node)
+        return node
+
+
+def _methods_as_functions(fn):
+    """``fn`` recompiled with _MethodsToFunctions, or ``fn`` when its source is unknown."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError):
+        return fn
+    tree.body[0].decorator_list = []
+    tree = ast.fix_missing_locations(_MethodsToFunctions().visit(tree))
+    ns: dict = {}
+    exec(compile(tree, inspect.getsourcefile(fn) or "<fuzz>", "exec"), fn.__globals__, ns)
+    return ns[fn.__name__]
+
+
 def _with_zero_flipping_numpy(fn):
-    """``fn`` (and the helpers of its module) reading ``np`` as _ZeroFlippingNumPy."""
+    """``fn`` (and the helpers of its module) reading ``np`` as _ZeroFlippingNumPy, its
+    ``.max()``/``.min()`` calls as ``np.max``/``np.min``."""
+    fn = _methods_as_functions(fn)
     g = dict(fn.__globals__)
     g["np"] = _ZeroFlippingNumPy()
     for k, v in list(g.items()):
         if isinstance(v, types.FunctionType) and v.__globals__ is fn.__globals__:
             g[k] = types.FunctionType(v.__code__, g, v.__name__, v.__defaults__, v.__closure__)
-    return g[fn.__name__] if fn.__name__ in g else \
-        types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    # the rewritten function itself (the module's global of that name is the original)
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
 def _agrees_with_other_zero_sign(fn, args, backend):
