@@ -19,23 +19,17 @@ from __future__ import annotations
 
 import ast
 
-from .values import Const, ListConst, ListVal, TupleVal
+from .values import Const, TupleVal, make_seq
 
 MAX_ITEMS = 256
 
 
 class ComprehensionMixin:
     def expr_ListComp(self, node):
-        items = self._comprehension(node)
-        if all(isinstance(i, Const) for i in items):
-            return ListConst(tuple(i.value for i in items))
-        return ListVal(tuple(items))
+        return make_seq(self._comprehension(node), True)
 
     def expr_GeneratorExp(self, node):
-        items = self._comprehension(node)
-        if all(isinstance(i, Const) for i in items):
-            return Const(tuple(i.value for i in items))
-        return TupleVal(tuple(items))
+        return make_seq(self._comprehension(node), False)
 
     def _comprehension(self, node) -> list:
         if len(node.generators) != 1:
@@ -89,12 +83,10 @@ class ComprehensionMixin:
                 seqs = [self._comprehension_items(a) for a in it.args]
                 return [TupleVal(tuple(vs)) for vs in zip(*seqs)]
         value = self.expr(it)
-        if isinstance(value, TupleVal):
-            return list(value.items)
-        if isinstance(value, Const) and isinstance(value.value, (tuple, list, range)):
+        if isinstance(value, Const) and isinstance(value.value, range):
             return [Const(v) for v in value.value]
-        shape = getattr(value, "shape", None)
-        if shape is not None and len(shape) >= 1 and isinstance(shape[0], int):
-            return [self.getitem(value, [Const(k)]) for k in range(shape[0])]
+        items = self.iter_items(value)
+        if items is not None:
+            return items
         raise self.unsupported("a comprehension over this value (solvent iterates over "
                                "ranges, tuples, lists and arrays of known length)")

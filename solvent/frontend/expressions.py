@@ -11,8 +11,8 @@ import numpy as np
 
 from ..ir.registry import IRError
 from .local_functions import LocalFunction
-from .values import (ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, is_tuple_index,
-                     like_seq, seq_items)
+from .values import (ArrayRef, Const, Tensor, TupleVal, is_tuple_index,
+                     like_seq, make_seq, seq_items)
 
 _EXPR_HINTS = {
     "DictComp": "dicts are not supported inside compiled functions",
@@ -97,11 +97,7 @@ class ExprMixin:
         return Const(LocalFunction(node, self, defaults, "<lambda>"))
 
     def expr_Tuple(self, node):
-        items = tuple(self.expr(e) for e in node.elts)
-        listy = isinstance(node, ast.List)
-        if all(isinstance(i, Const) and not isinstance(i, ListConst) for i in items):
-            return (ListConst if listy else Const)(tuple(i.value for i in items))
-        return ListVal(items) if listy else TupleVal(items)
+        return make_seq((self.expr(e) for e in node.elts), isinstance(node, ast.List))
 
     expr_List = expr_Tuple
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
 from .npapi_creation import implements, reshape_value, static_dtype
-from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal
+from .values import ArrayRef, Const, Tensor, TupleVal, make_seq
 
 
 @implements(np.where)
@@ -689,15 +689,12 @@ def _pysum(fe, iterable, start=Const(0)):
 
 
 def _seq_items(fe, iterable, what):
-    """The items Python's iteration gives: a tuple's or list's items, an array's rows."""
-    items = _tuple_items(iterable)
-    if items is not None:
-        return items
-    t = fe.tensor_type(iterable) if not isinstance(iterable, Const) else None
-    if t is None or t.rank == 0 or not isinstance(t.shape[0], int):
+    """The items Python's iteration gives (``iter_items``), or a refusal naming ``what``."""
+    items = fe.iter_items(iterable)
+    if items is None:
         raise fe.unsupported(f"{what}() of this value (solvent iterates over tuples, lists "
                              "and arrays of known length)")
-    return [fe.getitem(iterable, [Const(k)]) for k in range(t.shape[0])]
+    return items
 
 
 def _any_all(pyfn, combine):
@@ -720,16 +717,12 @@ implements(builtins.all)(_any_all(all, np.logical_and))
 
 @implements(builtins.tuple)
 def _pytuple(fe, iterable=Const(())):
-    items = _seq_items(fe, iterable, "tuple")
-    return Const(tuple(x.value for x in items)) if all(
-        isinstance(x, Const) and not isinstance(x, ListConst) for x in items) else TupleVal(tuple(items))
+    return make_seq(_seq_items(fe, iterable, "tuple"), False)
 
 
 @implements(builtins.list)
 def _pylist(fe, iterable=Const(())):
-    items = _seq_items(fe, iterable, "list")
-    return ListConst(tuple(x.value for x in items)) if all(
-        isinstance(x, Const) and not isinstance(x, ListConst) for x in items) else ListVal(tuple(items))
+    return make_seq(_seq_items(fe, iterable, "list"), True)
 
 
 @implements(builtins.divmod)

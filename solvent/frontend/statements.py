@@ -10,7 +10,7 @@ from ..ir.types import TensorType
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
                      always_returns, body_jumps)
 from .local_functions import LocalFunction
-from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq
+from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq, seq_items
 
 
 class StmtMixin:
@@ -240,14 +240,20 @@ class StmtMixin:
         else:
             raise self.unsupported(f"assignment to {type(target).__name__}")
 
+    def iter_items(self, value) -> list | None:
+        """The items Python's iteration over ``value`` gives: a tuple's or list's items, an
+        array's rows (views) when its first axis has a compile-time length; else None."""
+        items = seq_items(value)
+        if items is not None:
+            return list(items)
+        if isinstance(value, (ArrayRef, Tensor)) and value.type.rank >= 1 and \
+                isinstance(value.shape[0], int):
+            return [self.getitem(value, [Const(i)]) for i in range(value.shape[0])]
+        return None
+
     def unpack(self, value, n):
-        if isinstance(value, TupleVal):
-            items = list(value.items)
-        elif isinstance(value, Const) and isinstance(value.value, (tuple, list)):
-            items = [Const(v) for v in value.value]
-        elif isinstance(value, (ArrayRef, Tensor)) and value.type.rank >= 1:
-            items = [self.getitem(value, [Const(i)]) for i in range(value.shape[0])]
-        else:
+        items = self.iter_items(value)
+        if items is None:
             raise self.unsupported("cannot unpack this value")
         if len(items) != n:
             raise ValueError(f"{self.b.loc}: expected {n} values to unpack, got {len(items)}")

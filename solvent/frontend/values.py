@@ -94,6 +94,15 @@ def like_seq(template, items: tuple):
     return ListVal(items) if isinstance(template, (ListVal, ListConst)) else TupleVal(items)
 
 
+def make_seq(items, listy: bool):
+    """A tuple (``listy``: a list) of ``items``: compile-time when every item is a plain
+    compile-time value (a list item keeps the whole run-time so it stays a list)."""
+    items = tuple(items)
+    if all(isinstance(i, Const) and not isinstance(i, ListConst) for i in items):
+        return (ListConst if listy else Const)(tuple(i.value for i in items))
+    return ListVal(items) if listy else TupleVal(items)
+
+
 def seq_items(v) -> tuple | None:
     """The items of a tuple or list value (run-time TupleVal/ListVal or a compile-time one),
     each a value; None for anything else."""

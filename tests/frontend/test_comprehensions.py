@@ -32,7 +32,8 @@ def even_items(x):
 
 
 def returns_lists(x):
-    return [v ** 2 for v in (1, 2, 3)], [x[k] * 2 for k in range(2)], tuple(x.shape)
+    return [v ** 2 for v in (1, 2, 3)], [x[k] * 2 for k in range(2)], tuple(x.shape), \
+        [[k, k + 1] for k in range(2)]     # a list of lists stays one (it came back tuples)
 
 
 def writes_through_rows(A):
