@@ -245,11 +245,14 @@ class JitFunction:
                 key += tuple((i, value_key(args[i])) for i in sorted(static))
             c = self._cache.get(key)
             if c is not None:
-                try:
-                    return run_compiled(c, args)
-                except ClampedWindowError as e:
-                    return self._run_clamped(args, e)
+                return self._run(c, args)
         return self._call(args, kwargs)
+
+    def _run(self, c: Compiled, args):
+        try:
+            return run_compiled(c, args)
+        except ClampedWindowError as e:
+            return self._run_clamped(args, e)
 
     def _run_clamped(self, args, error: ClampedWindowError):
         """A window ``x[i:i + w]`` reached past the end of its axis, where NumPy gives a
@@ -289,10 +292,7 @@ class JitFunction:
         if self.placement is not None:
             self.placement.check_written(args, [k for _, k in c.writes])
             return run_compiled(c, args)
-        try:
-            return run_compiled(c, args)
-        except ClampedWindowError as e:
-            return self._run_clamped(args, e)
+        return self._run(c, args)
 
     def explain(self, *args, **kwargs) -> str:
         args = self._bind(args, kwargs)

@@ -37,6 +37,8 @@ def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int, shift: int | None = No
     moving item is a window ``["d", start, W]`` and the plan reads element ``shift`` of the
     window in every iteration (the window dim gives way to the range dim)."""
     info, loop = b.info, b.loop
+    if any(it[0] not in "ncsid" for it in spec):   # ["r", ...]: a run-time length
+        raise Refuse(f"the access at line {_line(op)} is a slice of run-time length")
     moving = [k for k, it in enumerate(spec) if it[0] in "id" and dyn[it[1]][1]]
     if len(moving) != 1 or spec[moving[0]][0] != ("i" if shift is None else "d"):
         return None  # a moving window or several moving subscripts: a gather
