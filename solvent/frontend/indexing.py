@@ -11,6 +11,16 @@ from .emit import full_spec
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 
+class EmptyAxisIndex(Exception):
+    """Raised by ``analyze_index(stand_in=True)`` after it emitted the failing run-time check
+    of a constant index into an empty axis: the access has no element to stand in, and the
+    program never gets past the check, so any value of the right type goes on."""
+
+    def __init__(self, dim: int):
+        super().__init__(dim)
+        self.dim = dim
+
+
 @dataclass(frozen=True)
 class SliceItem:
     lower: object
@@ -62,8 +72,13 @@ class IndexMixin:
         return SliceItem(*parts, node)
 
     # --- analysis ---------------------------------------------------------------------------
-    def analyze_index(self, shape, items, obj=None):
-        """-> (spec, dyn Values, advanced [(dim, Tensor)], deps) for ``x[items]``."""
+    def analyze_index(self, shape, items, obj=None, stand_in: bool = False):
+        """-> (spec, dyn Values, advanced [(dim, Tensor)], deps) for ``x[items]``.
+
+        A constant index into an empty axis in code NumPy may not reach (a loop, a branch,
+        after a run-time check that can fail first) becomes a check that fails where it is
+        reached; with ``stand_in`` the caller is told by ``EmptyAxisIndex`` and goes on with
+        a stand-in value (reads) or no write at all, else it is refused."""
         items = list(items)
         n_consume = sum(1 for i in items if not _is_none(i) and not _is_ellipsis(i))
         if sum(1 for i in items if _is_ellipsis(i)) > 1:
@@ -100,25 +115,19 @@ class IndexMixin:
                 k = int(it.value)
                 if not -n <= k < n:
                     msg = f"index {k} is out of bounds for axis {d} with size {n}"
-                    always_runs = not (self.in_loop or self.depth_in_branch or
-                                       self.shared.get("check_guards"))
                     if self.raise_now():
                         # it always runs, and no earlier run-time check can fail first
                         raise IndexError(f"{self.b.loc}: {msg}")
-                    if always_runs and n == 0:
-                        # an earlier run-time check may fail first (NumPy would raise that
-                        # error), and an empty axis has no stand-in value to go on with:
-                        # refused rather than raising the wrong one of the two errors
+                    # NumPy raises only if this runs, and only if no earlier run-time check
+                    # fails first: a run-time check that fails where it is reached
+                    if n == 0 and not stand_in:
                         raise self.unsupported(
-                            f"{msg}, after a run-time check that may fail first",
-                            "guard it with a condition on the shape, known at compile time")
-                    # NumPy raises only if this runs: a run-time check that fails where it is
-                    # reached, and element 0 stands in; an empty axis has no stand-in
-                    if n == 0:
-                        raise self.unsupported(
-                            f"{msg}, in code that runs only under a run-time condition",
+                            f"{msg}, in code that runs only under a run-time condition or "
+                            "after a run-time check that may fail first",
                             "guard it with a condition on the shape, known at compile time")
                     self.check(Const(False), "IndexError", msg)
+                    if n == 0:     # no element 0 to stand in: the caller supplies one
+                        raise EmptyAxisIndex(d)
                     k = 0
                 spec.append(["c", k % n])
                 ints.append((len(spec) - 1, d, None, k % n))
@@ -237,7 +246,10 @@ class IndexMixin:
         if not isinstance(obj, (Tensor, ArrayRef)):
             obj = self.tensor(obj)
         shape = obj.shape
-        spec, dyn, adv = self.analyze_index(shape, items, obj)
+        try:
+            spec, dyn, adv = self.analyze_index(shape, items, obj, stand_in=True)
+        except EmptyAxisIndex:
+            return self._stand_in_read(obj, items)
         if adv:
             return self._gather(obj, spec, dyn, adv)
         from ..ops.indexspec import result_shape
@@ -255,6 +267,19 @@ class IndexMixin:
             return Tensor(self.b.create("array.read", [obj.buf.ref, *dyn], attrs).result)
         t = self.tensor(obj)
         return Tensor(self.b.create("tensor.slice", [t.v, *dyn], attrs).result, deps=t.deps)
+
+    def _stand_in_read(self, obj, items):
+        """``x[items]`` where a constant index into an empty axis fails at run time (its check
+        was emitted): the same read from zeros of x's shape with every empty axis grown to
+        length 1 gives a value of the right type and shape, never used."""
+        if not obj.type.static:
+            raise self.unsupported(
+                "a constant index into an empty axis of an array with run-time dimensions, "
+                "in code that runs only under a run-time condition",
+                "guard it with a condition on the shape, known at compile time")
+        grown = [max(n, 1) for n in obj.shape]
+        zeros = self.broadcast(self.constant(0, obj.dtype, weak=False), grown)
+        return self.getitem(zeros, items)
 
     def _gather(self, obj, spec, dyn, adv):
         if any(it[0] == "n" for it in spec):
@@ -319,7 +344,10 @@ class IndexMixin:
     def setitem(self, target, items, value):
         if not isinstance(target, ArrayRef):
             raise self.unsupported("assignment into a value that is not an array variable")
-        spec, dyn, adv = self.analyze_index(target.shape, items, target)
+        try:
+            spec, dyn, adv = self.analyze_index(target.shape, items, target, stand_in=True)
+        except EmptyAxisIndex:
+            return     # the index check that always fails was emitted: nothing to write
         if not adv:
             self.write(target, spec, dyn, value)
             return

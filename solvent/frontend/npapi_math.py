@@ -87,8 +87,9 @@ def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
     else:
         acc = static_dtype(fe, dtype, None) or _acc_dtype(np_fn, x.type.dtype)
         x = fe.convert(x, acc)
+    # NumPy's words: the ufunc that reduces (np.maximum, np.minimum)
+    msg = f"zero-size array to reduction operation {kind}imum which has no identity"
     if kind in ("max", "min") and any(x.shape[ax] == 0 for ax in axes):
-        msg = f"zero-size array to reduction operation {kind} which has no identity"
         if fe.raise_now():
             raise ValueError(f"{fe.b.loc}: {msg}")   # it always runs: raise now, in order
         # NumPy raises only when the reduction runs: under a run-time condition that is false
@@ -99,8 +100,7 @@ def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
     if kind in ("max", "min"):
         for ax in axes:
             if x.shape[ax] is None:   # a run-time length: NumPy's error where it is empty
-                fe.check(fe.ufunc(np.greater, fe.dim(x, ax), Const(0)), "ValueError",
-                         f"zero-size array to reduction operation {kind} which has no identity")
+                fe.check(fe.ufunc(np.greater, fe.dim(x, ax), Const(0)), "ValueError", msg)
     return Tensor(fe.b.one(f"tensor.reduce_{kind}", x.v, axes=axes, keepdims=keep))
 
 

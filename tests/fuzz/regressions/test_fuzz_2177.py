@@ -1,8 +1,8 @@
 """Fuzzer reproducer (seed 2177): a constant index out of bounds (axis of size 0) in code
 that runs only under a run-time condition raised IndexError at compile time, where NumPy
 never runs it (or raises another error first). Fixed in frontend/indexing.py: such an index
-is a run-time check (element 0 stands in), and on an empty axis solvent refuses
-(UnsupportedError, which fallback="python" takes over); it never raises the wrong error.
+is a run-time check (element 0 stands in; on an empty axis a read gets a zero stand-in and a
+write is dropped, tests/frontend/test_empty_axis_stand_in.py); it never raises the wrong error.
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
 """
