@@ -268,6 +268,13 @@ class ExprMixin:
     def expr_Subscript(self, node):
         obj = self.expr(node.value)
         idx = self.index_items(node.slice)
+        if len(idx) == 1 and hasattr(idx[0], "lower") and all(
+                p is None or isinstance(p, Const) for p in (idx[0].lower, idx[0].upper,
+                                                            idx[0].step)) and (
+                isinstance(obj, Const) or seq_items(obj) is not None):
+            # a slice of a tuple with compile-time bounds: shape[:ax], shape[ax + 1:]
+            idx = [Const(slice(*(None if p is None else p.value for p in
+                                 (idx[0].lower, idx[0].upper, idx[0].step))))]
         if isinstance(obj, Const) and obj.value in (np.mgrid, np.ogrid):
             from .npapi_creation import index_grid
             key = tuple(slice(*(None if p is None else self.static(p, "an np.mgrid bound")

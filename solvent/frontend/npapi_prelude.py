@@ -25,10 +25,23 @@ def prelude(*np_fns):
 
 
 @prelude(np.diff)
-def diff(a, n=1, axis=-1):
-    """n-th discrete difference along ``axis``: out[i] = a[i+1] - a[i], n times."""
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """n-th discrete difference along ``axis``: out[i] = a[i+1] - a[i], n times; ``prepend``
+    and ``append`` are joined to ``a`` along ``axis`` first (a scalar as one slice), as in
+    NumPy (which also promotes the dtype of the join)."""
     if n == 0:
         return a
+    if prepend is not None or append is not None:
+        x = np.asarray(a)
+        ax = axis % x.ndim
+        one = x.shape[:ax] + (1,) + x.shape[ax + 1:]
+        if prepend is not None:
+            p = np.asarray(prepend)
+            x = np.concatenate((np.broadcast_to(p, one) if p.ndim == 0 else p, x), axis=ax)
+        if append is not None:
+            q = np.asarray(append)
+            x = np.concatenate((x, np.broadcast_to(q, one) if q.ndim == 0 else q), axis=ax)
+        return diff(x, n, ax)
     x = np.moveaxis(np.asarray(a), axis, -1)
     d = np.moveaxis(x[..., 1:] - x[..., :-1], -1, axis)
     return diff(d, n - 1, axis)   # n is a compile-time count: inlined n times

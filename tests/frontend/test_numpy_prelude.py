@@ -39,6 +39,14 @@ def differences(A, x):
     return np.diff(x), np.diff(x, n=2), np.diff(A, axis=0), np.diff(A, n=2, axis=1)
 
 
+def differences_joined(A, k, x):
+    # a scalar prepend of another dtype promotes (int8 + float: float64), an array is joined
+    # along the axis as it is, append too; negative axes
+    return (np.diff(x, prepend=0), np.diff(x, n=2, prepend=[0.5, 1.0], append=x[-1]),
+            np.diff(A, axis=0, append=A[:1]), np.diff(A, axis=-1, prepend=1.5),
+            np.diff(k, prepend=np.int8(3)), np.diff(k, append=2.5))
+
+
 def products(A, x):
     return np.kron(A[:2, :2], A[:2, :3]), np.kron(x[:3], x[:2]), \
         np.linalg.matrix_power(A[:3, :3], 3), np.linalg.matrix_power(A[:3, :3], 0), \
@@ -101,6 +109,8 @@ def _cases(n):
         case(averages, A, w, id=f"average-{n}"),
         case(covariances, A, x, id=f"cov-{n}"),
         case(differences, A, x, id=f"diff-{n}"),
+        case(differences_joined, np.asfortranarray(A), rng.integers(-9, 9, n).astype(np.int8),
+             x, id=f"diff-joined-{n}"),
         case(products, A[:, :3] if n >= 3 else A, x, id=f"kron-power-{n}"),
         case(closeness, x, id=f"isclose-{n}"),
         case(counting, x, rng.integers(0, 5, n), id=f"counting-{n}"),

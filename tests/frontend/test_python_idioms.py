@@ -100,6 +100,12 @@ def shapes_compare(a, b):
     return a + b
 
 
+def shape_slices(A):
+    ax = -1 % (A.ndim - 1)        # computed, but known at compile time
+    lead, rest = A.shape[:ax], A.shape[ax + 1:]
+    return np.zeros(lead + (2,) + rest), A.shape[::-1], A.shape[-1:], len(A.shape[ax:])
+
+
 def nested_def(A, c):
     scale = 2.0
 
@@ -163,6 +169,8 @@ def _cases(n):
         case(none_bounds, x, 0, id=f"none-bounds-k0-{n}"),
         case(negative_runtime_stop, rng.random(n + 5), id=f"neg-stop-{n}"),
         case(shapes_compare, x, x, id=f"shape-eq-{n}"),
+        case(shape_slices, A, id=f"shape-slices-{n}"),
+        case(shape_slices, A.T[..., None], id=f"shape-slices-3d-{n}"),
         case(nested_def, x, 0.5, id=f"nested-def-{n}"),
         case(lambda_inside, x, id=f"lambda-{n}"),
         case(import_inside, x, id=f"import-{n}"),
