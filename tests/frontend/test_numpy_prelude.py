@@ -139,7 +139,7 @@ def test_random_numbers_inside_are_refused_with_the_line():
 
 @pytest.mark.parametrize("backend, where", [
     ("xla", r"test_numpy_prelude.py:\d+:\d+: index 5"),
-    ("native", r"index 5 is out of bounds .* \(line \d+ of .*test_numpy_prelude.py\)")])
+    ("native", r"test_numpy_prelude.py:\d+:\d+: index 5")])
 def test_bincount_value_beyond_minlength_raises_index_error(backend, where):
     def f(i):
         return np.bincount(i, minlength=3)

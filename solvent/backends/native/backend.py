@@ -17,6 +17,7 @@ from llvmlite import ir
 
 from ...ir.core import Function
 from ...ir.registry import get, lowerings, register_lowering
+from ...ops.checks import error_text
 from ..base import Backend
 from ...ir.types import TensorType, np_dtype
 from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rules_linalg,
@@ -331,9 +332,9 @@ def _take(record, dt, owned: dict):
 def _error(err, locs):
     loc_id, index, axis, size, kind = (int(x) for x in err)
     loc = locs[loc_id] if 0 <= loc_id < len(locs) else None
-    where = f" (line {loc.line} of {loc.file})" if loc is not None else ""
-    if kind == ERR_INDEX:
-        return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}{where}")
+    if kind == ERR_INDEX:   # the same words, with the line first, as every backend's checks
+        return IndexError(error_text(
+            f"index {index} is out of bounds for axis {axis} with size {size}", None, loc))
     if kind == ERR_MEMORY:
         return MemoryError("native: out of memory for a run-time-sized array")
-    return ValueError(f"range() arg 3 must not be zero{where}")
+    return ValueError(error_text("range() arg 3 must not be zero", None, loc))

@@ -64,7 +64,7 @@ def test_failure_in_a_loop_leaves_every_layout_of_the_callers_array_alone(layout
     idx = np.array([0, 3, 1, 9, 2], dtype=np.int64)   # 9 fails after three rows were written
     with pytest.raises(IndexError) as e:
         solvent.jit(scatter_rows, backend="native")(A, idx, 0.5)
-    assert f"line {_line(scatter_rows, 'A[idx[i], j]')}" in str(e.value)
+    assert f".py:{_line(scatter_rows, 'A[idx[i], j]')}:" in str(e.value)
     assert "index 9" in str(e.value) and "size 4" in str(e.value)
     np.testing.assert_array_equal(A, before)
     idx[3] = -4   # in bounds: the same call now matches NumPy, in place
@@ -103,7 +103,7 @@ def test_while_loop_failure_reports_the_line_and_restores_the_argument():
     x = np.zeros(7)
     with pytest.raises(IndexError) as e:
         solvent.jit(countdown, backend="native")(4, x)
-    assert f"line {_line(countdown, 'x[k] = n')}" in str(e.value)
+    assert f".py:{_line(countdown, 'x[k] = n')}:" in str(e.value)
     np.testing.assert_array_equal(x, np.zeros(7))
     check(countdown, 3, np.zeros(7), backend="native")
 
@@ -135,7 +135,7 @@ def test_a_gather_checks_every_index_and_reports_the_first_bad_one_in_order():
     with pytest.raises(IndexError) as e:
         solvent.jit(gather_sum, backend="native")(x, cols)
     assert "index 12 is out of bounds for axis 0 with size 10" in str(e.value)
-    assert f"line {_line(gather_sum, 'x[cols]')}" in str(e.value)
+    assert f".py:{_line(gather_sum, 'x[cols]')}:" in str(e.value)
     check(gather_sum, x, np.array([[1, -10, 3], [9, -1, 0]]), backend="native")
     check(gather_sum, x.astype(np.float32), np.zeros((0, 4), dtype=np.int32), backend="native")
     check(gather_sum, x, np.arange(-10, 10, dtype=np.int8).reshape(4, 5), backend="native")

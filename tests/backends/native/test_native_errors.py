@@ -48,7 +48,7 @@ def test_out_of_bounds_write_raises_and_leaves_the_callers_array_alone():
     before = A.copy()
     with pytest.raises(IndexError) as e:
         solvent.jit(write_past_end, backend="native")(A, 5)
-    assert f"line {_line(write_past_end, 'A[k] = 2.0')}" in str(e.value)
+    assert f".py:{_line(write_past_end, 'A[k] = 2.0')}:" in str(e.value)
     assert "out of bounds for axis 0 with size 5" in str(e.value)
     np.testing.assert_array_equal(A, before)
 
@@ -56,7 +56,7 @@ def test_out_of_bounds_write_raises_and_leaves_the_callers_array_alone():
 def test_out_of_bounds_read_raises_naming_the_line():
     with pytest.raises(IndexError) as e:
         solvent.jit(read_past_end, backend="native")(np.ones(3), 4)
-    assert f"line {_line(read_past_end, 's += x[i]')}" in str(e.value)
+    assert f".py:{_line(read_past_end, 's += x[i]')}:" in str(e.value)
     assert "index 3" in str(e.value)
 
 
