@@ -5,7 +5,10 @@ Identities: d sum = the cotangent broadcast back over the reduced axes; max/min 
 cotangent to the elements equal to the result, shared equally between ties (an equality
 mask); prod: ``ct * prod / x`` (nonzero operands); cumsum's adjoint is the reversed cumsum of
 the reversed cotangent; cumprod's (exact with zeros, no division): ``ct_x[j] = y[j-1] * s[j]``
-with ``s[j] = ct[j] + x[j+1] s[j+1]``, a reverse loop over the axis; a contraction's cotangents are the contractions of the cotangent with
+with ``s[j] = ct[j] + x[j+1] s[j+1]``, a reverse loop over the axis; a running max/min
+(cummax/cummin) sends each ``ct[i]`` to the element that y[i] is a copy of, the last
+``j <= i`` with ``x[j] == y[j]`` (a record or a tie with it), found as the running max of
+``where(x == y, j, -1)`` and summed there by a scatter-add; a contraction's cotangents are the contractions of the cotangent with
 the other operand over its free dimensions, transposed back into the operand's layout.
 """
 from __future__ import annotations
@@ -125,7 +128,23 @@ def _to_layout(b, v, order):
     return b.one("tensor.transpose", v, perm=perm)
 
 
-for _name, _rule in (("reduce_sum", _sum), ("reduce_max", _extreme),
+def _running_extreme(b, op, xs, ys, cts):
+    x, y, ct = xs[0], ys[0], cts[0]
+    axis, shape = op.attrs["axis"], list(x.type.shape)
+    if x.type.size == 0:
+        return [E.zeros(b, x.type)]
+    pos = b.one("tensor.iota", shape=shape, dim=axis, dtype="i64")
+    record = b.one("tensor.select", b.one("tensor.eq", x, y), pos,
+                   b.one("tensor.broadcast_to", b.constant(-1, "i64"), shape=shape))
+    source = b.one("tensor.cummax", record, axis=axis)
+    idx = [source if d == axis else b.one("tensor.iota", shape=shape, dim=d, dtype="i64")
+           for d in range(len(shape))]
+    return [b.one("tensor.scatter_add", E.zeros(b, x.type), ct, *idx,
+                  axes=list(range(len(shape))))]
+
+
+for _name, _rule in (("cummax", _running_extreme), ("cummin", _running_extreme),
+                     ("reduce_sum", _sum), ("reduce_max", _extreme),
                      ("reduce_min", _extreme), ("reduce_prod", _prod), ("cumsum", _cumsum),
                      ("cumprod", _cumprod),
                      ("dot_general", _dot)):

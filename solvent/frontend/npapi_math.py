@@ -190,7 +190,8 @@ def _scan(kind, np_fn):
     def handler(fe, a, axis=None, dtype=None, out=None):
         x = fe.tensor(a)
         if axis is None or fe.static(axis) is None:
-            x = fe.tensor(reshape_value(fe, x, Const((-1,))))
+            if x.type.rank != 1:   # a 1-D value (of run-time length, too) is its own ravel
+                x = fe.tensor(reshape_value(fe, x, Const((-1,))))
             ax = 0
         else:
             ax = norm_axes(fe, axis, x.type.rank)[0]
@@ -751,7 +752,7 @@ def _pyround(fe, x, ndigits=None):
 # ufunc methods: ``outer`` of every ufunc, ``reduce``/``accumulate`` of these, ``np.add.at``
 UFUNC_REDUCE = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min",
                 np.logical_and: "all", np.logical_or: "any"}
-UFUNC_ACCUMULATE = (np.add, np.multiply)
+UFUNC_ACCUMULATE = (np.add, np.multiply, np.maximum, np.minimum)
 UFUNC_AT = (np.add,)
 
 
@@ -768,6 +769,16 @@ def _ufunc_method(fe, fn, args, kwargs):
     if name == "reduce" and uf in UFUNC_REDUCE:
         return reduce(fe, UFUNC_REDUCE[uf], args[0], kwargs.get("axis", Const(0)),
                       kwargs.get("keepdims", Const(False)))
+    if name == "accumulate" and uf in (np.maximum, np.minimum):
+        x = fe.tensor(args[0])
+        if x.type.rank == 0:
+            raise TypeError(f"{fe.b.loc}: cannot accumulate on a scalar")
+        if x.dtype[0] == "c":
+            raise fe.unsupported(f"np.{uf.__name__}.accumulate of complex values (NumPy's "
+                                 "lexicographic order)", "accumulate the real part, or loop")
+        ax = norm_axes(fe, kwargs.get("axis", Const(0)), x.type.rank)[0]
+        kind = "cummax" if uf is np.maximum else "cummin"
+        return Tensor(fe.b.one(f"tensor.{kind}", x.v, axis=ax))
     if name == "accumulate" and uf in UFUNC_ACCUMULATE:
         return _scan("cumsum" if uf is np.add else "cumprod",
                      np.cumsum if uf is np.add else np.cumprod)(fe, args[0],

@@ -193,3 +193,26 @@ for _k in ("cumsum", "cumprod"):
         xla=(lambda k: lambda op, args, ctx: [getattr(jnp, k)(
             args[0], axis=op.attrs["axis"], dtype=args[0].dtype)])(_k),
     )
+
+def _running_extreme_xla(name):
+    def lower(op, args, ctx):
+        from jax import lax
+        x = args[0]
+        if x.dtype == jnp.bool_:   # lax.cummax takes numbers: max of booleans is or
+            return [getattr(lax, name)(x.astype(jnp.uint8), axis=op.attrs["axis"]).astype(
+                jnp.bool_)]
+        return [getattr(lax, name)(x, axis=op.attrs["axis"])]
+    return lower
+
+
+for _k, _uf in (("cummax", np.maximum), ("cummin", np.minimum)):
+    register(OpDef(
+        name=f"tensor.{_k}",
+        doc=f"numpy.{_uf.__name__}.accumulate(x, axis): the running extreme along axis "
+            "(NaN propagates forward)",
+        infer=_scan_infer,
+    ),
+        interp=(lambda uf: lambda op, args, ctx: [uf.accumulate(
+            args[0], axis=op.attrs["axis"])])(_uf),
+        xla=_running_extreme_xla(_k),
+    )

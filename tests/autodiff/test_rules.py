@@ -56,7 +56,8 @@ def test_every_differentiable_op_has_a_rule():
 KINKED = ("tensor.abs", "tensor.max", "tensor.min", "tensor.fmax", "tensor.fmin",
           "tensor.reduce_max", "tensor.reduce_min", "tensor.mod", "tensor.floordiv",
           "tensor.copysign", "tensor.floor", "tensor.ceil", "tensor.trunc", "tensor.rint",
-          "tensor.sign", "tensor.select", "tensor.pow", "tensor.sort")
+          "tensor.sign", "tensor.select", "tensor.pow", "tensor.sort", "tensor.cummax",
+          "tensor.cummin")
 
 
 def _f64_sample(s):

@@ -2,6 +2,8 @@
 import numpy as np
 import pytest
 
+import solvent
+
 from differential import case, check, run_cases
 
 rng = np.random.default_rng(2)
@@ -107,6 +109,18 @@ def red_empty(E):
 def red_ufunc_methods(X):
     return np.add.reduce(X), np.multiply.reduce(X, axis=1), np.maximum.reduce(X, axis=0), \
         np.add.accumulate(X, axis=1)
+
+
+def running_extremes(X, k):
+    # running max/min (drawdown-style code): NaN propagates forward; int8 and bool keep
+    # their dtype; axis=-1; a 1-D value whose length is known only at run time (native)
+    return (np.maximum.accumulate(X), np.minimum.accumulate(X, axis=-1),
+            np.maximum.accumulate(k), np.minimum.accumulate(k > 0),
+            X[0] - np.maximum.accumulate(X[0]))
+
+
+def running_max_of_mask(x):
+    return np.maximum.accumulate(x[x > 0])
 
 
 # --- creation ----------------------------------------------------------------------------------
@@ -303,6 +317,9 @@ cases = [
     case(red_nan_axes, BIG_NANS),
     case(red_empty, np.zeros((0, 3))),
     case(red_ufunc_methods, A),
+    case(running_extremes, np.array([[1.0, np.nan, 3.0, 0.5], [2.0, 0.0, -1.0, 4.0]]),
+         np.array([3, -7, 5, 9, -2], dtype=np.int8)),
+    case(running_extremes, np.asfortranarray(A), np.zeros(0, dtype=np.int8), id="running_f"),
     case(create_basic, A),
     case(create_like, A),
     case(create_like, I32, id="create_like_int32"),
@@ -343,6 +360,23 @@ cases = [
 ]
 
 test_numpy_api = run_cases(cases)
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+def test_running_max_of_a_run_time_length(backend):
+    check(running_max_of_mask, np.array([0.5, -1.0, 2.0, 1.0, -3.0, 4.0]), backend=backend)
+
+
+def test_running_max_refusals_name_the_line():
+    def scalar(v):
+        return np.maximum.accumulate(v)
+
+    def complex_values(z):
+        return np.minimum.accumulate(z)
+    with pytest.raises(TypeError, match=r"test_numpy_api.py:\d+:\d+: cannot accumulate"):
+        solvent.jit(scalar)(2.0)
+    with pytest.raises(solvent.UnsupportedError, match=r"test_numpy_api.py:\d+:\d+: .*complex"):
+        solvent.jit(complex_values)(np.ones(3, np.complex128))
 
 
 # --- one jitted function, many specializations -------------------------------------------------------

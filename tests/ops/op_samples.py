@@ -549,6 +549,13 @@ def _reduction_samples():
             add(f"tensor.{kind}-axis{axis}-{dt}", [T((3, 4, 5), dt)],
                 lambda b, x, kind=kind, axis=axis: b.one(f"tensor.{kind}", x, axis=axis),
                 lambda rng, dt=dt: [gen(rng, (3, 4, 5), dt, lo=0.5, hi=1.5, ilo=-3, ihi=3)])
+    for kind in ("cummax", "cummin"):
+        for axis, dt, dom in ((0, "f64", {}), (2, "f64", dict(specials=(NAN, -NAN))),
+                              (1, "f32", {}), (2, "i8", dict(ilo=-100, ihi=100)),
+                              (1, "u8", dict(ihi=200)), (0, "i1", {})):
+            add(f"tensor.{kind}-axis{axis}-{dt}", [T((3, 4, 5), dt)],
+                lambda b, x, kind=kind, axis=axis: b.one(f"tensor.{kind}", x, axis=axis),
+                lambda rng, dt=dt, dom=dom: [gen(rng, (3, 4, 5), dt, **dom)])
 
 
 # --- linear algebra -------------------------------------------------------------------------

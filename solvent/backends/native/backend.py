@@ -53,7 +53,9 @@ def _runtime_shape_why(op) -> str | None:
                 "tensor.fill",
                 "tensor.transpose", "func.return") or name in rules_elementwise.ELEMENTWISE:
         return None
-    if name.startswith("tensor.reduce_") or name in ("tensor.argmax", "tensor.argmin"):
+    if name.startswith("tensor.reduce_") or name in ("tensor.argmax", "tensor.argmin",
+                                                     "tensor.cumsum", "tensor.cumprod",
+                                                     "tensor.cummax", "tensor.cummin"):
         return None
     if name == "tensor.update_slice":   # static items ("s", "d") index only static dims
         return None

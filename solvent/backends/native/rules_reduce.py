@@ -97,11 +97,14 @@ def _reduce(kind):
 
 def _scan(kind):
     combine = _COMBINE[kind]
+    if kind in ("max", "min"):
+        combine = _ieee_extreme(kind, combine)   # NaN propagates forward, as in NumPy
 
     def rule(op, ctx):
         xv = op.operands[0]
         x = ctx.get(xv)
-        out = ctx.out(op)
+        dims = ctx.dims(xv)     # registers for dims known only at run time
+        out = ctx.out(op, shape=dims)
         dt = xv.type.dtype
         axis = op.attrs["axis"]
         b = ctx.b
@@ -121,13 +124,14 @@ def _scan(kind):
             ctx.store(out, idx, combine(ctx, dt, ctx.load(out, prev), v))
             b.branch(join)
             b.position_at_end(join)
-        ctx.loop_nest(xv.type.shape, body)
+        ctx.loop_nest(dims, body)
         return [out]
     return rule
 
 
 RULES = {f"tensor.reduce_{k}": _reduce(k) for k in _COMBINE}
-RULES.update({"tensor.cumsum": _scan("sum"), "tensor.cumprod": _scan("prod")})
+RULES.update({"tensor.cumsum": _scan("sum"), "tensor.cumprod": _scan("prod"),
+              "tensor.cummax": _scan("max"), "tensor.cummin": _scan("min")})
 
 
 def _arg(kind):
