@@ -495,3 +495,21 @@ def test_where_with_one_argument_on_xla_is_refused_naming_the_line():
     import solvent
     with pytest.raises(solvent.UnsupportedError, match=r"test_numpy_api.py:\d+"):
         solvent.jit(_where_one_argument, backend="xla")(np.ones(3), np.ones((2, 2)))
+
+
+def running_extremes_1d(x):
+    return np.maximum.accumulate(x), np.minimum.accumulate(x[::-1])
+
+
+@pytest.mark.parametrize("backend", ["xla", "native", "interp"])
+def test_running_extremes_keep_numpys_zero_signs_and_nans(backend):
+    """np.maximum(m, v) gives v of two equal values (-0.0, +0.0), and NaN sticks: the running
+    value's NaNs are NumPy's, element for element, and so are its zero signs except on XLA
+    (lax.cummax picks among equal zeros its own way: the README's documented max/min of
+    equal zeros)."""
+    x = np.array([-0.0, 0.0, -0.0, 1.0, np.nan, 5.0, -np.inf], dtype=np.float32)
+    got = solvent.jit(running_extremes_1d, backend=backend)(x)
+    for g, e in zip(got, running_extremes_1d(x)):
+        np.testing.assert_array_equal(g, e)
+        if backend != "xla":
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(e))

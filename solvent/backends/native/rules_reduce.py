@@ -95,10 +95,25 @@ def _reduce(kind):
     return rule
 
 
+def _running_extreme(kind, fallback):
+    """A running float max/min step ``m, v -> v if v >= m (<= for min) or v is NaN else m``:
+    a NaN running value stays, a NaN element takes over, and of equal values (-0.0, +0.0)
+    the new one wins, as in NumPy's np.maximum(m, v); one compare and a select on the chain
+    from step to step, where ``llvm.maximum`` expands to several (and orders -0.0 first)."""
+    def f(ctx, dt, m, v):
+        if dt[0] != "f":
+            return fallback(ctx, dt, m, v)
+        b = ctx.b
+        beats = b.fcmp_unordered(">=" if kind == "max" else "<=", v, m)
+        nan_m = b.fcmp_unordered("uno", m, m)
+        return b.select(b.and_(beats, b.not_(nan_m)), v, m)
+    return f
+
+
 def _scan(kind):
     combine = _COMBINE[kind]
     if kind in ("max", "min"):
-        combine = _ieee_extreme(kind, combine)   # NaN propagates forward, as in NumPy
+        combine = _running_extreme(kind, combine)   # NaN propagates forward, as in NumPy
 
     def rule(op, ctx):
         xv = op.operands[0]
@@ -108,6 +123,33 @@ def _scan(kind):
         dt = xv.type.dtype
         axis = op.attrs["axis"]
         b = ctx.b
+
+        n = dims[axis]
+        if axis == len(dims) - 1:
+            # along the innermost dim: the running value stays in a register (a reload of
+            # out[i - 1] puts a store-to-load forward on the dependence chain of every step)
+            acc = ctx.slot(dt)
+
+            def row(outer):
+                b.store(ctx.load(x, outer + [const("i64", 0)]), acc)
+                ctx.store(out, outer + [const("i64", 0)], b.load(acc))
+
+                def step(i):
+                    j = b.add(i, const("i64", 1))
+                    r = combine(ctx, dt, b.load(acc), ctx.load(x, outer + [j]))
+                    b.store(r, acc)
+                    ctx.store(out, outer + [j], r)
+                ctx.counted_loop(b.sub(n, const("i64", 1)) if not isinstance(n, int)
+                                 else n - 1, step)
+            if isinstance(n, int) and n == 0:
+                return [out]
+            if isinstance(n, int):
+                ctx.loop_nest(dims[:-1], row)
+            else:
+                nonempty = b.icmp_signed(">", n, const("i64", 0))
+                with b.if_then(nonempty):
+                    ctx.loop_nest(dims[:-1], row)
+            return [out]
 
         def body(idx):
             v = ctx.load(x, idx)
