@@ -99,7 +99,8 @@ def _ufunc_rows():
 # What each statement / expression the translator dispatches on (``stmt_X`` / ``expr_X``)
 # covers; ``_python_rows`` refuses to generate the document if the two sets differ.
 SYNTAX = {
-    "stmt_Assign": "`x = ...`, tuple unpacking, `x[...] = v` (elements, slices with "
+    "stmt_Assign": "`x = ...`, tuple unpacking (a starred target `n, *rest = A.shape` takes a "
+                   "list), `x[...] = v` (elements, slices with "
                    "broadcasting, integer-array and boolean-mask stores), chained targets",
     "stmt_AugAssign": "`x += v` and friends, in place on arrays as in NumPy",
     "stmt_AnnAssign": "`x: float = v`",
@@ -108,6 +109,7 @@ SYNTAX = {
     "stmt_If": "`if`/`elif`/`else`; a name assigned on one path only must be dead after "
                "it (read-before-write liveness)",
     "stmt_For": "`for` over `range`, over arrays (rows are views), `enumerate`, `zip`, "
+                "`zip(*S)` (`zip(*np.nonzero(m))`), "
                 "tuples (unrolled); `for`-`else` is refused",
     "stmt_While": "`while` (`while`-`else` is refused)",
     "stmt_Break": "`break` (the rest of the iteration runs under a flag)",

@@ -281,19 +281,21 @@ class ControlMixin:
     def _unroll_over_tuple(self, node) -> bool:
         """``for x in (a, b, c)``: iterating over a compile-time tuple (of numbers, arrays,
         anything) runs the body once per item, unrolled. False when no iterable is a tuple."""
-        names, target, body = getattr(node, ITER_ATTR)
+        names, target, body, starred = getattr(node, ITER_ATTR)
         seqs = [self.env.get(n) for n in names]
         if not any(isinstance(v, TupleVal) or (isinstance(v, Const) and
                                                 isinstance(v.value, (tuple, list)))
-                   for v in seqs):
-            return False
+                   for n, v in zip(names, seqs) if n not in starred):
+            return False   # (zip(*S) iterates over S's items, a loop over their indices)
         if body_jumps(body, (ast.Break, ast.Continue)):
             raise self.unsupported("break or continue in a loop over a tuple",
                                    "loop over range(len(t)) instead")
-        lengths = [len(v.items) if isinstance(v, TupleVal) else len(v.value)
-                   if isinstance(v, Const) and isinstance(v.value, (tuple, list))
-                   else self.static_int(self.call_function(len, [v], {}, node), "a length")
-                   for v in seqs]
+        def length(v):
+            return len(v.items) if isinstance(v, TupleVal) else len(v.value) \
+                if isinstance(v, Const) and isinstance(v.value, (tuple, list)) \
+                else self.static_int(self.call_function(len, [v], {}, node), "a length")
+        lengths = [min(length(i) for i in seq_items(v)) if n in starred else length(v)
+                   for n, v in zip(names, seqs)]
         for k in range(min(lengths)):
             self.env[node.target.id] = Const(k)
             self.stmts(node.body)

@@ -42,7 +42,9 @@ import copy
 
 from .scopes import body_jumps
 
-ITER_ATTR = "_solvent_iterables"  # on a rewritten For: the hidden names of its iterables
+# on a rewritten For: (the hidden names of its iterables, target, body, the names that hold
+# the sequences of a zip(*S))
+ITER_ATTR = "_solvent_iterables"
 PREFIX = "__solvent_"
 LOOP_RETURN_VALUE = PREFIX + "rv"   # + a number: the value a return inside a loop gives
 
@@ -62,13 +64,15 @@ class _IterLoops(ast.NodeTransformer):
         seqs: list = []
         item = _items(it, idx, k, seqs)
         names = [f"{PREFIX}it{k}_{j}" for j in range(len(seqs))]
-        pre = [ast.Assign([ast.Name(n, ast.Store())], s) for n, s in zip(names, seqs)]
-        lens = [ast.Call(_name("len"), [_name(n)], []) for n in names]
+        pre = [ast.Assign([ast.Name(n, ast.Store())], s.value if isinstance(s, ast.Starred)
+                          else s) for n, s in zip(names, seqs)]
+        lens = [_len_of(n, isinstance(s, ast.Starred)) for n, s in zip(names, seqs)]
         count = lens[0] if len(lens) == 1 else ast.Call(_name("min"), lens, [])
         bind = ast.Assign([copy.deepcopy(node.target)], item)
         loop = ast.For(ast.Name(idx, ast.Store()), ast.Call(_name("range"), [count], []),
                        [bind] + node.body, node.orelse, getattr(node, "type_comment", None))
-        setattr(loop, ITER_ATTR, (names, node.target, node.body))
+        starred = {n for n, s in zip(names, seqs) if isinstance(s, ast.Starred)}
+        setattr(loop, ITER_ATTR, (names, node.target, node.body, starred))
         out = pre + [loop]
         original = {id(n) for n in ast.walk(node)}
         for n in out:  # new nodes point at the `for` line; the user's own keep theirs
@@ -86,10 +90,31 @@ def _items(it, idx: str, k: int, seqs: list) -> ast.expr:
         start = it.args[1] if len(it.args) == 2 else ast.Constant(0)
         return ast.Tuple([ast.BinOp(start, ast.Add(), _name(idx)),
                           _items(it.args[0], idx, k, seqs)], ast.Load())
-    if _is_call_to(it, "zip") and it.args and not it.keywords:
+    if _is_call_to(it, "zip") and len(it.args) == 1 and isinstance(it.args[0], ast.Starred) \
+            and not it.keywords:
+        # zip(*S) (S a tuple of sequences known at compile time: np.nonzero's arrays):
+        # the item is tuple(s[idx] for s in S), the length the shortest of them
+        seqs.append(it.args[0])
+        s = f"{PREFIX}s{k}"
+        return ast.Call(_name("tuple"), [ast.GeneratorExp(
+            _subscript(s, idx), [ast.comprehension(ast.Name(s, ast.Store()),
+                                                   _name(f"{PREFIX}it{k}_{len(seqs) - 1}"),
+                                                   [], 0)])], [])
+    if _is_call_to(it, "zip") and it.args and not it.keywords and not any(
+            isinstance(a, ast.Starred) for a in it.args):
         return ast.Tuple([_items(a, idx, k, seqs) for a in it.args], ast.Load())
     seqs.append(it)
     return _subscript(f"{PREFIX}it{k}_{len(seqs) - 1}", idx)
+
+
+def _len_of(seq: str, starred: bool) -> ast.expr:
+    """len(seq), or for the sequences of a zip(*seq) the shortest one's."""
+    if not starred:
+        return ast.Call(_name("len"), [_name(seq)], [])
+    s = f"{PREFIX}l"
+    return ast.Call(_name("min"), [ast.Call(_name("tuple"), [ast.GeneratorExp(
+        ast.Call(_name("len"), [_name(s)], []),
+        [ast.comprehension(ast.Name(s, ast.Store()), _name(seq), [], 0)])], [])], [])
 
 
 def _is_call_to(node, name: str) -> bool:

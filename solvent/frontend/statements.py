@@ -10,7 +10,7 @@ from ..ir.types import TensorType
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
                      always_returns, body_jumps)
 from .local_functions import LocalFunction
-from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq, seq_items
+from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq, make_seq, seq_items
 
 
 class StmtMixin:
@@ -230,6 +230,22 @@ class StmtMixin:
     def assign(self, target, value) -> None:
         if isinstance(target, ast.Name):
             self.bind(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)) and any(
+                isinstance(t, ast.Starred) for t in target.elts):
+            # ``n, *rest = A.shape``: the starred name takes a list of what the others leave
+            star = next(k for k, t in enumerate(target.elts) if isinstance(t, ast.Starred))
+            items = self.iter_items(value)
+            if items is None:
+                raise self.unsupported("cannot unpack this value")
+            after = len(target.elts) - star - 1
+            if len(items) < len(target.elts) - 1:
+                raise ValueError(f"{self.b.loc}: not enough values to unpack (expected at "
+                                 f"least {len(target.elts) - 1}, got {len(items)})")
+            rest = items[star:len(items) - after]
+            for t, v in zip(target.elts[:star] + target.elts[star + 1:],
+                            items[:star] + items[len(items) - after:]):
+                self.assign(t, v)
+            self.assign(target.elts[star].value, make_seq(rest, listy=True))
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(value, len(target.elts))
             for t, v in zip(target.elts, items):

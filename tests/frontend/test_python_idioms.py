@@ -100,6 +100,27 @@ def shapes_compare(a, b):
     return a + b
 
 
+def starred_unpack(A):
+    n, *rest = A.shape            # the starred name takes a list of what is left
+    *lead, m = A.shape
+    first, *mid, last = (1.0, A[0, 0], 2.0, 3.0)
+    return n + len(rest), lead, m, len(mid), mid[0] + first + last
+
+
+def zip_star_rows(A, B):
+    t = 0.0
+    for a, b, c in zip(*(A, B, A * 2)):      # zip(*S): S's rows side by side
+        t += (a * b).sum() + c[0]
+    return t
+
+
+def zip_star_uneven(x, y):
+    t = 0.0
+    for p in zip(*(x, y)):                    # the shortest wins, as in Python
+        t += p[0] - p[1]
+    return t
+
+
 def shape_slices(A):
     ax = -1 % (A.ndim - 1)        # computed, but known at compile time
     lead, rest = A.shape[:ax], A.shape[ax + 1:]
@@ -169,6 +190,10 @@ def _cases(n):
         case(none_bounds, x, 0, id=f"none-bounds-k0-{n}"),
         case(negative_runtime_stop, rng.random(n + 5), id=f"neg-stop-{n}"),
         case(shapes_compare, x, x, id=f"shape-eq-{n}"),
+        case(starred_unpack, A, id=f"starred-unpack-{n}"),
+        case(starred_unpack, A[:, :, None], id=f"starred-unpack-3d-{n}"),
+        case(zip_star_rows, A, A[::-1].copy(), id=f"zip-star-rows-{n}"),
+        case(zip_star_uneven, x, y[:2], id=f"zip-star-uneven-{n}"),
         case(shape_slices, A, id=f"shape-slices-{n}"),
         case(shape_slices, A.T[..., None], id=f"shape-slices-3d-{n}"),
         case(nested_def, x, 0.5, id=f"nested-def-{n}"),
@@ -261,3 +286,17 @@ def test_max_min_of_a_python_number_and_a_numpy_scalar_keep_the_value(backend, n
     for g, w in zip(got, want):   # the values; the type follows the winner in Python
         assert g == w and np.asarray(g).dtype.kind == np.asarray(w).dtype.kind, (got, want)
     assert type(got[5]) is int and got[5] == 3
+
+
+def nonzero_pairs(A):
+    s = A.sum() * 0.0               # np.float64 whatever the trip count
+    for i, j in zip(*np.nonzero(A > 0)):      # np.nonzero's run-time-length arrays
+        s += A[i, j] * (i + 1) - j
+    return s
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+@pytest.mark.parametrize("A", [np.arange(-5.0, 7.0).reshape(3, 4), np.zeros((2, 3)),
+                               np.zeros((3, 0))], ids=["mixed", "none-positive", "empty"])
+def test_zip_star_over_nonzero(A, backend):
+    check(nonzero_pairs, A, backend=backend)

@@ -209,6 +209,9 @@ def _sequential_reason(op: Operation, ctx: Ctx) -> str | None:
     for v in _free_values(op):
         if not isinstance(ctx.get(v), (ir.Value, BufRef)):
             return "it reads a fused computation or an unmaterialized transpose"
+        if not getattr(v.type, "static", True):
+            # its run-time dims are registers of the calling function, not of the chunk's
+            return "it reads an array whose length is known only at run time"
     if _private_bufs(op, plan) is None:
         return "a private array has a run-time shape"
     if any(None in getattr(r.type, "shape", ()) for inner in body.walk() for r in inner.results):

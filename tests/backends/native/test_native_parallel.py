@@ -335,3 +335,28 @@ def test_two_python_threads_share_the_pool(pool):
     for t in ts:
         t.join()
     assert not bad
+
+
+def gather_by_flatnonzero(x):
+    idx = np.flatnonzero(x > 0)
+    s = 0.0
+    for k in range(idx.shape[0]):
+        s += x[idx[k]] * k
+    return s
+
+
+def scatter_mask_values(x):
+    y = x[x > 0]
+    out = np.zeros(x.shape[0])
+    for k in range(y.shape[0]):
+        out[k] = y[k] * 2
+    return out
+
+
+@pytest.mark.parametrize("fn", [gather_by_flatnonzero, scatter_mask_values])
+def test_a_loop_over_a_run_time_length_value_runs_sequentially_and_right(fn):
+    """A loop marked parallel that reads an array of run-time length (a mask read, a
+    flatnonzero) crashed the native backend (the chunk function got the caller's registers
+    for the dims); it runs sequentially and matches NumPy."""
+    x = np.random.default_rng(3).standard_normal(300)
+    np.testing.assert_allclose(solvent.jit(fn, backend="native")(x), fn(x), rtol=1e-12)
