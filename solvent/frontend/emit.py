@@ -519,7 +519,19 @@ def _complex_order(strict_real, cmp_imag):
     return rule
 
 
+def _scaled(num: float, den: float):
+    """np.degrees/np.radians (rad2deg/deg2rad): NumPy's loop multiplies by num/den computed in
+    the loop's own dtype (float32: float32(180) / float32(pi), not the rounded double)."""
+    def rule(em, ts, dt, out_dt):
+        from ..ir.types import np_dtype
+        t = np_dtype(dt).type
+        return em.ufunc(np.multiply, ts[0], em.constant(t(num) / t(den), dt, weak=False)).v
+    return rule
+
+
 _LOOP_DTYPE_RULES = {
+    np.degrees: _scaled(180.0, np.pi), np.rad2deg: _scaled(180.0, np.pi),
+    np.radians: _scaled(np.pi, 180.0), np.deg2rad: _scaled(np.pi, 180.0),
     np.logical_not: _logical_operands, np.logical_and: _logical_operands,
     np.logical_or: _logical_operands, np.logical_xor: _logical_operands,
     np.absolute: _abs_of_unsigned,

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ir.registry import IRError
 from .local_functions import LocalFunction
-from .values import (ArrayRef, Const, Tensor, TupleVal, is_tuple_index,
+from .values import (LIST_GROWTH, ArrayRef, Const, Tensor, TupleVal, is_list, is_tuple_index,
                      like_seq, make_seq, seq_items)
 
 _EXPR_HINTS = {
@@ -326,6 +326,10 @@ class ExprMixin:
             if isinstance(obj, (Tensor, ArrayRef)):
                 args, kwargs = self.call_args(node)
                 return self.call_method(obj, node.func.attr, args, kwargs)
+            if node.func.attr in LIST_GROWTH and is_list(obj):
+                raise self.unsupported(
+                    f"list.{node.func.attr}: a list cannot grow in compiled code",
+                    "preallocate an array (hist = np.empty(n)) and write hist[i] = value")
             fn = self.expr(node.func)
         else:
             fn = self.expr(node.func)

@@ -551,6 +551,28 @@ def _put(fe, a, ind, v, mode=Const("raise")):
     return Const(None)
 
 
+@implements(np.copyto)
+def _copyto(fe, dst, src, casting=Const("same_kind"), where=Const(True)):
+    """dst[...] = src in place, broadcast, under NumPy's casting rule (its TypeError when
+    the rule forbids the cast) and only where ``where`` holds."""
+    if not isinstance(dst, ArrayRef):
+        raise fe.unsupported("np.copyto needs an array variable as its destination")
+    rule = fe.static(casting, "casting")
+    s = fe.tensor(src)
+    if not np.can_cast(np_dtype(s.dtype), np_dtype(dst.dtype), casting=rule):
+        msg = (f"Cannot cast array data from dtype('{np_dtype(s.dtype)}') to "
+               f"dtype('{np_dtype(dst.dtype)}') according to the rule '{rule}'")
+        if fe.raise_now():
+            raise TypeError(f"{fe.b.loc}: {msg}")
+        raise fe.unsupported(f"{msg}, in code that runs only under a run-time condition")
+    v = fe.broadcast(fe.convert(s, dst.dtype), dst.shape)
+    if not (isinstance(where, Const) and where.value is True):
+        m = fe.broadcast(fe.truth_array(fe.tensor(where)), dst.shape)
+        v = fe.select(m, v, fe.read(dst))
+    fe.write_all(dst, v)
+    return Const(None)
+
+
 # NumPy functions refused with a reason (the coverage document lists them as such)
 REFUSED = {getattr(np, name): ("gives an array whose length depends on the data",
                                "use a mask with np.where or a reduction instead")

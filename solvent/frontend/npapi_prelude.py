@@ -11,6 +11,8 @@ compares every one with NumPy at two sizes.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 PRELUDE: dict = {}  # NumPy function -> its implementation here
@@ -211,6 +213,119 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 @prelude(np.allclose)
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(isclose(a, b, rtol, atol, equal_nan)))
+
+
+@prelude(np.polyval)
+def polyval(p, x):
+    """Horner's rule over the coefficients, highest power first, as NumPy's own loop
+    (y starts as zeros_like(x), so the result's dtype is its promotion)."""
+    y = np.zeros_like(x)
+    for pv in p:
+        y = y * x + pv
+    return y
+
+
+@prelude(np.trapezoid)
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The trapezoidal rule along ``axis``: sum(d * (y[1:] + y[:-1]) / 2), d the spacing
+    (``dx``, or the differences of ``x``, 1-D or shaped like ``y``)."""
+    yy = np.moveaxis(np.asarray(y), axis, -1)
+    if x is None:
+        d = dx
+    elif np.ndim(x) == 1:
+        d = np.diff(x)
+    else:
+        d = np.moveaxis(np.diff(x, axis=axis), axis, -1)
+    return (d * (yy[..., 1:] + yy[..., :-1]) / 2.0).sum(-1)
+
+
+@prelude(np.nansum)
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    """The sum with NaNs counted as zero (integers: the sum)."""
+    x = np.asarray(a)
+    if x.dtype.kind in "fc":
+        x = np.where(np.isnan(x), 0, x)
+    return np.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+@prelude(np.nanprod)
+def nanprod(a, axis=None, dtype=None, keepdims=False):
+    """The product with NaNs counted as one."""
+    x = np.asarray(a)
+    if x.dtype.kind in "fc":
+        x = np.where(np.isnan(x), 1, x)
+    return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+@prelude(np.nanmax)
+def nanmax(a, axis=None, keepdims=False):
+    """The largest value ignoring NaNs; NaN where every value is NaN (NumPy also warns)."""
+    x = np.asarray(a)
+    if x.dtype.kind not in "fc":
+        return np.max(x, axis=axis, keepdims=keepdims)
+    nan = np.isnan(x)
+    m = np.max(np.where(nan, -np.inf, x), axis=axis, keepdims=keepdims)
+    return np.where(np.all(nan, axis=axis, keepdims=keepdims), np.nan, m).astype(x.dtype)[()]
+
+
+@prelude(np.nanmin)
+def nanmin(a, axis=None, keepdims=False):
+    """The smallest value ignoring NaNs; NaN where every value is NaN (NumPy also warns)."""
+    x = np.asarray(a)
+    if x.dtype.kind not in "fc":
+        return np.min(x, axis=axis, keepdims=keepdims)
+    nan = np.isnan(x)
+    m = np.min(np.where(nan, np.inf, x), axis=axis, keepdims=keepdims)
+    return np.where(np.all(nan, axis=axis, keepdims=keepdims), np.nan, m).astype(x.dtype)[()]
+
+
+@prelude(np.nanmean)
+def nanmean(a, axis=None, keepdims=False):
+    """The mean of the values that are not NaN (0/0, NaN, where there are none)."""
+    x = np.asarray(a)
+    if x.dtype.kind not in "fc":
+        return np.mean(x, axis=axis, keepdims=keepdims)
+    nan = np.isnan(x)
+    total = np.sum(np.where(nan, 0, x), axis=axis, keepdims=keepdims)
+    # NumPy divides into the sum's own dtype (float32 stays float32)
+    return (total / np.sum(~nan, axis=axis, keepdims=keepdims)).astype(total.dtype)[()]
+
+
+@prelude(np.vdot)
+def vdot(a, b):
+    """The dot product of the flattened arrays, the first one conjugated."""
+    return np.dot(np.ravel(np.conj(a)), np.ravel(b))
+
+
+@prelude(np.column_stack)
+def column_stack(tup):
+    """1-D arrays become columns, 2-D ones stay; joined along axis 1."""
+    return np.concatenate(tuple(np.reshape(t, (-1, 1)) if np.ndim(t) < 2 else t
+                                for t in tup), axis=1)
+
+
+@prelude(np.isin)
+def isin(element, test_elements, assume_unique=False, invert=False):
+    """Whether each element is among ``test_elements``, by a binary search in their sorted
+    copy ((n + m) log m, not NumPy's n x m comparison table for small inputs: the same
+    booleans; NaN is never found)."""
+    e = np.asarray(element)
+    t = np.sort(np.ravel(test_elements))
+    if t.shape[0] == 0:
+        found = np.zeros(e.shape, dtype=np.bool_)
+    else:
+        k = np.minimum(np.searchsorted(t, e), t.shape[0] - 1)
+        found = t[k] == e
+    return ~found if invert else found
+
+
+@prelude(math.isclose)
+def math_isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
+    """Python's rule: equal, or both finite and |a - b| <= max(rel_tol * max(|a|, |b|),
+    abs_tol); a Python bool."""
+    close = abs(a - b) <= max(rel_tol * max(abs(a), abs(b)), abs_tol)
+    finite = np.logical_and(np.isfinite(a), np.isfinite(b))
+    return bool(np.logical_or(a == b, np.logical_and(finite, close)))
 
 
 @prelude(np.count_nonzero)

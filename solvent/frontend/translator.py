@@ -270,8 +270,17 @@ def _arg_value(fe, block, name, value, index, static_args):
         return Const(value), None
     if isinstance(value, (types.FunctionType, np.ufunc)):
         return Const(value), None  # a function passed in: inlined where it is called
+    if is_dtype_value(value):
+        return Const(value), None  # dtype=np.float32: a compile-time value, keyed by itself
     raise UnsupportedError(f"argument {name!r} of type {type(value).__name__} is not supported",
-                           hint="pass NumPy arrays, numbers, strings, None or tuples of those")
+                           hint="pass NumPy arrays, numbers, strings, dtypes, None or tuples "
+                                "of those")
+
+
+def is_dtype_value(v) -> bool:
+    """A dtype passed as an argument: np.dtype('f4'), np.float32, float, int, bool, complex."""
+    return isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(
+        v, (np.generic, bool, int, float, complex)))
 
 
 def element_strides(a: np.ndarray) -> tuple | None:

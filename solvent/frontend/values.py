@@ -94,6 +94,14 @@ def like_seq(template, items: tuple):
     return ListVal(items) if isinstance(template, (ListVal, ListConst)) else TupleVal(items)
 
 
+# the list methods that change a list's length: refused (a compiled value has one shape)
+LIST_GROWTH = ("append", "extend", "insert", "pop", "remove", "clear")
+
+
+def is_list(v) -> bool:
+    return isinstance(v, (ListVal, ListConst))
+
+
 def make_seq(items, listy: bool):
     """A tuple (``listy``: a list) of ``items``: compile-time when every item is a plain
     compile-time value (a list item keeps the whole run-time so it stays a list)."""

@@ -312,7 +312,22 @@ def _convert_xla(op, args, ctx):
         # a select, not a convert: XLA's simplifier turns `y * convert(mask)` into
         # `select(mask, y, 0)`, which loses NaN * False = NaN (NumPy keeps it)
         return [jnp.where(x, jnp.ones((), target), jnp.zeros((), target))]
+    if jnp.issubdtype(x.dtype, jnp.floating) and target.kind in "iu" and target != np.uint64:
+        return [_float_to_int_as_numpy(x, target)]
     return [x.astype(target)]
+
+
+def _float_to_int_as_numpy(x, target):
+    """NumPy's float-to-integer cast on x86-64, out-of-range values and NaN included (C
+    leaves them undefined and NumPy warns; XLA saturates): the value truncates to int32 (to
+    int64 for the 32- and 64-bit targets but int32) with NaN and anything outside giving that
+    type's minimum, then wraps to the target's width, as NumPy's compiled loops do."""
+    route = np.int32 if target.itemsize <= 2 or target == np.int32 else np.int64
+    info = np.iinfo(route)
+    inside = (x >= float(info.min)) & (x < -float(info.min))   # NaN: False
+    y = jnp.where(inside, x, jnp.zeros((), x.dtype)).astype(route)
+    y = jnp.where(inside, y, jnp.asarray(info.min, route))
+    return y.astype(target)
 
 
 register(OpDef(

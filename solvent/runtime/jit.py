@@ -101,8 +101,9 @@ def _type_key(value):
         return ("py", type(value).__name__)
     if isinstance(value, np.generic):
         return ("np", value.dtype.str)
-    if value is None or isinstance(value, (str, tuple, types.FunctionType, np.ufunc)):
-        return ("const", value_key(value))
+    if value is None or isinstance(value, (str, tuple, types.FunctionType, np.ufunc,
+                                           np.dtype, type)):
+        return ("const", value_key(value))   # (a type: a dtype such as np.float32)
     return ("other", type(value).__name__)
 
 

@@ -1,6 +1,8 @@
 """NumPy functions in daily use (issue 14): the prelude implementations (frontend/
 npapi_prelude.py) and the handlers added with them, each against NumPy at two sizes;
 functions whose result length depends on the data are refused naming the line."""
+import math
+
 import numpy as np
 import pytest
 
@@ -37,6 +39,28 @@ def covariances(A, x):
 
 def differences(A, x):
     return np.diff(x), np.diff(x, n=2), np.diff(A, axis=0), np.diff(A, n=2, axis=1)
+
+
+def polynomials(A, x):
+    return np.polyval(x[:3], A), np.polyval(np.array([2, -1, 3]), np.arange(4))
+
+
+def integrals(A, x):
+    return (np.trapezoid(x), np.trapezoid(x, np.cumsum(x * x)), np.trapezoid(x, dx=0.5),
+            np.trapezoid(A, axis=0), np.trapezoid(A, np.arange(A.shape[1]) ** 2.0))
+
+
+def nan_reductions(A, x, k):
+    B = np.where(A > 0.7, np.nan, A)            # some rows all NaN at random
+    return (np.nansum(B), np.nanmax(B, axis=1), np.nanmin(B, axis=0), np.nanmean(B, axis=1),
+            np.nanprod(x), np.nanmean(B.astype(np.float32), axis=0), np.nansum(k),
+            np.nanmax(k), np.nanmean(k))
+
+
+def joins_and_membership(A, x, k):
+    return (np.vdot(A, A), np.column_stack((x, x * 2)), np.column_stack((A.T, A[0])),
+            np.isin(k, k[::2]), np.isin(A, x, invert=True), np.isin(x, x[:0]),
+            np.degrees(x), np.radians(A.astype(np.float32)), np.rad2deg(k))
 
 
 def differences_joined(A, k, x):
@@ -109,6 +133,10 @@ def _cases(n):
         case(averages, A, w, id=f"average-{n}"),
         case(covariances, A, x, id=f"cov-{n}"),
         case(differences, A, x, id=f"diff-{n}"),
+        case(polynomials, A, x, id=f"polyval-{n}"),
+        case(integrals, A, x, id=f"trapezoid-{n}"),
+        case(nan_reductions, A, x, rng.integers(-9, 9, n).astype(np.int8), id=f"nan-{n}"),
+        case(joins_and_membership, A, x, rng.integers(0, 4, n), id=f"joins-isin-{n}"),
         case(differences_joined, np.asfortranarray(A), rng.integers(-9, 9, n).astype(np.int8),
              x, id=f"diff-joined-{n}"),
         case(products, A[:, :3] if n >= 3 else A, x, id=f"kron-power-{n}"),
@@ -177,3 +205,16 @@ def test_histogram_counts_match_numpy_on_edges_and_rounding(backend):
         edges = np.linspace(0.1, 0.7, 14)
         parts += [edges, np.nextafter(edges, 0), np.nextafter(edges, 1)]
     check(histograms, np.concatenate(parts), 13, backend=backend)
+
+
+def close_scalars(a, b):
+    return math.isclose(a, b), math.isclose(a, b, rel_tol=0.5), math.isclose(a, b, abs_tol=1.0)
+
+
+@pytest.mark.parametrize("a,b", [(1.0, 1.0 + 1e-12), (1.0, 1.1), (math.inf, math.inf),
+                                 (math.inf, 1e308), (math.nan, math.nan), (0.0, 1e-10),
+                                 (np.float32(1.0), 1.0000001), (3, 3)])
+def test_math_isclose_gives_pythons_bools(a, b):
+    for backend in ("xla", "native", "interp"):
+        got = solvent.jit(close_scalars, backend=backend)(a, b)
+        assert got == close_scalars(a, b) and all(type(g) is bool for g in got), backend

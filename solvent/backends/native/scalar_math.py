@@ -327,21 +327,22 @@ LIBM_CALLS = frozenset(name for table in (UNARY, BINARY) for name, rule in table
                        if getattr(rule, "libm", False))
 
 
-def _fptosi_sat(b, v):
-    """``llvm.fptosi.sat.i64`` written out (NaN -> 0, beyond the range -> its end): the
-    same values, in selects LLVM vectorizes (it scalarizes the vector intrinsic on x86)."""
-    i64 = ir.IntType(64)
-    t = b.fptosi(v, i64)   # poison out of range, never selected then
-    r = b.select(b.fcmp_ordered(">=", v, ir.Constant(v.type, 2.0 ** 63)),
-                 ir.Constant(i64, 2 ** 63 - 1), t)
-    r = b.select(b.fcmp_ordered("<", v, ir.Constant(v.type, -2.0 ** 63)),
-                 ir.Constant(i64, -2 ** 63), r)
-    return b.select(b.fcmp_unordered("uno", v, v), ir.Constant(i64, 0), r)
+def _fptosi_numpy(b, v, width: int):
+    """NumPy's float-to-integer cast on x86-64 (``cvttsd2si``): truncate to an int of
+    ``width`` bits, NaN and values outside its range giving its minimum (C leaves them
+    undefined, NumPy warns); in selects LLVM vectorizes. The callers wrap the result to
+    narrower targets, as NumPy's loops do (ops/elementwise.py's XLA rule is the same)."""
+    it = ir.IntType(width)
+    lo = -2.0 ** (width - 1)
+    inside = b.and_(b.fcmp_ordered(">=", v, ir.Constant(v.type, lo)),
+                    b.fcmp_ordered("<", v, ir.Constant(v.type, -lo)))
+    t = b.fptosi(b.select(inside, v, ir.Constant(v.type, 0.0)), it)
+    return b.select(inside, t, ir.Constant(it, -2 ** (width - 1)))
 
 
 def convert(ctx, src: str, dst: str, v):
-    """``x.astype(dst)`` of one scalar (float to int truncates toward zero, saturating
-    instead of LLVM's poison for values out of range)."""
+    """``x.astype(dst)`` of one scalar (float to int truncates toward zero; NaN and values
+    out of range as NumPy on x86-64, see ``_fptosi_numpy``, instead of LLVM's poison)."""
     b = ctx.b
     if src == dst:
         return v
@@ -354,8 +355,9 @@ def convert(ctx, src: str, dst: str, v):
             return b.fpext(v, t) if bits(dst) > bits(src) else b.fptrunc(v, t)
         return b.sitofp(v, t) if is_signed(src) else b.uitofp(v, t)
     if is_float(src) and (is_signed(dst) or bits(dst) < 64):
-        r = _fptosi_sat(b, v)
-        return r if t.width == 64 else b.trunc(r, t)
+        width = 32 if bits(dst) <= 16 or dst == "i32" else 64
+        r = _fptosi_numpy(b, v, width)
+        return r if t.width == width else b.trunc(r, t)
     if is_float(src):
         wide = ir.IntType(64)
         sat = "llvm.fptoui.sat"

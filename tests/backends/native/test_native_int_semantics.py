@@ -89,15 +89,21 @@ def to_int64_each(x):
     return out
 
 
-def test_float_to_int_conversion_saturates_alike_vectorized_and_scalar():
+def test_float_to_int_conversion_of_specials_is_numpys_vectorized_and_scalar():
+    """NaN, infinities and values beyond int64 give what NumPy gives (x86-64's truncating
+    conversion: the minimum), in the vector loop, its remainder and the scalar loop alike
+    (LLVM's plain fptosi would be poison there)."""
+    import warnings
+
     import solvent
     big = 2.0 ** 63
     specials = [np.nan, np.inf, -np.inf, 1e300, -1e300, big, -big, np.nextafter(big, 0),
                 2.7, -2.7, 0.0, -0.0]
     x = np.array(specials * 5)   # long enough for the vector loop and its remainder
-    mx, mn = np.iinfo(np.int64).max, np.iinfo(np.int64).min
-    expected = np.array([0, mx, mn, mx, mn, mx, mn, int(np.nextafter(big, 0)), 2, -2, 0, 0]
-                        * 5, dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = x.astype(np.int64)
+    assert expected[7] == int(np.nextafter(big, 0)) and expected[8] == 2
     for fn in (to_int64, to_int64_each):
         np.testing.assert_array_equal(solvent.jit(fn, backend="native")(x), expected)
     finite = np.linspace(-1e6, 1e6, 101)
