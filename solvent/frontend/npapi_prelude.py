@@ -257,26 +257,27 @@ def nanprod(a, axis=None, dtype=None, keepdims=False):
     return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-@prelude(np.nanmax)
-def nanmax(a, axis=None, keepdims=False):
-    """The largest value ignoring NaNs; NaN where every value is NaN (NumPy also warns)."""
+def _nan_extreme(a, axis, keepdims, extreme, fill):
+    """np.nanmax/np.nanmin: ``extreme`` (np.max/np.min) with NaNs replaced by ``fill`` (the
+    value that never wins); NaN where every value is NaN (NumPy also warns)."""
     x = np.asarray(a)
     if x.dtype.kind not in "fc":
-        return np.max(x, axis=axis, keepdims=keepdims)
+        return extreme(x, axis=axis, keepdims=keepdims)
     nan = np.isnan(x)
-    m = np.max(np.where(nan, -np.inf, x), axis=axis, keepdims=keepdims)
+    m = extreme(np.where(nan, fill, x), axis=axis, keepdims=keepdims)
     return np.where(np.all(nan, axis=axis, keepdims=keepdims), np.nan, m).astype(x.dtype)[()]
+
+
+@prelude(np.nanmax)
+def nanmax(a, axis=None, keepdims=False):
+    """The largest value ignoring NaNs."""
+    return _nan_extreme(a, axis, keepdims, np.max, -np.inf)
 
 
 @prelude(np.nanmin)
 def nanmin(a, axis=None, keepdims=False):
-    """The smallest value ignoring NaNs; NaN where every value is NaN (NumPy also warns)."""
-    x = np.asarray(a)
-    if x.dtype.kind not in "fc":
-        return np.min(x, axis=axis, keepdims=keepdims)
-    nan = np.isnan(x)
-    m = np.min(np.where(nan, np.inf, x), axis=axis, keepdims=keepdims)
-    return np.where(np.all(nan, axis=axis, keepdims=keepdims), np.nan, m).astype(x.dtype)[()]
+    """The smallest value ignoring NaNs."""
+    return _nan_extreme(a, axis, keepdims, np.min, np.inf)
 
 
 @prelude(np.nanmean)
