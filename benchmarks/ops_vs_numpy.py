@@ -3,15 +3,15 @@
 
 Usage: python benchmarks/ops_vs_numpy.py [--sizes 1e3,1e5,1e7] [--ops exp,cumsum]
                                          [--dtype f8] [--backend auto|xla|native]
-                                         [--repeat 5]
+                                         [--repeat 5] [--clock wall|cpu] [--stat median|min]
 
 The script walks ``solvent.ir.registry.REGISTRY``. Elementwise ops take their NumPy function
 from the op family's own table (``solvent.ops.elementwise.UNARY``/``BINARY``, which the op
 records are built from); the other ops that have a NumPy spelling are listed in ``CALLS``
 below (the NumPy source that solvent's frontend turns into that op). Each call is written
 as a one-line Python function in a temporary module, run by plain NumPy and by
-``solvent.jit`` of the same function (after a warm-up call, results compared), median of
---repeat calls each, alternating. Ratio = NumPy time / solvent time (> 1: solvent faster);
+``solvent.jit`` of the same function (after a warm-up call, results compared), median (or
+least: --stat min) of --repeat calls each, in wall or (--clock cpu) CPU time, alternating. Ratio = NumPy time / solvent time (> 1: solvent faster);
 ``*`` marks ratios below 0.8. Ops with no NumPy spelling (loops, refs, checks, constants)
 are listed at the end.
 """
@@ -26,7 +26,7 @@ import tempfile
 
 import numpy as np
 
-from products import median_s  # benchmarks/products.py: two warm-up calls, then the median
+from products import add_clock_options, median_s, set_clock  # benchmarks/products.py
 
 # op name -> (NumPy source of the body over x (and y, idx), argument kinds)
 # argument kinds: "x" float vector of n, "xc" complex vector, "m" sqrt(n) x sqrt(n) matrix,
@@ -173,7 +173,9 @@ def main():
     ap.add_argument("--ops", default="", help="comma-separated op names without 'tensor.'")
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--repeat", type=int, default=5)
+    add_clock_options(ap)
     a = ap.parse_args()
+    set_clock(a.clock, a.stat)
     import solvent
     from solvent.ir.registry import REGISTRY
     calls = elementwise_calls()
