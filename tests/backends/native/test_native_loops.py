@@ -277,7 +277,9 @@ def test_products_of_transposes():
 
 def gram_products(x, alpha):
     y = x[:, 1:]
-    return x.T @ x, x @ x.T, alpha * np.dot(y.T, y) + 1.0, x.T @ x.T.T
+    g = x.T @ x
+    g += alpha      # written in place between the two products that read x.T
+    return g, x.T @ x[:, 0], x @ x.T, alpha * np.dot(y.T, y) + 1.0, x.T @ x.T.T
 
 
 def symmetric_products(a, b):
