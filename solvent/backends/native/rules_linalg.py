@@ -18,6 +18,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from .context import BufRef
+from .matvec_pairs import lower_pair
 from .types import I32, I8, I64, const, reg_type
 from . import scalar_math
 
@@ -158,6 +159,10 @@ def runtime_dot_ok(op) -> bool:
 
 
 def _dot(op, ctx):
+    if op in ctx.paired:          # computed in one pass with an earlier product
+        return [ctx.paired.pop(op)]
+    if lower_pair(op, ctx):
+        return [ctx.out(op)]
     a, b = op.operands
     if not (a.type.static and b.type.static):
         return _runtime_dot(op, ctx)

@@ -7,7 +7,7 @@ from ...ir.rewrite import Pattern, defining
 from ._samples import unary_chain
 
 
-def _matrix(v, transposed):
+def matrix_base(v, transposed=False):
     """(base value, transposed) of a matrix operand, looking through 2-D transposes."""
     while (t := defining(v, "tensor.transpose")) is not None and list(t.attrs["perm"]) == [1, 0]:
         v, transposed = t.operands[0], not transposed
@@ -23,7 +23,7 @@ def matrix_operands(op):
             len(op.attrs["lhs_contract"]) != 1:
         return None
     (lc,), (rc,) = op.attrs["lhs_contract"], op.attrs["rhs_contract"]
-    return _matrix(a, lc == 0), _matrix(b, rc == 1)
+    return matrix_base(a, lc == 0), matrix_base(b, rc == 1)
 
 
 def is_gram(op) -> bool:

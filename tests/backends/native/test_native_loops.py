@@ -299,6 +299,24 @@ def test_gram_and_symmetric_products(dtype, shape):
         check(symmetric_products, arg, r.random(shape).astype(dtype), backend="xla")
 
 
+def matvec_pairs(A, p, r):
+    s = r @ A                 # a column product and a row product of one matrix: one pass
+    q = A @ p
+    u = A.T @ r + 1.0         # a column product spelled through a transpose
+    w = A @ (s * 2.0)         # its vector needs an earlier product: not paired early
+    return s, q, u, w
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(515, 513), (513, 515), (6, 5)])
+def test_two_products_of_one_matrix_in_one_pass(dtype, shape):
+    r = np.random.default_rng(shape[0])
+    A = r.random(shape).astype(dtype)
+    p, v = r.random(shape[1]).astype(dtype), r.random(shape[0]).astype(dtype)
+    for a in (A, np.asfortranarray(A)):
+        check(matvec_pairs, a, p, v, backend="native")
+
+
 def special_floats(x):
     y = np.empty_like(x)
     for i in range(x.shape[0]):
