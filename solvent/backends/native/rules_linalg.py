@@ -9,6 +9,28 @@ lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), 
 
 BLAS is SciPy's (``scipy.linalg.cython_blas``, the library NumPy/SciPy already ship), bound
 to LLVM symbols once; without SciPy every dtype takes the loop nest.
+
+Which product runs how (issue 9), measured with ``benchmarks/products.py --clock cpu --stat
+min`` (every side on one thread) and the dot-dominated corpus kernels:
+
+- the same product computed twice, once spelled transposed (``A.T @ B + B.T @ A``): once,
+  and its transpose (``passes/patterns/products.py``, every backend);
+- float32/float64 with a static shape, on the native backend: ``M*N*K < 512`` an inline loop
+  nest; a matrix times its own transpose: syrk (half the multiply-adds, as NumPy's matmul);
+  one free dim of size 1: gemv, or with a later product of the same matrix of at least
+  2^18 elements one pass over it for both (``matvec_pairs.py``); otherwise gemm, one call per
+  batch. A function dominated by such products goes native (``choice.dot_work``) except
+  float32 matrix-matrix products of at least 2^26 multiply-adds, which stay on XLA (its
+  threads fare better than OpenBLAS's on a shared host);
+- complex and integer products stay on XLA (the native backend takes no complex values).
+  Measured there at 0.03-0.7x NumPy: XLA:CPU's complex128 matrix-vector products ran at
+  0.05-0.3x (transposed: 0.05x), its 1024^3 matrix product at 0.69x, and every call below
+  about 64^3 pays XLA's ~20-30 us dispatch. A host callback into NumPy's matmul
+  (``jax.pure_callback``) ran at 0.02-0.9x, worse. The fix left: complex buffers in the
+  native backend, then zgemm/zgemv as here;
+- below about 64^2 (matrix-vector) or 64^3 (matrix-matrix) any backend is 0.3-0.8x: NumPy's
+  call costs 1-2 us, a compiled call 3-5 us natively (argument checks, the cache look-up),
+  whatever the product.
 """
 from __future__ import annotations
 
