@@ -5,6 +5,7 @@ Usage::
 
     python benchmarks/bench.py [--kernels a,b] [--repeat N] [--size-scale F] [--json PATH]
                                [--competitors numpy,solvent,numba,jax]
+                               [--clock wall|cpu] [--stat median|min]
 
 For every kernel in ``solvent.corpus`` except the loop twins (``benchmarks/loop_twins.py``
 times those without running their Python loops under NumPy) the arguments are built once at ``BENCH_SIZE``
@@ -148,8 +149,14 @@ def compare(expected, got):
     return None
 
 
+# the clock of the timed calls and the statistic over them (--clock, --stat): wall time or
+# the process's CPU time (all threads summed: on a shared machine the work done, not the wait
+# for a core; compare single-threaded sides with it), median or least
+TIMING = {"clock": time.perf_counter, "stat": statistics.median}
+
+
 def median_ms(times):
-    return statistics.median(times) * 1e3
+    return TIMING["stat"](times) * 1e3
 
 
 # --------------------------------------------------------------------------- runners
@@ -163,9 +170,10 @@ def inplace_runner(fn, arr_idx):
     returns followed by every array argument after the call."""
 
     def run(args):
-        t0 = time.perf_counter()
+        clock = TIMING["clock"]
+        t0 = clock()
         ret = fn(*args)
-        dt = time.perf_counter() - t0
+        dt = clock() - t0
         return dt, flat(ret) + [args[i] for i in arr_idx]
 
     return run
@@ -174,10 +182,11 @@ def inplace_runner(fn, arr_idx):
 def jax_runner(jax, port):
     def run(args):
         with jax.enable_x64(True):
-            t0 = time.perf_counter()
+            clock = TIMING["clock"]
+            t0 = clock()
             out = port(*args)
             out = jax.block_until_ready(out)
-            dt = time.perf_counter() - t0
+            dt = clock() - t0
         return dt, [np.asarray(o) for o in out]
 
     return run
@@ -286,7 +295,13 @@ def main(argv=None):
     p.add_argument("--competitors", default=",".join(COMPETITORS),
                    help="subset of numpy,solvent,numba,jax (numpy is always run: it is the reference)")
     p.add_argument("--verbose", action="store_true", help="print tracebacks of errors")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="time the calls by wall clock or by the process's CPU time")
+    p.add_argument("--stat", choices=("median", "min"), default="median",
+                   help="the statistic over the timed calls")
     a = p.parse_args(argv)
+    TIMING["clock"] = time.process_time if a.clock == "cpu" else time.perf_counter
+    TIMING["stat"] = min if a.stat == "min" else statistics.median
 
     wanted = {c.strip() for c in a.competitors.split(",") if c.strip()} | {"numpy"}
     unknown = wanted - set(COMPETITORS)
@@ -335,7 +350,8 @@ def main(argv=None):
                 "numba": getattr(numba, "__version__", None), "jax": getattr(jax, "__version__", None),
                 "solvent": getattr(solvent, "__version__", None) if solvent else None}
     print("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if v))
-    print(f"repeat={a.repeat} size-scale={a.size_scale}  (times: median ms; first call in s; "
+    print(f"repeat={a.repeat} size-scale={a.size_scale} clock={a.clock}  (times: {a.stat} ms; "
+          "first call in s; "
           "ratios: other/solvent, >1 = solvent faster)\n")
     header = row_str([c for c, _ in COLS])
     print(header)

@@ -3,15 +3,15 @@
 
 Usage: python benchmarks/ops_vs_numpy.py [--sizes 1e3,1e5,1e7] [--ops exp,cumsum]
                                          [--dtype f8] [--backend auto|xla|native]
-                                         [--repeat 5]
+                                         [--repeat 5] [--clock wall|cpu] [--stat median|min]
 
 The script walks ``solvent.ir.registry.REGISTRY``. Elementwise ops take their NumPy function
 from the op family's own table (``solvent.ops.elementwise.UNARY``/``BINARY``, which the op
 records are built from); the other ops that have a NumPy spelling are listed in ``CALLS``
 below (the NumPy source that solvent's frontend turns into that op). Each call is written
 as a one-line Python function in a temporary module, run by plain NumPy and by
-``solvent.jit`` of the same function (after a warm-up call, results compared), median of
---repeat calls each, alternating. Ratio = NumPy time / solvent time (> 1: solvent faster);
+``solvent.jit`` of the same function (after a warm-up call, results compared), median (or
+least: --stat min) of --repeat calls each, in wall or (--clock cpu) CPU time, alternating. Ratio = NumPy time / solvent time (> 1: solvent faster);
 ``*`` marks ratios below 0.8. Ops with no NumPy spelling (loops, refs, checks, constants)
 are listed at the end.
 """
@@ -26,7 +26,7 @@ import tempfile
 
 import numpy as np
 
-from products import median_s  # benchmarks/products.py: two warm-up calls, then the median
+from products import add_clock_options, median_s, set_clock  # benchmarks/products.py
 
 # op name -> (NumPy source of the body over x (and y, idx), argument kinds)
 # argument kinds: "x" float vector of n, "xc" complex vector, "m" sqrt(n) x sqrt(n) matrix,
@@ -66,30 +66,74 @@ CALLS = {
     "tensor.max+c": ("np.maximum(xc, xc * 0.5)", "xc"),
     "tensor.reduce_max+c": ("xc.real.max()", "xc"),
 }
-# Ops measured slower than NumPy by more than 20% whose lowering was not (yet) changed, and
-# the likely reason (from issue 9's measurements and the shape of XLA's lowering; NOT yet
-# confirmed on an unloaded machine: on the shared 2-core host, at load 20+, every XLA op
-# measured slow, its thread pool waiting to be scheduled). Printed beside the table. Shared by every op at small n: a cached XLA call costs
-# 15-30 us of dispatch (jax.jit's own, plus solvent's boundary) against NumPy's ~1 us, so
-# below about 1e5 elements every single-op function on XLA is slower than NumPy; the
-# native backend's call costs a few us.
+# Ops measured slower than NumPy by more than 20% at n >= 1e5 whose lowering was not (yet)
+# changed, and the reason. Measured with every side on one thread and CPU time
+# (OPENBLAS_NUM_THREADS=1 XLA_FLAGS="--xla_cpu_multi_thread_eigen=false
+# intra_op_parallelism_threads=1" ... --sizes 1e5,1e7 --clock cpu --stat min) on the shared
+# 2-core AMD EPYC (Zen 5, AVX-512) host; the ratios are in the entries. Shared by every op at
+# small n: a cached XLA call costs 15-30 us of dispatch (jax.jit's own, plus solvent's
+# boundary) against NumPy's ~1 us, and a native call 3-5 us, so at 1e3 elements every
+# single-op function is slower than NumPy, and at 1e5 a one-pass op of ~10 us NumPy time
+# (bool and bitwise ops, comparisons, max/min reductions: 0.5-0.8x) still pays that call.
+_TRANSCENDENTAL = ("auto sends a function of C-math-library calls to XLA (choice.py "
+                   "LIBM_COST); XLA:CPU's vectorized polynomial is slower per element than "
+                   "NumPy 2's AVX-512 SIMD loops (SVML) on this host, and the native backend "
+                   "calls scalar libm per element. Better lowering not done: a vector math "
+                   "library for the native backend (glibc's libmvec through LLVM's "
+                   "vector-library option)")
 KNOWN_SLOW = {
+    **{f"tensor.{name}": _TRANSCENDENTAL + f" ({ratios})" for name, ratios in (
+        ("exp", "0.51x / 0.29x at 1e5 / 1e7"), ("exp2", "0.31x / 0.33x"),
+        ("expm1", "0.39x / 0.30x"), ("log", "0.16x / 0.36x"), ("log2", "0.31x / 0.42x"),
+        ("log10", "0.27x / 0.38x"), ("log1p", "0.25x / 0.34x"), ("sin", "0.80x / 0.66x"),
+        ("cos", "0.73x / 0.74x"), ("tan", "0.08x / 0.11x"), ("arcsin", "0.12x / 0.20x"),
+        ("arccos", "0.12x / 0.20x"), ("sinh", "0.21x / 0.25x"), ("cosh", "0.24x / 0.27x"),
+        ("tanh", "1.16x / 0.43x"), ("arcsinh", "0.10x / 0.21x"),
+        ("arccosh", "0.15x / 0.32x"), ("arctanh", "0.27x / 0.29x"), ("cbrt", "0.07x / 0.10x"),
+        ("angle", "0.25x / 0.34x"), ("atan2", "0.09x / 0.12x"))},
+    "tensor.real": "NumPy's np.real of a complex array is a view (no copy, O(1)); a compiled "
+                   "function returns a new array, so it copies n elements (0.16x / 0.14x)",
+    "tensor.imag": "as real (0.72x / 0.00x: NumPy's view costs nothing at 1e7)",
+    "tensor.reduce_any": "NumPy's np.any/np.all of a bool array stop at the first deciding "
+                         "element (here within the first few of random data); the native "
+                         "reduction reads every element (0.69x / 0.03x; data-dependent: no "
+                         "early exit is worth a branch per element on other data)",
+    "tensor.reduce_all": "as reduce_any (0.64x / 0.03x)",
+    "tensor.argmax": "the native rule is a scalar compare-and-select loop (first index, first "
+                     "NaN wins) that LLVM does not vectorize; NumPy's argmax is SIMD "
+                     "(0.05x / 0.06x). Better lowering not done: a vectorized max pass "
+                     "(llvm.maximum, as reduce_max) and then a search for the first element "
+                     "equal to it or NaN",
+    "tensor.argmin": "as argmax (0.04x / 0.07x)",
     "tensor.cumsum": "XLA:CPU lowers a cumulative sum to a reduce-window/scan that does "
-                     "O(n log n) work; NumPy's is one sequential pass",
+                     "O(n log n) work; NumPy's is one sequential pass (now native under auto: "
+                     "faster than NumPy)",
     "tensor.cumprod": "as cumsum",
     "tensor.abs+c": "XLA:CPU's complex abs is an overflow-safe hypot with a scaling "
-                    "division per element; NumPy calls npy_cabs (libm hypot, vectorized)",
+                    "division per element; NumPy calls npy_cabs (libm hypot, vectorized); "
+                    "the native backend takes no complex values",
     "tensor.max+c": "complex maximum compares (real, imag) lexicographically with NaN "
                     "propagation: several selects per element on XLA",
     "tensor.reduce_max+c": "as max+c",
-    "tensor.sort": "XLA:CPU's sort is a generic comparison sort over the whole array; "
-                   "NumPy uses a vectorized radix/quick sort (x86-simd-sort)",
-    "tensor.argsort": "as sort",
+    "tensor.sort": "native under auto: libc qsort with a comparison callback per compare; "
+                   "NumPy uses a vectorized AVX-512 sort (x86-simd-sort) (0.25x / 0.28x)",
+    "tensor.argsort": "as sort (0.36x / 0.70x)",
+    "tensor.transpose": "a function of pure data movement goes to XLA (choice.py XLA_SHARE), "
+                        "which first copies the NumPy argument (not 64-byte aligned) and then "
+                        "transposes: two passes against NumPy's one copy (0.29x / 0.42x)",
+    "tensor.reshape": "as transpose (m.T.reshape(-1) is a transpose copy; 0.27x / 0.35x)",
+    "tensor.concatenate": "as transpose: XLA copies both arguments at the boundary, then "
+                          "concatenates; NumPy does one memcpy per piece (0.44x / 0.20x)",
     "tensor.scatter": "a scatter into a fresh array is serialized in XLA:CPU (one thread, "
                       "with bounds handling per element)",
     "tensor.scatter_add": "as scatter",
-    "tensor.update_slice": "a strided store into a fresh zeros array: XLA writes the zeros "
-                           "and the strided elements in separate passes",
+    "tensor.update_slice": "a strided store into a fresh zeros array (native under auto): "
+                           "the native backend writes the zeros in one pass and the strided "
+                           "elements in another, where NumPy's np.zeros is calloc (pages the "
+                           "kernel zeroes on first touch, no pass) (0.72x / 0.54x)",
+    "tensor.gather": "x[idx] goes to XLA (choice.py: gathers are data movement), which copies "
+                     "x and idx at the boundary (not 64-byte aligned) and clamps and wraps "
+                     "each index; NumPy's take is one loop (0.19x / 0.76x)",
 }
 HELPERS = '''
 def _scatter(x, idx, y):
@@ -173,7 +217,9 @@ def main():
     ap.add_argument("--ops", default="", help="comma-separated op names without 'tensor.'")
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--repeat", type=int, default=5)
+    add_clock_options(ap)
     a = ap.parse_args()
+    set_clock(a.clock, a.stat)
     import solvent
     from solvent.ir.registry import REGISTRY
     calls = elementwise_calls()
@@ -185,13 +231,13 @@ def main():
     sizes = [int(float(s)) for s in a.sizes.split(",")]
     rng = np.random.default_rng(0)
     print(f"{'op':24s}" + "".join(f" {'n=%.0e' % n:>10s}" for n in sizes)
-          + "   (NumPy time / solvent time; * below 0.8)")
+          + "   (NumPy time / solvent time; * below 0.8; backend at the largest size)")
     slow = []
     for k in listed:
         fname, ps = params[k]
         f = getattr(mod, fname)
         jf = solvent.jit(f, backend=None if a.backend == "auto" else a.backend)
-        cells = []
+        cells, pick = [], ""
         for n in sizes:
             args = arguments(ps, n, rng)
             try:
@@ -209,11 +255,12 @@ def main():
                 r = statistics.median(t for t, _ in rounds) / statistics.median(
                     t for _, t in rounds)
                 cells.append(f"{r:9.2f}" + ("*" if r < 0.8 else " "))
+                pick = next(iter(jf._cache.values())).backend   # the last size's backend
                 if r < 0.8 and n >= 10 ** 5:
                     slow.append((k, n, r))
             except Exception as e:  # noqa: BLE001 - a benchmark reports and goes on
                 cells.append(type(e).__name__[:10])
-        print(f"{k:24s}" + "".join(f" {c:>10s}" for c in cells), flush=True)
+        print(f"{k:24s}" + "".join(f" {c:>10s}" for c in cells) + f"  {pick}", flush=True)
     others = sorted(set(REGISTRY) - {k.split("+")[0] for k in calls})
     print("\nno NumPy spelling in this table (loops, refs, checks, decompositions):",
           ", ".join(others))

@@ -3,6 +3,7 @@
 
 Usage: python benchmarks/products.py [--sizes 16,64,256,1024,4096] [--dtypes f4,f8,c16]
                                      [--kinds mv,mm] [--backends auto,xla,native] [--repeat 5]
+                                     [--clock wall|cpu] [--stat median|min]
 
 For every size n, dtype and operand layout the script times a matrix-vector (``mv``,
 n x n times n) and a matrix-matrix (``mm``, n x n times n x n; sizes above --mm-max are
@@ -10,8 +11,9 @@ skipped, default 2048) product through plain NumPy and through ``solvent.jit`` o
 one-line function, under automatic choice and under each backend forced, and prints the
 ratio NumPy time / solvent time (> 1: solvent faster) and the backend automatic choice
 took. Layouts: ``plain`` (A @ B), ``A.T`` (A.T @ B), ``B.T`` (A @ B.T, mm only) and
-``slice`` (A[:, ::2] @ B[::2]: strided operands). Each figure is the median of --repeat
-calls after two warm-up calls; NumPy and solvent alternate within one process.
+``slice`` (A[:, ::2] @ B[::2]: strided operands). Each figure is the median (--stat min: the
+least) of --repeat calls after two warm-up calls, in wall time or (--clock cpu) the process's
+CPU time; NumPy and solvent alternate within one process.
 """
 from __future__ import annotations
 
@@ -55,15 +57,34 @@ def operands(kind, layout, n, dtype, rng):
     return A, (np.ascontiguousarray(B.T) if layout == "B.T" else B)
 
 
+# what median_s reads and reports (set by --clock and --stat): wall time or the process's
+# CPU time (all its threads summed: on a machine shared with other jobs, the work done
+# rather than the wait for a core; compare single-threaded sides with it, e.g.
+# OPENBLAS_NUM_THREADS=1 and XLA_FLAGS=--xla_cpu_multi_thread_eigen=false), median or least
+CLOCK = {"clock": time.perf_counter, "stat": statistics.median}
+
+
+def set_clock(clock: str, stat: str) -> None:
+    CLOCK["clock"] = time.process_time if clock == "cpu" else time.perf_counter
+    CLOCK["stat"] = min if stat == "min" else statistics.median
+
+
+def add_clock_options(ap) -> None:
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    ap.add_argument("--stat", choices=("median", "min"), default="median")
+
+
 def median_s(f, args, repeat):
+    """Two warm-up calls, then the median (or least, --stat min) of ``repeat`` calls."""
     f(*args)
     f(*args)
+    clock = CLOCK["clock"]
     ts = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = clock()
         f(*args)
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+        ts.append(clock() - t)
+    return CLOCK["stat"](ts)
 
 
 def main():
@@ -75,7 +96,9 @@ def main():
     ap.add_argument("--backends", default="auto,xla,native")
     ap.add_argument("--mm-max", type=int, default=2048)
     ap.add_argument("--repeat", type=int, default=5)
+    add_clock_options(ap)
     a = ap.parse_args()
+    set_clock(a.clock, a.stat)
     import solvent
     rng = np.random.default_rng(0)
     backends = a.backends.split(",")

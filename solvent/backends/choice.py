@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from ..ir.core import Function, Operation
 from ..ir.registry import get
+from ..passes.patterns.products import is_gram
 from .streaming import single_pass
 
 
@@ -134,11 +135,19 @@ DOT_SHARE = 64
 # (XLA's ~15-30 us against the native backend's few us) and any product goes native
 SMALL_WORK = 1 << 16
 BLAS_DTYPES = ("f32", "f64")
-# dtypes whose products above SMALL_WORK run faster in XLA:CPU's own dot than in OpenBLAS:
-# float32 (XLA / NumPy / native's SciPy sgemm, ms, alternating in one process on the 2-core
-# host under load: gram_f32 128 / 288 / 331, attention_f32 31 / 317 / 324, normal_eq_f32
-# 179 / 349 / 482); they count as products of another kind, so such a function stays on XLA
+# dtypes whose large matrix-matrix products run faster in XLA:CPU's own dot than in
+# OpenBLAS: float32 (XLA / NumPy / native's SciPy sgemm, ms, alternating in one process on the
+# 2-core host under load: gram_f32 128 / 288 / 331, attention_f32 31 / 317 / 324,
+# normal_eq_f32 179 / 349 / 482); they count as products of another kind, so such a function
+# stays on XLA. Only matrix-matrix products of at least XLA_FASTER_MADDS multiply-adds: XLA's
+# float32 matrix-vector products ran at 0.02-0.36x NumPy's (n = 1024, 4096; 0.02x transposed),
+# its 64^3 and 256^3 products at 0.08x and 0.6x, where the native backend's sgemv/sgemm ran
+# at 0.7-1.0x (benchmarks/products.py, OPENBLAS_NUM_THREADS=1, quiet host); at 1024^3 XLA
+# ran 1.9x, the native sgemm 1.0x. Nor a Gram product X^T X (or X X^T): the native backend
+# calls ssyrk for it, half the multiply-adds of XLA's dot (gram_f32, normal_eq_f32 at 0.54x
+# NumPy on XLA, CPU time with every side on one thread)
 XLA_FASTER = ("f32",)
+XLA_FASTER_MADDS = 1 << 26
 # ops that move no data on the native backend (a transposed operand is a BLAS flag, a
 # reshape of a contiguous buffer a new shape): not counted as work around the products
 _VIEWS = ("tensor.transpose", "tensor.reshape")
@@ -174,7 +183,8 @@ def dot_work(fn: Function) -> DotWork:
             n = 1
             for d in out.shape:
                 n *= d if isinstance(d, int) else 1
-            if a.dtype not in BLAS_DTYPES or (a.dtype in XLA_FASTER and n * k > SMALL_WORK):
+            if a.dtype not in BLAS_DTYPES or (a.dtype in XLA_FASTER and _matrix_matrix(op)
+                                              and not is_gram(op) and n * k >= XLA_FASTER_MADDS):
                 w.other_products += 1
                 continue
             w.products += 1
@@ -187,6 +197,17 @@ def dot_work(fn: Function) -> DotWork:
                     n *= d if isinstance(d, int) else 1
                 w.elements += n
     return w
+
+
+def _matrix_matrix(op: Operation) -> bool:
+    """Both operands of the product keep a free dim longer than 1 (not a matrix-vector or
+    vector-vector product)."""
+    free = []
+    for v, batch, contract in zip(op.operands, ("lhs_batch", "rhs_batch"),
+                                  ("lhs_contract", "rhs_contract")):
+        used = set(op.attrs[batch]) | set(op.attrs[contract])
+        free.append(any(d != 1 for i, d in enumerate(v.type.shape) if i not in used))
+    return all(free)
 
 
 # data movement that XLA folds into its fused loops' indexing and the native backend runs

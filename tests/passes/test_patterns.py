@@ -88,6 +88,6 @@ def test_a_wrong_pattern_is_caught():
 
 
 def test_pattern_names_are_unique_and_rows_compose():
-    from solvent.passes.patterns import ALGEBRA, SHAPES as SH
+    from solvent.passes.patterns import ALGEBRA, PRODUCTS, SHAPES as SH
     names = [p.name for p in ALL]
-    assert len(names) == len(set(names)) and ALL == ALGEBRA + SH
+    assert len(names) == len(set(names)) and ALL == ALGEBRA + SH + PRODUCTS

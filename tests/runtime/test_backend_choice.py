@@ -31,6 +31,10 @@ def scaled_product(alpha, A, B):
     return alpha * (A @ B) + 1.0
 
 
+def scaled_transposed_product(alpha, A, B):
+    return alpha * (A.T @ B)
+
+
 def test_scalar_sweep_counts_as_scalar_loops_and_goes_native_when_native_accepts():
     fn = _ir(sweep, np.ones((6, 6)))
     w = loop_work(fn)
@@ -195,9 +199,30 @@ def test_one_streaming_pass_goes_native_and_transcendental_or_complex_work_does_
 
 
 def test_large_float32_products_stay_on_xla_and_tiny_ones_go_native():
-    a = np.ones((128, 128), np.float32)
+    a = np.ones((512, 512), np.float32)
     d = dot_work(_ir(scaled_product, 2.0, a, a))
     assert d.other_products == 1 and not d.dominated
     assert choose(_ir(scaled_product, 2.0, a, a), {"xla": "ok", "native": "ok"}, {})[0] == "xla"
-    small = np.ones((8, 8), np.float32)
-    assert dot_work(_ir(scaled_product, 2.0, small, small)).dominated
+    for small in (np.ones((8, 8), np.float32), np.ones((256, 256), np.float32)):
+        assert dot_work(_ir(scaled_product, 2.0, small, small)).dominated
+
+
+def gram(X):
+    Xc = X - X.mean(axis=0)
+    return Xc.T @ Xc
+
+
+def test_float32_gram_products_go_native_where_blas_syrk_halves_the_work():
+    x = np.ones((2000, 500), np.float32)
+    d = dot_work(_ir(gram, x))
+    assert d.products == 1 and not d.other_products and d.dominated
+    assert choose(_ir(gram, x), {"xla": "ok", "native": "ok"}, {})[0] == "native"
+
+
+def test_float32_matrix_vector_products_go_native_at_any_size():
+    # XLA's float32 matrix-vector products ran far below NumPy's sgemv (issue 9)
+    a, x = np.ones((4096, 4096), np.float32), np.ones(4096, np.float32)
+    for fn in (scaled_product, scaled_transposed_product):
+        d = dot_work(_ir(fn, 2.0, a, x))
+        assert d.products == 1 and not d.other_products and d.dominated
+        assert choose(_ir(fn, 2.0, a, x), {"xla": "ok", "native": "ok"}, {})[0] == "native"

@@ -302,14 +302,19 @@ class Plan:
             self.fused.add(op)
 
     def _fuse_transpose(self, block: Block, pos: int, op: Operation):
-        """A transpose whose only use is a matrix product is not materialized: the product
-        reads the source with the permutation composed into its own layout choice."""
+        """A transpose whose only uses are matrix products is not materialized: each product
+        reads the source with the permutation composed into its own layout choice (a BLAS
+        transpose flag; X.T @ X and X.T @ y of one X stay a syrk and a gemv)."""
         r = op.results[0]
         users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
-        if len(users) != 1 or users[0][1].name != "tensor.dot_general" or not r.type.static:
+        if not users or any(u.name != "tensor.dot_general" for _, u in users) or \
+                not r.type.static:
             return
-        k, user = users[0]
-        if any(self._writes(w) for w in block.ops[pos + 1:k]):
+        k = users[-1][0]
+        src = self.of.get(op.operands[0])
+        if any(self._writes(w) and (w.name in ("loop.for", "loop.while")
+                                    or src is None or self.of.get(w.results[0]) is src)
+               for w in block.ops[pos + 1:k]):
             return
         self.fused.add(op)
 

@@ -87,6 +87,9 @@ class Ctx:
         # counter of a loop with static bounds -> (first, last) value (rules_control._for)
         self.iv_range: dict = {}
         self.notes: list[str] = []   # for explain: what became of each parallel loop
+        # matrix products computed early with an earlier product of the same matrix
+        # (matvec_pairs.py) -> their result buffer
+        self.paired: dict = {}
         self.dyn_slots: list = []      # allocas of run-time allocations, freed on leaving
         self._exit = None
         self._rc = None

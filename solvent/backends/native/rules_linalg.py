@@ -1,5 +1,5 @@
-"""Lowering rule of ``tensor.dot_general``: BLAS gemm for float32/float64, a loop nest
-otherwise.
+"""Lowering rule of ``tensor.dot_general``: BLAS gemm (gemv for a matrix-vector product,
+syrk for a matrix times its own transpose) for float32/float64, a loop nest otherwise.
 
 Identity: with the operands viewed as batched matrices ``a[B, M, K]`` (dims lhs_batch,
 lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), the result is
@@ -9,6 +9,28 @@ lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), 
 
 BLAS is SciPy's (``scipy.linalg.cython_blas``, the library NumPy/SciPy already ship), bound
 to LLVM symbols once; without SciPy every dtype takes the loop nest.
+
+Which product runs how (issue 9), measured with ``benchmarks/products.py --clock cpu --stat
+min`` (every side on one thread) and the dot-dominated corpus kernels:
+
+- the same product computed twice, once spelled transposed (``A.T @ B + B.T @ A``): once,
+  and its transpose (``passes/patterns/products.py``, every backend);
+- float32/float64 with a static shape, on the native backend: ``M*N*K < 512`` an inline loop
+  nest; a matrix times its own transpose: syrk (half the multiply-adds, as NumPy's matmul);
+  one free dim of size 1: gemv, or with a later product of the same matrix of at least
+  2^18 elements one pass over it for both (``matvec_pairs.py``); otherwise gemm, one call per
+  batch. A function dominated by such products goes native (``choice.dot_work``) except
+  float32 matrix-matrix products of at least 2^26 multiply-adds, which stay on XLA (its
+  threads fare better than OpenBLAS's on a shared host);
+- complex and integer products stay on XLA (the native backend takes no complex values).
+  Measured there at 0.03-0.7x NumPy: XLA:CPU's complex128 matrix-vector products ran at
+  0.05-0.3x (transposed: 0.05x), its 1024^3 matrix product at 0.69x, and every call below
+  about 64^3 pays XLA's ~20-30 us dispatch. A host callback into NumPy's matmul
+  (``jax.pure_callback``) ran at 0.02-0.9x, worse. The fix left: complex buffers in the
+  native backend, then zgemm/zgemv as here;
+- below about 64^2 (matrix-vector) or 64^3 (matrix-matrix) any backend is 0.3-0.8x: NumPy's
+  call costs 1-2 us, a compiled call 3-5 us natively (argument checks, the cache look-up),
+  whatever the product.
 """
 from __future__ import annotations
 
@@ -18,6 +40,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from .context import BufRef
+from .matvec_pairs import lower_pair
 from .types import I32, I8, I64, const, reg_type
 from . import scalar_math
 
@@ -39,7 +62,7 @@ def blas_symbols() -> dict:
         api.PyCapsule_GetPointer.restype = ctypes.c_void_p
         api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
         for dt, prefix in (("f64", "d"), ("f32", "s")):
-            for kind in ("gemm", "gemv"):
+            for kind in ("gemm", "gemv", "syrk"):
                 cap = cython_blas.__pyx_capi__[prefix + kind]
                 addr = api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
                 llvm.add_symbol(f"solvent_{prefix}{kind}", addr)
@@ -158,6 +181,10 @@ def runtime_dot_ok(op) -> bool:
 
 
 def _dot(op, ctx):
+    if op in ctx.paired:          # computed in one pass with an earlier product
+        return [ctx.paired.pop(op)]
+    if lower_pair(op, ctx):
+        return [ctx.out(op)]
     a, b = op.operands
     if not (a.type.static and b.type.static):
         return _runtime_dot(op, ctx)
@@ -179,6 +206,8 @@ def _dot(op, ctx):
         _dots(ctx, dt, B, K, A, Bm, out)
     elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
         _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
+    elif sym is not None and M * N * K >= 512 and B == 1 and A.ptr is Bm.ptr and ta != tb:
+        _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out)
     elif sym is not None and M * N * K >= 512:
         _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
     else:
@@ -188,20 +217,30 @@ def _dot(op, ctx):
     return [out]
 
 
+def _cells(ctx):
+    """cell(type, value): a stack slot holding ``value`` (Fortran BLAS takes every argument
+    by pointer)."""
+    def cell(ty, value):
+        s = ctx.alloca_builder.alloca(ty)
+        ctx.b.store(value, s)
+        return s
+    return cell
+
+
+def _declare(ctx, sym, dt, sig):
+    """The BLAS routine ``sym`` of ``dt``, its Fortran arguments spelled by ``sig``: c a
+    character, i an int, p a ``dt`` array or scalar (all by pointer)."""
+    ptr = ir.PointerType(reg_type(dt))
+    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(I32), "p": ptr}
+    fty = ir.FunctionType(ir.VoidType(), [kinds[c] for c in sig])
+    return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
+
+
 def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
     b = ctx.b
     t = reg_type(dt)
-    ptr = ir.PointerType(t)
-    i32p = ir.PointerType(I32)
-    i8p = ir.PointerType(I8)
-    fty = ir.FunctionType(ir.VoidType(), [i8p, i8p, i32p, i32p, i32p, ptr, ptr, i32p, ptr,
-                                          i32p, ptr, ptr, i32p])
-    fn = ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
-
-    def cell(ty, value):
-        s = ctx.alloca_builder.alloca(ty)
-        b.store(value, s)
-        return s
+    fn = _declare(ctx, sym, dt, "cciiippipippi")
+    cell = _cells(ctx)
     opb = cell(I8, ir.Constant(I8, ord("T" if tb else "N")))
     opa = cell(I8, ir.Constant(I8, ord("T" if ta else "N")))
     m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
@@ -216,6 +255,31 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
         pc = b.gep(out.ptr, [b.mul(q, ir.Constant(I64, M * N))])
         b.call(fn, [opb, opa, m, n, k, alpha, pb, ldb, pa, lda, beta, pc, ldc])
     ctx.counted_loop(B, per_batch)
+
+
+def _syrk(ctx, sym, dt, M, K, X, tx, out):
+    """``X^T X`` or ``X X^T`` of one buffer (a Gram matrix): syrk computes one triangle (half
+    the multiply-adds of gemm, as NumPy's own matmul does for these operands), then the other
+    triangle is copied across. Row-major ``c = X^T X`` with ``X`` stored (K, M) is the
+    column-major ``Xc Xc^T`` with ``Xc`` (M x K, ld M): trans 'N'; ``c = X X^T`` with ``X``
+    stored (M, K) is ``Xc^T Xc`` with ``Xc`` (K x M, ld K): trans 'T'. Column-major 'U' is the
+    row-major lower triangle, copied to the upper one."""
+    b = ctx.b
+    t = reg_type(dt)
+    fn = _declare(ctx, sym, dt, "cciippippi")
+    cell = _cells(ctx)
+    uplo = cell(I8, ir.Constant(I8, ord("U")))
+    trans = cell(I8, ir.Constant(I8, ord("N" if tx else "T")))
+    n, k = cell(I32, ir.Constant(I32, M)), cell(I32, ir.Constant(I32, K))
+    lda = cell(I32, ir.Constant(I32, max(1, M if tx else K)))
+    ldc = cell(I32, ir.Constant(I32, max(1, M)))
+    b.call(fn, [uplo, trans, n, k, cell(t, const(dt, 1.0)), X.ptr, lda,
+                cell(t, const(dt, 0.0)), out.ptr, ldc])
+    c2 = BufRef(out.ptr, (M, M), dt)
+
+    def row(i):   # c[j, i] = c[i, j] for j < i
+        ctx.counted_loop(i, lambda j: ctx.store(c2, [j, i], ctx.load(c2, [i, j])))
+    ctx.counted_loop(M, row)
 
 
 def _dots(ctx, dt, B, K, A, Bm, out):
@@ -247,16 +311,8 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
     pack the whole matrix first)."""
     b = ctx.b
     t = reg_type(dt)
-    ptr = ir.PointerType(t)
-    i32p = ir.PointerType(I32)
-    fty = ir.FunctionType(ir.VoidType(), [ir.PointerType(I8), i32p, i32p, ptr, ptr, i32p, ptr,
-                                          i32p, ptr, ptr, i32p])
-    fn = ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
-
-    def cell(ty, value):
-        s = ctx.alloca_builder.alloca(ty)
-        b.store(value, s)
-        return s
+    fn = _declare(ctx, sym, dt, "ciippipippi")
+    cell = _cells(ctx)
     if N == 1:   # c[M] = A[M, K] @ v[K]
         mat, vec, stored_t, rows, cols, mat_size = A, Bm, ta, M, K, M * K
         vec_size = K

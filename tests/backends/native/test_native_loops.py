@@ -275,6 +275,48 @@ def test_products_of_transposes():
     check(transposed_products, r.random((3, 3)), r.random((3, 3)), r.random(3), backend="native")
 
 
+def gram_products(x, alpha):
+    y = x[:, 1:]
+    g = x.T @ x
+    g += alpha      # written in place between the two products that read x.T
+    return g, x.T @ x[:, 0], x @ x.T, alpha * np.dot(y.T, y) + 1.0, x.T @ x.T.T
+
+
+def symmetric_products(a, b):
+    return a.T @ b + b.T @ a, (a.T @ b) - (b.T @ a).T
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(30, 20), (20, 30), (1, 12), (12, 1), (2, 2)])
+def test_gram_and_symmetric_products(dtype, shape):
+    # X^T X (BLAS syrk on one triangle, the other copied) and A^T B + B^T A (one product and
+    # its transpose): C- and Fortran-ordered and strided operands
+    r = np.random.default_rng(sum(shape))
+    x = r.random(shape).astype(dtype)
+    for arg in (x, np.asfortranarray(x), np.repeat(x, 2, axis=0)[::2]):
+        check(gram_products, arg, 0.5, backend="native")
+        check(symmetric_products, arg, r.random(shape).astype(dtype), backend="native")
+        check(symmetric_products, arg, r.random(shape).astype(dtype), backend="xla")
+
+
+def matvec_pairs(A, p, r):
+    s = r @ A                 # a column product and a row product of one matrix: one pass
+    q = A @ p
+    u = A.T @ r + 1.0         # a column product spelled through a transpose
+    w = A @ (s * 2.0)         # its vector needs an earlier product: not paired early
+    return s, q, u, w
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(515, 513), (513, 515), (6, 5)])
+def test_two_products_of_one_matrix_in_one_pass(dtype, shape):
+    r = np.random.default_rng(shape[0])
+    A = r.random(shape).astype(dtype)
+    p, v = r.random(shape[1]).astype(dtype), r.random(shape[0]).astype(dtype)
+    for a in (A, np.asfortranarray(A)):
+        check(matvec_pairs, a, p, v, backend="native")
+
+
 def special_floats(x):
     y = np.empty_like(x)
     for i in range(x.shape[0]):
