@@ -34,7 +34,7 @@ from ..passes.pipeline import run_pipeline
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
 from ..ir.rewrite import apply_patterns
-from ..passes.patterns.shapes import TRANSPOSE_DOT
+from ..passes.patterns.shapes import DOT_OF_TRANSPOSE, TRANSPOSE_DOT
 from .slot_forwarding import forward_slots
 from .transform import DifferentiationError, vjp_function
 
@@ -90,7 +90,9 @@ class Gradient:
         g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
                                       while_capacity=capacity)
         g = forward_slots(g)  # cotangent slots read before they are written
-        apply_patterns(g, [TRANSPOSE_DOT])  # the transposed outer products of dots' rules
+        # the transposed outer products of dots' rules; a transpose the primal's product
+        # and its rule's both read
+        apply_patterns(g, [TRANSPOSE_DOT, DOT_OF_TRANSPOSE])
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))

@@ -167,8 +167,13 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
 
 class Transformer:
     def __init__(self, fn: Function, wrt: list[int], checkpoints=None,
-                 while_capacity: int | None = None):
+                 while_capacity: int | None = None, live_per_trip: dict | None = None):
         self.fn = fn
+        # original loop.for -> the bytes a trip of its tape takes once the tapes no reverse
+        # step reads are pruned (a taped build measures them); None: the carried values'
+        # bytes (every carried value counted as recorded)
+        self.live_per_trip = live_per_trip
+        self.taped_orig: dict = {}  # emitted taped loop.for -> the original loop
         self.varied = varied_values(fn, wrt)
         self.taped: list = []  # (emitted taped loop, number of primal results)
         self.checkpoints = checkpoints  # the policy (checkpoint.snapshots)
@@ -247,7 +252,12 @@ class Transformer:
             return self.schedules[op]
         n = self._trips(op)
         sched = None
-        if n is not None:
+        if n is not None and self.live_per_trip is not None:
+            per_trip = self.live_per_trip.get(op, 0)
+            c = snapshots(n, per_trip, self.checkpoints) if per_trip else None
+            if c is not None:
+                sched = Schedule(n, c)
+        elif n is not None:
             body = op.regions[0].block
             ys = body.terminator.operands
             per_trip = 0
@@ -324,6 +334,7 @@ class Transformer:
         for r, v in zip(op.results, new.results):
             scope[r] = v
         self.taped.append((new, len(op.results)))
+        self.taped_orig[new] = op
         return new
 
     def _revolve_state(self, op, scope, rb, blk, k, tape, extra) -> list:
@@ -732,7 +743,31 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     if dynamic:
         raise DifferentiationError(f"cannot differentiate through {dynamic}: run-time shapes "
                                    "are not differentiated yet")
-    t = Transformer(fn, wrt, checkpoints, while_capacity)
+    g, t, seeded = _build(fn, wrt, checkpoints, while_capacity)
+    if any(sc is not None for sc in t.schedules.values()):
+        # cache only what the reverse pass needs: a loop is checkpointed for the tape its
+        # reverse steps read (a linear stencil's reads none), measured on a taped build
+        g0, t0, _ = _build(fn, wrt, 0, while_capacity)
+        live = _live_per_trip(g0, t0)
+        g, t, seeded = _build(fn, wrt, checkpoints, while_capacity, live)
+        if not any(sc is not None for sc in t.schedules.values()):
+            g, t = g0, t0
+    if report is not None:
+        live = set(g.walk())
+        report["tape_bytes"] = sum(nbytes(r.type) for loop, nres in t.taped if loop in live
+                                   for r in loop.results[nres:])
+        report["checkpointed"] = [(sc.n, sc.c, sc.n + sc.advances)
+                                  for sc in t.schedules.values() if sc is not None]
+        report["tables"] = [arr for _, arr in t.table_values]
+        report["while_trips"] = len(t.while_trips)
+        report["recomputed_loops"] = t.recomputed
+    return g, seeded
+
+
+def _build(fn: Function, wrt: list[int], checkpoints, while_capacity, live=None):
+    """One emission of the reverse-mode program (``vjp_function``), cleaned up:
+    ``(g, transformer, seeded)``."""
+    t = Transformer(fn, wrt, checkpoints, while_capacity, live)
     body = Block()
     t.fn_block = body
     b = Builder(body)
@@ -759,17 +794,30 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
         name for name, _ in t.table_values]
     g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))
     g = dce(g)
-    if prune_tapes(g, t.taped):
-        g = dce(g)
-    while drop_dead_carries(g):
-        g = dce(g)
-    if report is not None:
-        live = set(g.walk())
-        report["tape_bytes"] = sum(nbytes(r.type) for loop, nres in t.taped if loop in live
-                                   for r in loop.results[nres:])
-        report["checkpointed"] = [(sc.n, sc.c, sc.n + sc.advances)
-                                  for sc in t.schedules.values() if sc is not None]
-        report["tables"] = [arr for _, arr in t.table_values]
-        report["while_trips"] = len(t.while_trips)
-        report["recomputed_loops"] = t.recomputed
-    return g, seeded
+    tapes = {loop: set(loop.results[nres:]) for loop, nres in t.taped}
+    changed = True
+    while changed:  # a dropped carry can leave a tape unread, and a pruned tape a carry
+        changed = prune_tapes(g, t.taped)
+        if changed:
+            g = dce(g)
+        while drop_dead_carries(g):
+            changed = True
+            g = dce(g)
+        # the primal results before the tapes, as dropping may have removed some
+        t.taped = [(loop, next((i for i, r in enumerate(loop.results) if r in tapes[loop]),
+                               len(loop.results))) for loop, _ in t.taped]
+    return g, t, seeded
+
+
+def _live_per_trip(g: Function, t: Transformer) -> dict:
+    """Original loop.for -> bytes a trip of its tape takes in the cleaned-up ``g`` (the
+    most over its copies; loops whose tapes were all pruned are absent)."""
+    live_ops = set(g.walk())
+    out: dict = {}
+    for loop, nres in t.taped:
+        orig = t.taped_orig.get(loop)
+        if orig is None or loop not in live_ops or len(loop.results) == nres:
+            continue
+        per = sum(nbytes(r.type) // max(r.type.shape[0], 1) for r in loop.results[nres:])
+        out[orig] = max(out.get(orig, 0), per)
+    return out
