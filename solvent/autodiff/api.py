@@ -34,6 +34,7 @@ from ..passes.pipeline import run_pipeline
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
 from ..ir.rewrite import apply_patterns
+from ..passes.patterns.algebra import GRADIENT_ONLY
 from ..passes.patterns.shapes import DOT_OF_TRANSPOSE, TRANSPOSE_DOT
 from .slot_forwarding import forward_slots
 from .transform import DifferentiationError, vjp_function
@@ -93,6 +94,7 @@ class Gradient:
         # the transposed outer products of dots' rules; a transpose the primal's product
         # and its rule's both read
         apply_patterns(g, [TRANSPOSE_DOT, DOT_OF_TRANSPOSE])
+        apply_patterns(g, GRADIENT_ONLY)  # after transpose-dot, which reads outer products
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))

@@ -128,6 +128,23 @@ def _write_tapes(b: Builder, tapes, writes, k) -> list:
             for t, w in zip(tapes, writes)]
 
 
+# a product whose every element sums at least this many terms is taped, not recomputed
+COSTLY_CONTRACTION = 8
+
+
+def _costly_product(op: Operation) -> bool:
+    """``op`` is a dot_general of a long contraction: its reverse step reads it from the
+    tape (one element written per result element) instead of recomputing it (``K``
+    multiply-adds each)."""
+    if op.name != "tensor.dot_general" or not isinstance(op.results[0].type, TensorType):
+        return False
+    x = op.operands[0]
+    k = 1
+    for d in op.attrs["lhs_contract"]:
+        k *= x.type.shape[d]
+    return k >= COSTLY_CONTRACTION
+
+
 def varied_values(fn: Function, wrt: list[int]) -> set:
     """Every value that depends on the arguments ``wrt`` (a fixed point over loops)."""
     varied = {fn.args[k] for k in wrt}
@@ -232,6 +249,8 @@ class Transformer:
         """Clone ``block``'s ops but its terminator; its loops with active results record
         what their reverse pass needs."""
         for op in block.ops[:-1]:
+            if op.results and all(r in scope.map for r in op.results):
+                continue  # read from a tape (a costly product of the trip)
             if op.name in ("loop.for", "loop.while") and any(self.active(r) for r in op.results):
                 sched = self._schedule(op) if op.name == "loop.for" else None
                 if sched is not None:
@@ -407,7 +426,8 @@ class Transformer:
         """Clone ``body``'s ops (but its terminator) and say what a trip's tape holds:
         ``(writes, plan)``, the values to record and, per carried value, how the reverse
         step rebuilds it (``("full", i)`` or ``("undo", [(update op, old slot's write,
-        index writes)])``)."""
+        index writes)])``, then ``("cached", [(value, position)])``: the trip's costly
+        products, which the reverse step reads instead of recomputing)."""
         yields = body.terminator.operands
         chains = [_update_chain(body, c, yields[i]) if c.type.rank else None
                   for i, c in enumerate(carried)]
@@ -434,6 +454,12 @@ class Transformer:
                 writes.append(old)
                 writes.extend(dyn)
             plan.append(("undo", entries))
+        cached = []  # (original value, its row's position in writes): read, not recomputed
+        for o in body.ops[:-1]:
+            if _costly_product(o) and any(self.active(r) for r in o.results):
+                cached.append((o.results[0], len(writes)))
+                writes.append(inner[o.results[0]])
+        plan.append(("cached", cached))
         return writes, plan
 
     def emit_counted_while(self, op: Operation, scope: Scope, b: Builder,
@@ -624,6 +650,8 @@ class Transformer:
             def at_k(t):
                 return rb.create("tensor.slice", [t, row], {"spec": [["i", 0]] + _full_spec(
                     t.type.shape[1:])}).result
+            for v, pos in tape[3][-1][1]:  # the trip's products, read from the tape
+                rs[v] = at_k(tv[pos])
             for i, (c, how) in enumerate(zip(carried, tape[3])):
                 if how[0] == "full":
                     rs[c] = at_k(tv[how[1]])
