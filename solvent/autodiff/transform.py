@@ -432,16 +432,34 @@ class Transformer:
         chains = [_update_chain(body, c, yields[i]) if c.type.rank else None
                   for i, c in enumerate(carried)]
         in_chain = {u for ch in chains if ch for u in ch}
+        # an array only an inner loop changes, each of its trips through update_slice: the
+        # inner loop is taped, and the trip records the inner tape's undo entries
+        nested = {i: y.owner for i, (c, y) in enumerate(zip(carried, yields))
+                  if chains[i] is None and self._undoable_inner(body, c, y)}
         olds = {}
         for o in body.ops[:-1]:
             if o in in_chain:  # the slot's old value, read before the write (in place)
                 dyn = [inner[d] for d in o.operands[2:]]
                 olds[o] = (ib.create("tensor.slice", [inner[o.operands[0]]] + dyn,
                                      E.index_attrs(o)).result, dyn)
-            self.clone_op(o, inner, ib)
+            if o in nested.values():
+                self.emit_taped_for(o, inner, ib)
+            else:
+                self.clone_op(o, inner, ib)
         writes, plan = [], []
         for i, c in enumerate(carried):
             chain = chains[i]
+            if i in nested:
+                loop = nested[i]
+                _, tv, m, inner_plan = inner.tapes[loop][:4]
+                entries = []
+                for u, pos_old, pos_idx in inner_plan[yields[i].index][1]:
+                    entries.append((u, len(writes), list(range(len(writes) + 1,
+                                                               len(writes) + 1 + len(pos_idx)))))
+                    writes.append(tv[pos_old])
+                    writes.extend(tv[p] for p in pos_idx)
+                plan.append(("undo_loop", m, entries))
+                continue
             if chain is None:
                 plan.append(("full", len(writes)))
                 writes.append(inner[c])
@@ -461,6 +479,25 @@ class Transformer:
                 writes.append(inner[o.results[0]])
         plan.append(("cached", cached))
         return writes, plan
+
+    def _undoable_inner(self, body: Block, c: Value, y: Value) -> bool:
+        """``y`` (yielded for the carried array ``c``) is made from ``c`` by a loop.for of
+        ``body`` with a compile-time trip count whose body changes it only through
+        ``update_slice`` (``for c in ...: best[i + 1, c] = ...``), a tape of whose slots
+        takes fewer bytes than the array."""
+        loop = y.owner
+        if not (c.type.rank and isinstance(loop, Operation) and loop.name == "loop.for"
+                and loop.parent is body and loop.operands[3 + y.index] is c):
+            return False
+        m = self._trips(loop)
+        inner = loop.regions[0].block
+        arg = inner.args[1 + y.index]
+        chain = _update_chain(inner, arg, inner.terminator.operands[y.index])
+        if not m or not chain:
+            return False
+        per_trip = sum(nbytes(u.operands[1].type) + sum(nbytes(d.type) for d in u.operands[2:])
+                       for u in chain)
+        return m * per_trip < nbytes(c.type)
 
     def emit_counted_while(self, op: Operation, scope: Scope, b: Builder,
                            capacity: int | None = None) -> None:
@@ -657,11 +694,14 @@ class Transformer:
                     rs[c] = at_k(tv[how[1]])
                     continue
                 s_arg = blk.add_arg(c.type, "state")
-                v = s_arg
-                for u, pos_old, pos_idx in reversed(how[1]):
-                    v = rb.create("tensor.update_slice",
-                                  [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
-                                  E.index_attrs(u)).result
+                if how[0] == "undo_loop":
+                    v = self._undo_inner(rb, s_arg, tv, row, how[1], how[2], op.loc)
+                else:
+                    v = s_arg
+                    for u, pos_old, pos_idx in reversed(how[1]):
+                        v = rb.create("tensor.update_slice",
+                                      [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
+                                      E.index_attrs(u)).result
                 rs[c] = v  # the array as trip k found it, carried on to trip k - 1
                 extra.append((scope[op.results[i]], s_arg, v))
         else:
@@ -700,6 +740,31 @@ class Transformer:
             adj[v] = r
         for i, r in zip(act, res[:len(act)]):
             self._accumulate(b, adj, inits[i], r)
+
+    @staticmethod
+    def _undo_inner(rb: Builder, state: Value, tv, row: Value, m: int, entries, loc) -> Value:
+        """``state`` with an inner loop's writes of trip ``row`` undone, its trips in
+        reverse: each write's slot set back to the old value the tape holds (``tv[p]`` has
+        shape ``(trips, m, ...)``)."""
+        idt = row.type.dtype
+        blk = Block()
+        ib = Builder(blk)
+        i = blk.add_arg(TensorType((), idt), "i")
+        v = blk.add_arg(state.type, "state")
+        ii = ib.one("tensor.sub", ib.constant(m - 1, idt), i)
+
+        def at(t):
+            return ib.create("tensor.slice", [t, row, ii], {"spec": [["i", 0], ["i", 1]] +
+                                                            _full_spec(t.type.shape[2:])}).result
+        for u, pos_old, pos_idx in reversed(entries):
+            v = ib.create("tensor.update_slice", [v, at(tv[pos_old])] +
+                          [at(tv[p]) for p in pos_idx], E.index_attrs(u)).result
+        ib.create("loop.yield", [v])
+        undo = Operation("loop.for", [rb.constant(0, idt), rb.constant(m, idt),
+                                      rb.constant(1, idt), state], [state.type], {},
+                         [Region(blk)], loc)
+        rb.block.append(undo)
+        return undo.results[0]
 
     def reverse_if(self, op, scope, b, adj, cts) -> None:
         blocks = [r.block for r in op.regions]

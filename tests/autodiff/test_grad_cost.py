@@ -209,3 +209,35 @@ def test_products_of_a_while_trip_are_taped(backend):
     for k in range(4):
         np.testing.assert_allclose(got[k], fd_grad(descend_until, args, k), rtol=1e-6,
                                    atol=1e-8)
+
+
+def row_recurrence(v, w, k, cols):
+    """A table filled row by row in scalar loops (each row from the one before, reading a
+    slot ``k[i]`` to the left where there is one: a knapsack's shape)."""
+    n = v.shape[0]
+    t = np.zeros((n + 1, cols))
+    t[0, :] = w
+    for i in range(n):
+        for c in range(cols):
+            t[i + 1, c] = np.sin(t[i, c]) * v[i]
+            if k[i] <= c:
+                t[i + 1, c] += t[i, c - k[i]]
+    return np.sum(t * t)
+
+
+@pytest.mark.parametrize("backend", ["interp", "xla", "native"])
+def test_array_changed_by_an_inner_loop_tapes_its_slots(backend):
+    """The outer loop's table changes only through the inner loop's slot writes: its tape
+    holds the inner trips' old slots and indices (``2 n cols`` of each), not ``n`` copies
+    of the ``(n + 1) x cols`` table; the gradients equal finite differences."""
+    rng = np.random.default_rng(11)
+    n, cols = 12, 5
+    v, w = rng.standard_normal(n) / 2, rng.standard_normal(cols)
+    k = rng.integers(1, 4, n).astype(np.int8)
+    args = (v, w, k, cols)
+    gf = solvent.grad(row_recurrence, (0, 1), backend=backend)
+    gv, gw = gf(*args)
+    table = (n + 1) * cols * 8
+    assert gf.compiled(*args).report["tape_bytes"] < n * table
+    np.testing.assert_allclose(gv, fd_grad(row_recurrence, args, 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gw, fd_grad(row_recurrence, args, 1), rtol=1e-6, atol=1e-8)
