@@ -92,6 +92,26 @@ def _sparse(v: Value):
     return None
 
 
+def _mask_key(m: Value):
+    """A select's condition up to a broadcast (each rule broadcasts its own)."""
+    op = m.owner
+    if getattr(op, "name", None) == "tensor.broadcast_to":
+        return op.operands[0], m.type.shape
+    return m, m.type.shape
+
+
+def _half_select(v: Value):
+    """``(mask key, value, side)`` of ``v = select(m, value, 0)`` (side 1) or ``select(m, 0,
+    value)`` (side 2), or None."""
+    op = v.owner
+    if getattr(op, "name", None) != "tensor.select":
+        return None
+    for side in (1, 2):
+        if is_zeros(op.operands[3 - side]):
+            return _mask_key(op.operands[0]), op.operands[side], side, op.operands[0]
+    return None
+
+
 def add(b: Builder, x: Value | None, y: Value | None) -> Value | None:
     """``x + y`` where ``None`` stands for a zero cotangent. Adding a cotangent that is zero
     but for one slice (a slice's cotangent, ``update_slice(zeros, v)``) adds ``v`` into that
@@ -113,6 +133,14 @@ def add(b: Builder, x: Value | None, y: Value | None) -> Value | None:
             at = index_attrs(u)
             part = b.one("tensor.add", slice_(b, acc, list(idx), at["spec"], at), v)
             return b.create("tensor.update_slice", [acc, part] + list(idx), at).result
+    hx, hy = _half_select(x), _half_select(y)
+    if hx and hy and hx[0] == hy[0] and hx[2] != hy[2] and x.type == y.type:
+        # where(m, a, 0) + where(m, 0, c) is where(m, a, c): the two cotangents of a select
+        # whose branches read one value (np.where(mask, f(x), x)) meet again as one
+        on_true, on_false = (hx[1], hy[1]) if hx[2] == 1 else (hy[1], hx[1])
+        if on_true is on_false:
+            return on_true
+        return b.one("tensor.select", hx[3], on_true, on_false)
     return b.one("tensor.add", x, y)
 
 

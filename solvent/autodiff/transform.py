@@ -128,6 +128,23 @@ def _write_tapes(b: Builder, tapes, writes, k) -> list:
             for t, w in zip(tapes, writes)]
 
 
+# a product whose every element sums at least this many terms is taped, not recomputed
+COSTLY_CONTRACTION = 8
+
+
+def _costly_product(op: Operation) -> bool:
+    """``op`` is a dot_general of a long contraction: its reverse step reads it from the
+    tape (one element written per result element) instead of recomputing it (``K``
+    multiply-adds each)."""
+    if op.name != "tensor.dot_general" or not isinstance(op.results[0].type, TensorType):
+        return False
+    x = op.operands[0]
+    k = 1
+    for d in op.attrs["lhs_contract"]:
+        k *= x.type.shape[d]
+    return k >= COSTLY_CONTRACTION
+
+
 def varied_values(fn: Function, wrt: list[int]) -> set:
     """Every value that depends on the arguments ``wrt`` (a fixed point over loops)."""
     varied = {fn.args[k] for k in wrt}
@@ -167,8 +184,13 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
 
 class Transformer:
     def __init__(self, fn: Function, wrt: list[int], checkpoints=None,
-                 while_capacity: int | None = None):
+                 while_capacity: int | None = None, live_per_trip: dict | None = None):
         self.fn = fn
+        # original loop.for -> the bytes a trip of its tape takes once the tapes no reverse
+        # step reads are pruned (a taped build measures them); None: the carried values'
+        # bytes (every carried value counted as recorded)
+        self.live_per_trip = live_per_trip
+        self.taped_orig: dict = {}  # emitted taped loop.for -> the original loop
         self.varied = varied_values(fn, wrt)
         self.taped: list = []  # (emitted taped loop, number of primal results)
         self.checkpoints = checkpoints  # the policy (checkpoint.snapshots)
@@ -227,6 +249,8 @@ class Transformer:
         """Clone ``block``'s ops but its terminator; its loops with active results record
         what their reverse pass needs."""
         for op in block.ops[:-1]:
+            if op.results and all(r in scope.map for r in op.results):
+                continue  # read from a tape (a costly product of the trip)
             if op.name in ("loop.for", "loop.while") and any(self.active(r) for r in op.results):
                 sched = self._schedule(op) if op.name == "loop.for" else None
                 if sched is not None:
@@ -247,7 +271,12 @@ class Transformer:
             return self.schedules[op]
         n = self._trips(op)
         sched = None
-        if n is not None:
+        if n is not None and self.live_per_trip is not None:
+            per_trip = self.live_per_trip.get(op, 0)
+            c = snapshots(n, per_trip, self.checkpoints) if per_trip else None
+            if c is not None:
+                sched = Schedule(n, c)
+        elif n is not None:
             body = op.regions[0].block
             ys = body.terminator.operands
             per_trip = 0
@@ -324,6 +353,7 @@ class Transformer:
         for r, v in zip(op.results, new.results):
             scope[r] = v
         self.taped.append((new, len(op.results)))
+        self.taped_orig[new] = op
         return new
 
     def _revolve_state(self, op, scope, rb, blk, k, tape, extra) -> list:
@@ -396,21 +426,40 @@ class Transformer:
         """Clone ``body``'s ops (but its terminator) and say what a trip's tape holds:
         ``(writes, plan)``, the values to record and, per carried value, how the reverse
         step rebuilds it (``("full", i)`` or ``("undo", [(update op, old slot's write,
-        index writes)])``)."""
+        index writes)])``, then ``("cached", [(value, position)])``: the trip's costly
+        products, which the reverse step reads instead of recomputing)."""
         yields = body.terminator.operands
         chains = [_update_chain(body, c, yields[i]) if c.type.rank else None
                   for i, c in enumerate(carried)]
         in_chain = {u for ch in chains if ch for u in ch}
+        # an array only an inner loop changes, each of its trips through update_slice: the
+        # inner loop is taped, and the trip records the inner tape's undo entries
+        nested = {i: y.owner for i, (c, y) in enumerate(zip(carried, yields))
+                  if chains[i] is None and self._undoable_inner(body, c, y)}
         olds = {}
         for o in body.ops[:-1]:
             if o in in_chain:  # the slot's old value, read before the write (in place)
                 dyn = [inner[d] for d in o.operands[2:]]
                 olds[o] = (ib.create("tensor.slice", [inner[o.operands[0]]] + dyn,
                                      E.index_attrs(o)).result, dyn)
-            self.clone_op(o, inner, ib)
+            if o in nested.values():
+                self.emit_taped_for(o, inner, ib)
+            else:
+                self.clone_op(o, inner, ib)
         writes, plan = [], []
         for i, c in enumerate(carried):
             chain = chains[i]
+            if i in nested:
+                loop = nested[i]
+                _, tv, m, inner_plan = inner.tapes[loop][:4]
+                entries = []
+                for u, pos_old, pos_idx in inner_plan[yields[i].index][1]:
+                    entries.append((u, len(writes), list(range(len(writes) + 1,
+                                                               len(writes) + 1 + len(pos_idx)))))
+                    writes.append(tv[pos_old])
+                    writes.extend(tv[p] for p in pos_idx)
+                plan.append(("undo_loop", m, entries))
+                continue
             if chain is None:
                 plan.append(("full", len(writes)))
                 writes.append(inner[c])
@@ -423,7 +472,32 @@ class Transformer:
                 writes.append(old)
                 writes.extend(dyn)
             plan.append(("undo", entries))
+        cached = []  # (original value, its row's position in writes): read, not recomputed
+        for o in body.ops[:-1]:
+            if _costly_product(o) and any(self.active(r) for r in o.results):
+                cached.append((o.results[0], len(writes)))
+                writes.append(inner[o.results[0]])
+        plan.append(("cached", cached))
         return writes, plan
+
+    def _undoable_inner(self, body: Block, c: Value, y: Value) -> bool:
+        """``y`` (yielded for the carried array ``c``) is made from ``c`` by a loop.for of
+        ``body`` with a compile-time trip count whose body changes it only through
+        ``update_slice`` (``for c in ...: best[i + 1, c] = ...``), a tape of whose slots
+        takes fewer bytes than the array."""
+        loop = y.owner
+        if not (c.type.rank and isinstance(loop, Operation) and loop.name == "loop.for"
+                and loop.parent is body and loop.operands[3 + y.index] is c):
+            return False
+        m = self._trips(loop)
+        inner = loop.regions[0].block
+        arg = inner.args[1 + y.index]
+        chain = _update_chain(inner, arg, inner.terminator.operands[y.index])
+        if not m or not chain:
+            return False
+        per_trip = sum(nbytes(u.operands[1].type) + sum(nbytes(d.type) for d in u.operands[2:])
+                       for u in chain)
+        return m * per_trip < nbytes(c.type)
 
     def emit_counted_while(self, op: Operation, scope: Scope, b: Builder,
                            capacity: int | None = None) -> None:
@@ -613,16 +687,21 @@ class Transformer:
             def at_k(t):
                 return rb.create("tensor.slice", [t, row], {"spec": [["i", 0]] + _full_spec(
                     t.type.shape[1:])}).result
+            for v, pos in tape[3][-1][1]:  # the trip's products, read from the tape
+                rs[v] = at_k(tv[pos])
             for i, (c, how) in enumerate(zip(carried, tape[3])):
                 if how[0] == "full":
                     rs[c] = at_k(tv[how[1]])
                     continue
                 s_arg = blk.add_arg(c.type, "state")
-                v = s_arg
-                for u, pos_old, pos_idx in reversed(how[1]):
-                    v = rb.create("tensor.update_slice",
-                                  [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
-                                  E.index_attrs(u)).result
+                if how[0] == "undo_loop":
+                    v = self._undo_inner(rb, s_arg, tv, row, how[1], how[2], op.loc)
+                else:
+                    v = s_arg
+                    for u, pos_old, pos_idx in reversed(how[1]):
+                        v = rb.create("tensor.update_slice",
+                                      [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
+                                      E.index_attrs(u)).result
                 rs[c] = v  # the array as trip k found it, carried on to trip k - 1
                 extra.append((scope[op.results[i]], s_arg, v))
         else:
@@ -661,6 +740,31 @@ class Transformer:
             adj[v] = r
         for i, r in zip(act, res[:len(act)]):
             self._accumulate(b, adj, inits[i], r)
+
+    @staticmethod
+    def _undo_inner(rb: Builder, state: Value, tv, row: Value, m: int, entries, loc) -> Value:
+        """``state`` with an inner loop's writes of trip ``row`` undone, its trips in
+        reverse: each write's slot set back to the old value the tape holds (``tv[p]`` has
+        shape ``(trips, m, ...)``)."""
+        idt = row.type.dtype
+        blk = Block()
+        ib = Builder(blk)
+        i = blk.add_arg(TensorType((), idt), "i")
+        v = blk.add_arg(state.type, "state")
+        ii = ib.one("tensor.sub", ib.constant(m - 1, idt), i)
+
+        def at(t):
+            return ib.create("tensor.slice", [t, row, ii], {"spec": [["i", 0], ["i", 1]] +
+                                                            _full_spec(t.type.shape[2:])}).result
+        for u, pos_old, pos_idx in reversed(entries):
+            v = ib.create("tensor.update_slice", [v, at(tv[pos_old])] +
+                          [at(tv[p]) for p in pos_idx], E.index_attrs(u)).result
+        ib.create("loop.yield", [v])
+        undo = Operation("loop.for", [rb.constant(0, idt), rb.constant(m, idt),
+                                      rb.constant(1, idt), state], [state.type], {},
+                         [Region(blk)], loc)
+        rb.block.append(undo)
+        return undo.results[0]
 
     def reverse_if(self, op, scope, b, adj, cts) -> None:
         blocks = [r.block for r in op.regions]
@@ -732,7 +836,31 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     if dynamic:
         raise DifferentiationError(f"cannot differentiate through {dynamic}: run-time shapes "
                                    "are not differentiated yet")
-    t = Transformer(fn, wrt, checkpoints, while_capacity)
+    g, t, seeded = _build(fn, wrt, checkpoints, while_capacity)
+    if any(sc is not None for sc in t.schedules.values()):
+        # cache only what the reverse pass needs: a loop is checkpointed for the tape its
+        # reverse steps read (a linear stencil's reads none), measured on a taped build
+        g0, t0, _ = _build(fn, wrt, 0, while_capacity)
+        live = _live_per_trip(g0, t0)
+        g, t, seeded = _build(fn, wrt, checkpoints, while_capacity, live)
+        if not any(sc is not None for sc in t.schedules.values()):
+            g, t = g0, t0
+    if report is not None:
+        live = set(g.walk())
+        report["tape_bytes"] = sum(nbytes(r.type) for loop, nres in t.taped if loop in live
+                                   for r in loop.results[nres:])
+        report["checkpointed"] = [(sc.n, sc.c, sc.n + sc.advances)
+                                  for sc in t.schedules.values() if sc is not None]
+        report["tables"] = [arr for _, arr in t.table_values]
+        report["while_trips"] = len(t.while_trips)
+        report["recomputed_loops"] = t.recomputed
+    return g, seeded
+
+
+def _build(fn: Function, wrt: list[int], checkpoints, while_capacity, live=None):
+    """One emission of the reverse-mode program (``vjp_function``), cleaned up:
+    ``(g, transformer, seeded)``."""
+    t = Transformer(fn, wrt, checkpoints, while_capacity, live)
     body = Block()
     t.fn_block = body
     b = Builder(body)
@@ -759,17 +887,30 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
         name for name, _ in t.table_values]
     g = Function(f"{fn.name}_vjp", body, names, [], list(fn.errors))
     g = dce(g)
-    if prune_tapes(g, t.taped):
-        g = dce(g)
-    while drop_dead_carries(g):
-        g = dce(g)
-    if report is not None:
-        live = set(g.walk())
-        report["tape_bytes"] = sum(nbytes(r.type) for loop, nres in t.taped if loop in live
-                                   for r in loop.results[nres:])
-        report["checkpointed"] = [(sc.n, sc.c, sc.n + sc.advances)
-                                  for sc in t.schedules.values() if sc is not None]
-        report["tables"] = [arr for _, arr in t.table_values]
-        report["while_trips"] = len(t.while_trips)
-        report["recomputed_loops"] = t.recomputed
-    return g, seeded
+    tapes = {loop: set(loop.results[nres:]) for loop, nres in t.taped}
+    changed = True
+    while changed:  # a dropped carry can leave a tape unread, and a pruned tape a carry
+        changed = prune_tapes(g, t.taped)
+        if changed:
+            g = dce(g)
+        while drop_dead_carries(g):
+            changed = True
+            g = dce(g)
+        # the primal results before the tapes, as dropping may have removed some
+        t.taped = [(loop, next((i for i, r in enumerate(loop.results) if r in tapes[loop]),
+                               len(loop.results))) for loop, _ in t.taped]
+    return g, t, seeded
+
+
+def _live_per_trip(g: Function, t: Transformer) -> dict:
+    """Original loop.for -> bytes a trip of its tape takes in the cleaned-up ``g`` (the
+    most over its copies; loops whose tapes were all pruned are absent)."""
+    live_ops = set(g.walk())
+    out: dict = {}
+    for loop, nres in t.taped:
+        orig = t.taped_orig.get(loop)
+        if orig is None or loop not in live_ops or len(loop.results) == nres:
+            continue
+        per = sum(nbytes(r.type) // max(r.type.shape[0], 1) for r in loop.results[nres:])
+        out[orig] = max(out.get(orig, 0), per)
+    return out

@@ -137,6 +137,11 @@ class MarkParallel(Pass):
 def clear(fn: Function) -> None:
     """Drop every loop's parallel marks (before a transformation that changes loops)."""
     for op in fn.walk():
-        op.attrs.pop("parallel", None)
-        op.attrs.pop("combiners", None)
-        op.attrs.pop(DISJOINT, None)
+        clear_op(op)
+
+
+def clear_op(op) -> None:
+    """Drop ``op``'s parallel marks."""
+    op.attrs.pop("parallel", None)
+    op.attrs.pop("combiners", None)
+    op.attrs.pop(DISJOINT, None)

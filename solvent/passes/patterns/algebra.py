@@ -110,6 +110,60 @@ def _select_same(op, rw):
     return True
 
 
+def _select_nested(op, rw):
+    c1, a, b = op.operands
+    inner = defining(a, "tensor.select")
+    if inner is not None and inner.operands[2] is b and len(a.live_uses()) == 1:
+        c2, x, _ = inner.operands
+        rw.replace_op(op, [rw.one("tensor.select", rw.one("tensor.and", c1, c2), x, b)])
+        return True
+    inner = defining(b, "tensor.select")
+    if inner is not None and inner.operands[1] is a and len(b.live_uses()) == 1:
+        c2, _, y = inner.operands
+        rw.replace_op(op, [rw.one("tensor.select", rw.one("tensor.or", c1, c2), a, y)])
+        return True
+    return False
+
+
+def _outer_as_mul(op, rw):
+    a = op.attrs
+    x, y = op.operands
+    nb = len(a["lhs_batch"])
+    if a["lhs_contract"] or a["rhs_contract"] or not (
+            list(a["lhs_batch"]) == list(a["rhs_batch"]) == list(range(nb))) or not (
+            x.type.dtype == y.type.dtype == op.result.type.dtype):
+        return False
+    batch, lf, rf = x.type.shape[:nb], x.type.shape[nb:], y.type.shape[nb:]
+    if x.type.rank and rf:  # x[b..., l..., None...] * y[b..., None..., r...]
+        x = rw.one("tensor.reshape", x, shape=list(x.type.shape) + [1] * len(rf))
+    if nb and lf:
+        y = rw.one("tensor.reshape", y, shape=list(batch) + [1] * len(lf) + list(rf))
+    rw.replace_op(op, [rw.one("tensor.mul", x, y)])
+    return True
+
+
+def _outer_sample(b, x):
+    v = b.one("tensor.reduce_sum", x, axes=[1], keepdims=False)
+    outer = b.one("tensor.dot_general", v, x, lhs_batch=[], rhs_batch=[], lhs_contract=[],
+                  rhs_contract=[])
+    rows = b.one("tensor.dot_general", v, x, lhs_batch=[0], rhs_batch=[0], lhs_contract=[],
+                 rhs_contract=[])   # v[i] * x[i, j]
+    both = b.one("tensor.dot_general", x, x, lhs_batch=[0], rhs_batch=[0], lhs_contract=[],
+                 rhs_contract=[])   # x[i, j] * x[i, k]
+    return b.one("tensor.add", b.one("tensor.reduce_sum", outer, axes=[0], keepdims=False),
+                 b.one("tensor.add", rows, b.one("tensor.reduce_sum", both, axes=[2],
+                                                 keepdims=False)))
+
+
+def _nested_sample(b, x):
+    zero = b.constant(0.0, "f64")
+    pos = b.one("tensor.gt", x, zero)
+    small = b.one("tensor.lt", x, b.constant(0.5, "f64"))
+    inner = b.one("tensor.select", small, b.one("tensor.neg", x), x)
+    outer = b.one("tensor.select", pos, inner, x)
+    return b.one("tensor.select", small, outer, b.one("tensor.select", pos, outer, zero))
+
+
 ALGEBRA = [
     Pattern("add-zero", "tensor.add", _identity_operand(0, int_only=True),
             "x + 0 -> x, integers (floats: -0.0 + 0 is 0.0)",
@@ -145,7 +199,24 @@ ALGEBRA = [
             "select(True, a, b) -> a; select(False, a, b) -> b (same shape)",
             sample=unary_chain(lambda b, x: b.one("tensor.select", b.constant(True, "i1"), x,
                                                   b.one("tensor.neg", x)), "f64")),
+    Pattern("select-nested", "tensor.select", _select_nested,
+            "select(c1, select(c2, x, b), b) -> select(c1 & c2, x, b); select(c1, a, "
+            "select(c2, a, y)) -> select(c1 | c2, a, y) (the inner select used only there): "
+            "a masked update of a masked update (np.where of a raised loop's guard) is one "
+            "select, and its gradient one",
+            sample=unary_chain(_nested_sample, "f64")),
     Pattern("select-same", "tensor.select", _select_same, "select(c, a, a) -> a",
             sample=unary_chain(lambda b, x: b.one(
                 "tensor.select", b.one("tensor.gt", x, b.constant(0.0, "f64")), x, x), "f64")),
+]
+
+# Rows the gradient program applies (``autodiff.api``) and the primal pipeline does not.
+GRADIENT_ONLY = [
+    Pattern("outer-as-mul", "tensor.dot_general", _outer_as_mul,
+            "dot_general(x, y) with no contracted dims (batch dims leading, in order) -> "
+            "x[b, l, None] * y[b, None, r] (each element is the one product x[b, l] y[b, r] "
+            "either way): a cotangent's outer product "
+            "is element work that fuses into the sum it is added to (one pass over the "
+            "matrix, in place in the accumulated cotangent)",
+            sample=unary_chain(_outer_sample, "f64", rank=2)),
 ]

@@ -81,6 +81,42 @@ def _transpose_dot(op, rw):
     return True
 
 
+def _dot_of_transpose(op, rw):
+    """One operand of ``op`` (a dot_general) a transpose whose every use is a dot_general:
+    the dot reads the transpose's source, its batch and contracted dims renamed through
+    the permutation, when the free dims keep their order (the result is the same)."""
+    for side, key in ((0, "lhs"), (1, "rhs")):
+        t = defining(op.operands[side], "tensor.transpose")
+        if t is None or not all(u.name == "tensor.dot_general"
+                                for u, _ in t.results[0].live_uses()):
+            continue
+        perm = list(t.attrs["perm"])
+        batch, contract = list(op.attrs[f"{key}_batch"]), list(op.attrs[f"{key}_contract"])
+        free = [perm[i] for i in range(len(perm)) if i not in batch and i not in contract]
+        if free != sorted(free):
+            continue
+        attrs = {k: list(v) for k, v in op.attrs.items()}
+        attrs[f"{key}_batch"] = [perm[i] for i in batch]
+        attrs[f"{key}_contract"] = [perm[i] for i in contract]
+        xs = list(op.operands)
+        xs[side] = t.operands[0]
+        rw.replace_op(op, [rw.one("tensor.dot_general", *xs, **attrs)])
+        return True
+    return False
+
+
+def _dot_t(b, x):
+    t = _t(b, x, [1, 0])
+    v = b.one("tensor.reduce_sum", x, axes=[1], keepdims=False)
+    w = b.one("tensor.reduce_sum", x, axes=[0], keepdims=False)
+    tv = b.one("tensor.dot_general", t, v, lhs_batch=[], rhs_batch=[], lhs_contract=[1],
+               rhs_contract=[0])
+    wt = b.one("tensor.dot_general", w, t, lhs_batch=[], rhs_batch=[], lhs_contract=[0],
+               rhs_contract=[0])
+    return b.one("tensor.dot_general", tv, wt, lhs_batch=[], rhs_batch=[], lhs_contract=[],
+                 rhs_contract=[])
+
+
 def _outer_t(b, x):
     v = b.one("tensor.reduce_sum", x, axes=[1], keepdims=False)
     w = b.one("tensor.reduce_sum", x, axes=[0], keepdims=False)
@@ -102,6 +138,12 @@ SHAPES = [
             "free dims first (no batch dims; the products are the same, summed in the same "
             "order): a gradient's transposed outer product is written in place, not copied",
             sample=unary_chain(_outer_t, "f64", rank=2)),
+    Pattern("dot-of-transpose", "tensor.dot_general", _dot_of_transpose,
+            "dot_general(transpose(x, p), y) -> dot_general(x, y) with x's batch and contracted "
+            "dims p[i] (either side), when every use of the transpose is a dot and its free "
+            "dims keep their order: a transpose read by a product and its gradient's is not "
+            "copied",
+            sample=unary_chain(_dot_t, "f64", rank=2)),
     Pattern("transpose-identity", "tensor.transpose", _identity_transpose,
             "transpose(x, (0, 1, ...)) -> x",
             sample=unary_chain(lambda b, x: _t(b, x, [0, 1]), "i32", rank=2)),
@@ -128,3 +170,4 @@ SHAPES = [
 ]
 
 TRANSPOSE_DOT = next(p for p in SHAPES if p.name == "transpose-dot")
+DOT_OF_TRANSPOSE = next(p for p in SHAPES if p.name == "dot-of-transpose")
