@@ -29,7 +29,7 @@ from ..ir.types import TensorType, is_float, np_dtype
 from ..ir.verifier import verify
 from ..passes.cse import cse
 from ..passes.dce import dce
-from ..passes.mark_parallel import MarkParallel, clear as clear_parallel, clear_op as clear_parallel_op
+from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
@@ -98,7 +98,6 @@ class Gradient:
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))
-        _keep_shared_inits(g)
         verify(g, tensor_only=True)
         self.fn = g
         self.backend, _ = choose_backend(g, self.want_backend)
@@ -141,23 +140,6 @@ class Gradient:
         """IR result indices of the written-back arguments' final values."""
         wb = self.primal.writeback
         return sorted((r for r, k in enumerate(wb) if k is not None), key=lambda r: wb[r])
-
-
-def _keep_shared_inits(g) -> None:
-    """Unmark a parallel loop that starts a carried array from a loop's result read again
-    after it (a reverse step's rebuilt state, fed to the recomputed loop and carried on to
-    the next step): the native backend's parallel lowering wrote such a loop's slots into
-    the buffer the later read still needs (knapsack_items' gradient came out wrong)."""
-    for op in g.walk():
-        if not op.attrs.get("parallel"):
-            continue
-        for v in op.operands[3:]:
-            src = v.owner
-            if isinstance(v.type, TensorType) and v.type.rank and \
-                    getattr(src, "name", None) in ("loop.for", "loop.while") and \
-                    any(u is not op for u, _ in v.live_uses()):
-                clear_parallel_op(op)
-                break
 
 
 def _functionalize_only(fn):

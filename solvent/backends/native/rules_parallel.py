@@ -390,6 +390,12 @@ def _trip(ctx: Ctx, op, step: int):
 def _emit_call(op, ctx: Ctx, comb, fn, fields, partials, can_fail, step):
     b = ctx.b
     module = ctx.module
+    # a carried array whose init stays live after the loop (read again later) starts in a
+    # buffer of its own: copy the init there first, as the sequential lowering's _enter does
+    # (without it the chunks wrote into the init's buffer and the result's stayed as it was)
+    for k, v in enumerate(op.operands[3:]):
+        if is_array(v) and ctx.plan.init_copy[op][k]:
+            ctx.copy(ctx.buf(op.results[k]), ctx.get(v))
     par_for = module.globals.get("solvent_par_for") or ir.Function(module, _PAR_FOR,
                                                                   "solvent_par_for")
     env_t = ir.LiteralStructType([x.type for _, x in fields])

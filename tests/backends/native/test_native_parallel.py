@@ -360,3 +360,31 @@ def test_a_loop_over_a_run_time_length_value_runs_sequentially_and_right(fn):
     for the dims); it runs sequentially and matches NumPy."""
     x = np.random.default_rng(3).standard_normal(300)
     np.testing.assert_allclose(solvent.jit(fn, backend="native")(x), fn(x), rtol=1e-12)
+
+
+def recurrence_then_parallel_update(x):
+    n = x.shape[0]
+    a = np.zeros(n)
+    a[0] = x[0]
+    for i in range(1, n):              # sequential: a carried dependence
+        a[i] = a[i - 1] * 0.5 + x[i]
+    old = a.copy()                     # the loop's result, read again after the next loop
+    for i in range(n):                 # independent, not raised (a while inside): parallel
+        v = a[i]
+        k = 0
+        while v > 0.1 and k < 5:
+            v = v * 0.5
+            k += 1
+        a[i] = v + k
+    return old, a
+
+
+def test_a_parallel_loop_whose_carried_init_is_read_later_starts_from_a_copy():
+    """The parallel lowering skipped the plan's init copy: its chunks wrote into the buffer
+    of the first loop's result (which `old` still reads) and the second loop's result was
+    never written: a.sum() came out 0.0 (a silent wrong answer, default settings)."""
+    x = np.abs(np.random.default_rng(0).standard_normal(200_000)) * 3
+    f = solvent.jit(recurrence_then_parallel_update, backend="native")
+    assert "parallel loop on the thread pool" in f.explain(x)
+    for got, exp in zip(f(x), recurrence_then_parallel_update(x)):
+        np.testing.assert_allclose(got, exp, rtol=1e-12)
