@@ -10,9 +10,14 @@ under a few-ulp perturbation of the float inputs; tests/fuzz/driver.py). Shrinks
 to a small reproducer and writes it to tests/fuzz/regressions/test_fuzz_<seed>.py (marked
 xfail(strict=True) on the backends that mismatch). Program k of a run uses seed S + k, so
 ``--seed S+k --count 1`` replays it. One process: the machine is shared.
+
+``--passes JSON`` compiles with those pass options (``'{"raise_loops": {"enabled": false}}'``
+keeps loops as loops, so that with SOLVENT_PARALLEL_THRESHOLD=0 the native backend's
+parallel lowering runs on every loop it marks parallel).
 """
 import argparse
 import collections
+import json
 import os
 import sys
 import time
@@ -35,7 +40,11 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="folder for reproducers "
                     "(default tests/fuzz/regressions)")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--passes", default=None, help="pass options as JSON (see above)")
     a = ap.parse_args(argv)
+    if a.passes:
+        import differential
+        differential.PASSES = json.loads(a.passes)
     counts = collections.Counter()
     classes = collections.Counter()
     t0 = time.time()

@@ -166,7 +166,8 @@ def run_one(fn, args, backend, np_exc, loose=None):
             if np_exc is not None:
                 try:
                     with np.errstate(all="ignore"):
-                        solvent.jit(fn, backend=backend)(*copy.deepcopy(args))
+                        solvent.jit(fn, backend=backend, passes=differential.PASSES)(
+                            *copy.deepcopy(args))
                 except UnsupportedError:
                     return "refused", ""
                 except Exception as e:          # noqa: BLE001 - any class is compared
