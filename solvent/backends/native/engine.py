@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import re
 import threading
 import time
 
@@ -79,7 +80,8 @@ class Compiled:
         if opt_level:
             optimize(mod, tm, opt_level)
         self.optimized_ir = str(mod)
-        self.returns_zero = _returns_zero(mod.get_function(name))
+        self.returns_zero = _returns_zero(mod.get_function(name)) or \
+            _returns_zero_past_chunks(mod, name, tm)
         t1 = time.perf_counter()
         self.engine = llvm.create_mcjit_compiler(mod, tm)
         self.engine.finalize_object()
@@ -98,6 +100,34 @@ def _returns_zero(fn) -> bool:
                                                 for v in inst.operands):
                 return False
     return True
+
+
+_PAR_CALL = re.compile(r"call (i64 @\"?solvent_par_for\"?\((?:ptr|i64 \([^)]*\)\*) "
+                       r"(?:nonnull )?@\"?([\w.]+)\"?)")
+
+
+def _returns_zero_past_chunks(mod, name: str, tm) -> bool:
+    """Whether ``name`` returns 0 on every path once each ``solvent_par_for`` call whose
+    chunk function returns only 0 is known to succeed. threads.py's ``solvent_par_for``
+    returns -1 only after a chunk returned non-zero, else the count of chunks that ran
+    (0 .. MAX_CHUNKS); its failure test in the entry is emitted before LLVM proved the
+    chunk's index checks (loop bounds, ``llvm.assume``), so it survives optimization. A
+    copy of the optimized module with those calls' results given that range is simplified
+    again (no vectorization or unrolling) and its entry's returns are read: the module that
+    runs is not changed."""
+    text = str(mod)
+    zero = {f.name for f in mod.functions if not f.is_declaration and _returns_zero(f)}
+    from .threads import MAX_CHUNKS
+
+    def ranged(m):
+        return f"call range(i64 0, {MAX_CHUNKS + 1}) {m.group(1)}" if m.group(2) in zero \
+            else m.group(0)
+    new, count = _PAR_CALL.subn(ranged, text)
+    if not count or new == text:
+        return False
+    copy = llvm.parse_assembly(new)
+    optimize(copy, tm, 1)
+    return _returns_zero(copy.get_function(name))
 
 
 # --- calling with NumPy arrays: data pointers read in machine code ------------------------------

@@ -388,3 +388,35 @@ def test_a_parallel_loop_whose_carried_init_is_read_later_starts_from_a_copy():
     assert "parallel loop on the thread pool" in f.explain(x)
     for got, exp in zip(f(x), recurrence_then_parallel_update(x)):
         np.testing.assert_allclose(got, exp, rtol=1e-12)
+
+
+def scale_in_place(a, x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] * a
+
+
+def gather_in_place(x, idx, y):
+    for i in range(idx.shape[0]):
+        y[i] = x[idx[i]] * 2.0
+
+
+def test_a_parallel_loop_whose_checks_llvm_proves_cannot_fail(pool):
+    """The entry tests the pool's result for a failed chunk; where every chunk's index
+    checks were proven (the loop's own bounds), the executable knows the call cannot fail
+    and writes into the caller's array without a backup copy. A chunk with a check that can
+    fail (a gather) keeps the backup, and its failure still leaves the argument alone."""
+    x, y = RNG.random(300), np.zeros(300)
+    ex = jit(scale_in_place, backend="native").compile((0.5, x, y)).executable
+    assert any(op.attrs.get("parallel") for op in
+               jit(scale_in_place, backend="native").compile((0.5, x, y)).fn.walk())
+    assert ex._can_fail is False
+    check(scale_in_place, 0.5, x, y, backend="native")
+    idx = np.arange(300) % 10
+    g = jit(gather_in_place, backend="native")
+    assert g.compile((x, idx, y)).executable._can_fail is True
+    idx[77] = 300
+    y = np.full(300, 3.0)
+    with pytest.raises(IndexError, match="index 300 is out of bounds"):
+        g(x, idx, y)
+    assert np.all(y == 3.0)
+    check(gather_in_place, x, np.arange(300) % 10, y, backend="native")
