@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import NeedStatic, UnsupportedError
+from ..errors import ClampedWindowError, NeedStatic, UnsupportedError
 from ..ir.core import SourceLoc
 from ..ir.types import np_dtype
-from ..runtime.jit import JitFunction, _type_key
+from ..frontend.captures import guards_hold
+from ..runtime.jit import JitFunction, _type_key, run_compiled
 from .analysis import Injectivity, accesses, is_barrier, varying
 from .barriers import BarrierNote, eliminate
 from .fission import NOTE, PARALLEL_ATTR, RET, WEAK, Fission, spill_name
@@ -53,9 +54,18 @@ class KernelFunction:
         self.__qualname__ = py.__qualname__
         self.__doc__ = py.__doc__
         self._versions: dict = {}
+        self._launches: dict = {}   # plain int configuration -> its Launch (see __getitem__)
 
     def __getitem__(self, cfg) -> "Launch":
-        return Launch(self, launch_config(cfg))
+        # ``k[blocks, threads](...)`` is written at every call site, so a configuration of
+        # plain ints gives the same Launch (and its cache of ready versions) every time
+        key = _plain_config(cfg)
+        hit = self._launches.get(key) if key is not None else None
+        if hit is None:
+            hit = Launch(self, launch_config(cfg))
+            if key is not None and len(self._launches) < MAX_LAUNCHES:
+                self._launches[key] = hit
+        return hit
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"launch the kernel {self.__qualname__} with a configuration: "
@@ -72,6 +82,10 @@ class KernelFunction:
 class Launch:
     def __init__(self, kf: KernelFunction, config: Config, backend: str | None = None):
         self.kernel, self.config, self.backend = kf, config, backend
+        # the arguments' type key -> (JitFunction, its compiled version) of a launch that
+        # ran: the next launch with arguments of those types goes straight to the compiled
+        # program (no lowering lookup, no second key); guards are checked as jit does
+        self._ready: dict = {}
 
     def on(self, backend: str | None) -> "Launch":
         """This launch on the backend named (``"xla"``, ``"interp"``, ``"native"``; None:
@@ -80,6 +94,18 @@ class Launch:
         return Launch(self.kernel, self.config, backend)
 
     def __call__(self, *args):
+        key = tuple(map(_type_key, args))
+        hit = self._ready.get(key)
+        if hit is not None:
+            jf, c = hit
+            guards = c.translation.guards
+            if not guards or guards_hold(guards):
+                try:
+                    run_compiled(c, args)
+                    return
+                except ClampedWindowError:
+                    pass   # nothing was written: jit's own path compiles the clamped version
+            del self._ready[key]
         low = self.kernel.lowered(self.config, args)
         jf = low.jit_for(self.backend)
         try:
@@ -91,7 +117,13 @@ class Launch:
                     "native backend cannot run" not in str(e):
                 raise
             low.native_refused = True
-            low.jit_for(None)(*args)
+            jf = low.jit_for(None)
+            jf(*args)
+        # a version that needs compile-time values of its arguments keeps jit's own path
+        if not jf._static.get(key) and len(self._ready) < MAX_LAUNCHES:
+            c = jf._cache.get(key)
+            if c is not None:
+                self._ready[key] = (jf, c)
 
     def solvent_inline(self, fe, args, kwargs, node):
         """A launch inside a ``solvent.jit`` function: the lowered kernel is inlined there
@@ -138,6 +170,23 @@ class Launch:
         head.append("\n## lowered kernel (plain Python over blocks and threads)\n")
         head.append(low.source)
         return "\n".join(head) + "\n" + low.jit_for(self.backend).explain(*args)
+
+
+MAX_LAUNCHES = 64   # configurations kept per kernel, argument type keys kept per launch
+
+
+def _plain_config(cfg):
+    """A hashable key of a configuration made of ints only (types included: 2 and 2.0 are
+    equal keys for a dict, but only 2 is a valid configuration), else None."""
+    if type(cfg) is not tuple:
+        return None
+    out = []
+    for v in cfg:
+        items = v if type(v) is tuple else (v,)
+        if not all(type(x) is int for x in items):
+            return None
+        out.append(v)
+    return tuple(out)
 
 
 def _stand_in(fe, v):
