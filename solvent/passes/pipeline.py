@@ -15,6 +15,7 @@ from .cse import CSE
 from .dce import DCE
 from .functionalize import Functionalize
 from .halo_shifts import HaloShifts
+from .hoist_checks import HoistChecks
 from .if_to_select import IfToSelect
 from .licm import LICM
 from .mark_parallel import MarkParallel
@@ -22,12 +23,13 @@ from .prove_checks import ProveChecks
 from .raising.contraction import RaiseContractions
 from .raising.raise_loops import RaiseLoops
 
-# the order: functionalize first (refs -> tensors), checks become values before any pass
-# may move or drop ops, then cleanup around the passes that restructure control flow;
+# the order: functionalize first (refs -> tensors), checks proven or hoisted out of loops
+# and then made values before any other pass may move or drop ops, then cleanup around the
+# passes that restructure control flow;
 # raising runs after if-conversion and LICM (selects and hoisted invariants batch simply);
 # the parallel marks go on last, on the loops the backends will see
-ORDER = [Functionalize, ProveChecks, ChecksToValues, Canonicalize, CSE, IfToSelect, LICM,
-         RaiseLoops, Canonicalize, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
+ORDER = [Functionalize, ProveChecks, HoistChecks, ChecksToValues, Canonicalize, CSE, IfToSelect,
+         LICM, RaiseLoops, Canonicalize, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
          MarkParallel]
 
 

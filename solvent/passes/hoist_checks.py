@@ -1,0 +1,117 @@
+"""Loop-invariant run-time checks move in front of their ``loop.for``.
+
+An ``error.check`` directly in a ``loop.for`` body whose operands (condition and payload)
+are loop-invariant, with no op before it in the body that can fail (another check, or an op
+whose regions hold one), moves in front of the loop, together with the ops of the body that
+compute its operands when those are pure arithmetic of values from outside the loop (no
+element access: those keep their own checks). When the loop's
+bounds do not show that it makes a trip, the check that moves is ``ok or the range is
+empty`` (``lb >= ub`` for a positive constant step, ``lb <= ub`` for a negative one);
+loops with a run-time step keep their checks. Innermost loops go first, so a check may
+leave a nest one loop at a time.
+
+Identity: the check evaluates the same condition in every iteration, and in the first
+iteration nothing before it can fail; so the loop stops at this check exactly when it makes
+a trip and the condition is false, before any other check of the loop could fail, which is
+when the check in front of the loop fails. Failures are values (checks_to_values.py) and
+nothing is written back after one, so which check fails first is the only thing visible,
+and it is the same. Checks inside ``loop.if`` or ``loop.while`` bodies stay where they are.
+
+Why: a check of a loop-invariant index (``wall[row, i]`` with a scalar ``row``) otherwise
+becomes an error flag carried through every iteration, which keeps the loop from running
+as a plain (vectorizable, parallel-without-flags) loop on the native backend.
+"""
+from __future__ import annotations
+
+from ..ir.core import Block, Function, Operation
+from ..ir.registry import get
+from .base import Pass
+from .licm import _defined_inside, _runs_at_least_once
+
+
+def _can_fail(op: Operation) -> bool:
+    return op.name == "error.check" or any(inner.name == "error.check"
+                                           for r in op.regions for inner in r.block.walk())
+
+
+def _const(v):
+    o = v.owner
+    if isinstance(o, Operation) and o.name == "tensor.constant":
+        return o.attrs["value"]
+    return None
+
+
+def _emit(name: str, operands: list, before: Operation, loc):
+    types = [o.type for o in operands]
+    op = Operation(name, operands, get(name).infer(types, {}), {}, None, loc)
+    before.parent.insert_before(before, op)
+    return op.result
+
+
+def _invariant_slice(values, inside: set, body: Block):
+    """The ops of ``body`` that compute ``values`` (in body order) when each is pure,
+    region-free, no element access, and depends only on values from outside the loop or on
+    other such ops; None when one is not."""
+    need, todo = set(), list(values)
+    while todo:
+        v = todo.pop()
+        if v not in inside:
+            continue
+        o = v.owner
+        if not isinstance(o, Operation) or o.parent is not body or o.regions or \
+                not get(o.name).pure or "spec" in o.attrs:
+            return None
+        if o not in need:
+            need.add(o)
+            todo.extend(o.operands)
+    return [o for o in body.ops if o in need]
+
+
+def _hoist_from(loop: Operation) -> int:
+    body = loop.regions[0].block
+    inside = _defined_inside(loop)
+    certain = _runs_at_least_once(loop, 0)
+    step = _const(loop.operands[2])
+    moved = 0
+    for op in list(body.ops):
+        if op.name != "error.check":
+            if _can_fail(op):
+                break
+            continue
+        feeding = _invariant_slice(op.operands, inside, body)
+        if feeding is None:
+            break   # a check that stays: nothing after it may move before it
+        for f in feeding:
+            f.move_before(loop)
+            inside.difference_update(f.results)
+        if not certain:
+            if step is None or step == 0:
+                break
+            lb, ub = loop.operands[0], loop.operands[1]
+            empty = _emit("tensor.ge" if step > 0 else "tensor.le", [lb, ub], loop, op.loc)
+            op.operands[0] = _emit("tensor.or", [op.operands[0], empty], loop, op.loc)
+        op.move_before(loop)
+        moved += 1
+    return moved
+
+
+def _run(block: Block) -> int:
+    moved = 0
+    for op in list(block.ops):
+        for region in op.regions:
+            moved += _run(region.block)
+        if op.name == "loop.for":
+            moved += _hoist_from(op)
+    return moved
+
+
+def hoist_checks(fn: Function) -> Function:
+    _run(fn.body)
+    return fn
+
+
+class HoistChecks(Pass):
+    name = "hoist_checks"
+
+    def run(self, fn: Function) -> Function:
+        return hoist_checks(fn)
