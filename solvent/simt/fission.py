@@ -390,6 +390,11 @@ class Fission:
         if self.has_returns and not u.first and RET in self.spills:
             reload = sorted(set(reload) | {RET})
         assigned = set(assigned_names(stmts))
+        if u.first and self.has_returns:
+            # a value first assigned after a ``return`` (``if j >= n: return``, then
+            # ``s = ...``) is unassigned in a thread that returned: that thread stores
+            # the zero its per-thread array starts with, which no later run reads
+            reload = sorted(set(reload) | ((self.spills - self.uniform - {RET}) & assigned))
         # a uniform value this run reassigns: every thread starts from the block's value
         snap = [n for n in reload if n in self.uniform and n in assigned]
         reload = [n for n in reload if n not in self.uniform]

@@ -21,6 +21,7 @@ from ..frontend.captures import guards_hold
 from ..runtime.jit import JitFunction, _type_key, run_compiled
 from .analysis import Injectivity, accesses, is_barrier, varying
 from .barriers import BarrierNote, eliminate
+from .coalesce import coalesce
 from .fission import NOTE, PARALLEL_ATTR, RET, WEAK, Fission, spill_name
 from .flatten import Flat, flatten
 from . import privatize
@@ -106,7 +107,7 @@ class Launch:
                 except ClampedWindowError:
                     pass   # nothing was written: jit's own path compiles the clamped version
             del self._ready[key]
-        low = self.kernel.lowered(self.config, args)
+        low = self.kernel.lowered(self.config, args).view(self.backend)
         jf = low.jit_for(self.backend)
         try:
             jf(*args)
@@ -116,6 +117,8 @@ class Launch:
             if self.backend is not None or jf.backend != "native" or \
                     "native backend cannot run" not in str(e):
                 raise
+            low.native_refused = True
+            low = low.view(None)
             low.native_refused = True
             jf = low.jit_for(None)
             jf(*args)
@@ -131,13 +134,14 @@ class Launch:
         if kwargs:
             raise fe.unsupported("keyword arguments to a kernel launch")
         low = self.kernel.lowered(self.config, [_stand_in(fe, a) for a in args])
+        low = low.flat_form or low
         fe.inline_call(low.jit.pyfn, args, {}, node)
         from ..frontend.values import Const
         return Const(None)
 
     def report(self, *args) -> "Lowered":
         """The lowering for these arguments: barriers kept and removed, block parallelism."""
-        return self.kernel.lowered(self.config, args)
+        return self.kernel.lowered(self.config, args).view(self.backend)
 
     def jit(self, *args) -> JitFunction:
         """The solvent.jit function this launch runs for these arguments."""
@@ -163,6 +167,9 @@ class Launch:
         else:
             head.append(f"# block loop: {'parallel' if low.parallel else 'sequential'} "
                         f"({low.parallel_reason})")
+        if low.coalesced:
+            head.append("# threads innermost (coalesced accesses; no thread touches another's "
+                        "elements) in the loops at line " + ", ".join(map(str, low.coalesced)))
         head.append("# kept per thread across barriers: " +
                     (", ".join(sorted(low.spills - low.uniform)) or "nothing"))
         head.append("# kept once per block (the same in every thread): " +
@@ -240,6 +247,17 @@ class Lowered:
     spills: set
     uniform: set = frozenset()
     flat: Flat | None = None   # flatten.py's loops over global indices, when it applied
+    coalesced: list = field(default_factory=list)   # coalesce.py's loops (source lines)
+    # with ``coalesced``: the flattened lowering, which the other backends run (on XLA its
+    # loops are raised whole) and which a solvent.jit function launching the kernel inlines
+    flat_form: "Lowered | None" = None
+
+    def view(self, backend: str | None) -> "Lowered":
+        """The lowering a launch on ``backend`` runs and reports."""
+        if self.flat_form is not None and (backend not in (None, "native")
+                                           or self.native_refused):
+            return self.flat_form
+        return self
     native_refused: bool = False
     others: dict = field(default_factory=dict)   # backend -> its JitFunction
 
@@ -299,13 +317,46 @@ def lower(py, config: Config, args) -> Lowered:
         why += "; " + privatize.describe(private, n_groups)
     else:
         private, n_groups = {}, 0
-    flat = flatten(body, config, params, args_of, rewritten, private)
+    if not (private or rewritten.shared or rewritten.atomic_targets or
+            rewritten.device_atomics):
+        trial, lines = coalesce(copy.deepcopy(body), param_arrays | shared, vary, inj, config,
+                                src.line_offset)
+        if lines:
+            try:
+                low = _lower_blocks(py, src, rewritten, trial, config, params, vary, loc, args,
+                                    parallel, why, {}, 0, notes)
+                low.jit.compile(list(args))   # a refusal here leaves the flattened form
+            except UnsupportedError:
+                low = None
+            if low is not None:
+                low.coalesced = lines
+                low.flat_form = _lower_flat(py, src, rewritten, body, config, params, args_of,
+                                            notes)
+                return low
+    flat = _lower_flat(py, src, rewritten, body, config, params, args_of, notes, private)
     if flat is not None:
-        if flat.parallel:
-            setattr(flat.code[-1], PARALLEL_ATTR, True)   # the outermost loop
-        jf, text = _compile(py, src, tree, flat.code, rewritten, Weak(()), flat=True)
-        return Lowered(jf, text, notes, flat.parallel, flat.parallel_reason, set(), set(),
-                       flat)
+        return flat
+    return _lower_blocks(py, src, rewritten, body, config, params, vary, loc, args, parallel,
+                         why, private, n_groups, notes)
+
+
+def _lower_flat(py, src, rewritten, body, config, params, args_of, notes,
+                private=None) -> Lowered | None:
+    """The kernel flattened into loops over global thread indices (flatten.py), or None."""
+    flat = flatten(body, config, params, args_of, rewritten, private or {})
+    if flat is None:
+        return None
+    if flat.parallel:
+        setattr(flat.code[-1], PARALLEL_ATTR, True)   # the outermost loop
+    jf, text = _compile(py, src, src.tree, flat.code, rewritten, Weak(()), flat=True)
+    return Lowered(jf, text, notes, flat.parallel, flat.parallel_reason, set(), set(), flat)
+
+
+def _lower_blocks(py, src, rewritten, body, config, params, vary, loc, args, parallel, why,
+                  private, n_groups, notes) -> Lowered:
+    """The kernel as a loop over blocks of fissioned loops over threads (fission.py)."""
+    tree = src.tree
+    args_of = dict(zip(params, args))
     fis = Fission(privatize.rename(copy.deepcopy(body), private), config, params, vary, loc,
                   [])
     spills = fis.spills

@@ -1,0 +1,154 @@
+"""coalesce.py: a per-thread loop over coalesced accesses (``w[k, j]`` with ``j`` the
+thread's index) runs with the threads innermost; kernels where that would not be exact or
+not possible keep the flattened form. Every result against a NumPy reference."""
+import math
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import solvent
+
+
+def column_dot(inp, w, bias, out, grad):
+    j = cuda.grid(1)
+    if j >= w.shape[1]:
+        return
+    s = bias[j]
+    for k in range(w.shape[0]):
+        s += inp[k] * w[k, j]
+    o = 1.0 / (1.0 + math.exp(-s))
+    out[j] = o
+    for k in range(w.shape[0]):
+        grad[k, j] = inp[k] * o
+
+
+def _ref(inp, w, bias):
+    o = 1.0 / (1.0 + np.exp(-(inp @ w + bias)))
+    return o, np.outer(inp, o)
+
+
+def shifted_reads(w, out):
+    # thread j reads the column another thread writes: threads are not independent, so
+    # the loop keeps its flattened (sequential threads) form
+    j = cuda.grid(1)
+    if j < w.shape[1] - 1:
+        for k in range(w.shape[0]):
+            w[k, j] = w[k, j + 1] * 2.0
+
+
+def varying_trip(w, out):
+    j = cuda.grid(1)
+    if j < w.shape[1]:
+        s = 0.0
+        for k in range(j % 3, w.shape[0]):   # a trip count that differs between threads
+            s += w[k, j]
+        out[j] = s
+
+
+def loop_name_reused(w, out):
+    j = cuda.grid(1)
+    if j < w.shape[1]:
+        s = 0.0
+        for k in range(w.shape[0]):
+            s += w[k, j]
+        k = j * 2   # the loop's name assigned per thread: fission cannot interchange it
+        out[j] = s + k
+
+
+def row_view(w, out):
+    j = cuda.grid(1)
+    if j < w.shape[1]:
+        col = w[:, j]   # an array kept across the loop: only scalars are kept per thread
+        s = 0.0
+        for k in range(w.shape[0]):
+            s += col[k] * w[k, j]
+        out[j] = s
+
+
+@pytest.mark.parametrize("n_in,n_out,layout,dtype", [
+    (7, 45, "C", np.float64), (16, 32, "F", np.float64), (5, 33, "strided", np.float32),
+    (1, 1, "C", np.float64), (0, 3, "C", np.float64), (3, 0, "C", np.float64)])
+def test_column_dot_matches_numpy_and_runs_threads_innermost(n_in, n_out, layout, dtype):
+    rng = np.random.default_rng(n_in * 100 + n_out)
+    inp = rng.standard_normal(n_in).astype(dtype)
+    w = rng.standard_normal((n_in, 2 * n_out if layout == "strided" else n_out)).astype(dtype)
+    w = {"C": w, "F": np.asfortranarray(w), "strided": w[:, ::2]}[layout]
+    bias = rng.standard_normal(n_out).astype(dtype)
+    out, grad = np.zeros(n_out, dtype), np.zeros((n_in, n_out), dtype)
+    launch = solvent.kernel(column_dot)[max(1, (n_out + 15) // 16), 16]
+    launch(inp, w, bias, out, grad)
+    o, g = _ref(inp.astype(np.float64), w.astype(np.float64), bias.astype(np.float64))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, o, rtol=tol, atol=tol)
+    np.testing.assert_allclose(grad, g, rtol=tol, atol=tol)
+    low = launch.report(inp, w, bias, out, grad)
+    line = column_dot.__code__.co_firstlineno
+    assert low.coalesced == [line + 5, line + 9]
+    assert "threads innermost" in launch.explain(inp, w, bias, out, grad)
+
+
+def test_a_block_of_one_thread_along_x_stays_flattened():
+    inp, w, bias = np.ones(4), np.ones((4, 6)), np.zeros(6)
+    out, grad = np.zeros(6), np.zeros((4, 6))
+    launch = solvent.kernel(column_dot)[6, 1]
+    launch(inp, w, bias, out, grad)
+    o, g = _ref(inp, w, bias)
+    np.testing.assert_allclose(out, o, rtol=1e-12)
+    np.testing.assert_allclose(grad, g, rtol=1e-12)
+    assert not launch.report(inp, w, bias, out, grad).coalesced
+
+
+def test_threads_that_touch_each_others_elements_keep_the_flattened_order():
+    w = np.arange(24.0).reshape(4, 6)
+    ref = w.copy()
+    for j in range(5):          # the threads in order, as the flattened loop runs them
+        ref[:, j] = ref[:, j + 1] * 2.0
+    launch = solvent.kernel(shifted_reads)[2, 4]
+    got = w.copy()
+    launch(got, np.zeros(1))
+    np.testing.assert_array_equal(got, ref)
+    assert not launch.report(w, np.zeros(1)).coalesced
+
+
+@pytest.mark.parametrize("kernel", [varying_trip, loop_name_reused, row_view])
+def test_loops_fission_cannot_interchange_keep_the_flattened_form(kernel):
+    w = np.random.default_rng(1).random((5, 13))
+    out = np.zeros(13)
+    launch = solvent.kernel(kernel)[2, 8]
+    launch(w, out)
+    cols = np.arange(13)
+    if kernel is varying_trip:
+        ref = np.array([w[j % 3:, j].sum() for j in cols])
+    elif kernel is loop_name_reused:
+        ref = w.sum(axis=0) + 2 * cols
+    else:
+        ref = (w * w).sum(axis=0)
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+    assert not launch.report(w, out).coalesced
+
+
+def test_other_backends_and_jit_hosts_run_the_flattened_form():
+    rng = np.random.default_rng(3)
+    inp, w, bias = rng.standard_normal(6), rng.standard_normal((6, 20)), rng.standard_normal(20)
+    o, g = _ref(inp, w, bias)
+    k = solvent.kernel(column_dot)
+    for backend in ("xla", "interp"):
+        launch = k[2, 16].on(backend)
+        out, grad = np.zeros(20), np.zeros((6, 20))
+        launch(inp, w, bias, out, grad)
+        np.testing.assert_allclose(out, o, rtol=1e-12)
+        np.testing.assert_allclose(grad, g, rtol=1e-12)
+        low = launch.report(inp, w, bias, out, grad)
+        assert low.flat is not None and not low.coalesced
+    step = k[2, 16]
+
+    @solvent.jit
+    def twice(inp, w, bias, out, grad):
+        for _ in range(2):
+            step(inp, w, bias, out, grad)
+
+    out, grad = np.zeros(20), np.zeros((6, 20))
+    twice(inp, w, bias, out, grad)
+    np.testing.assert_allclose(out, o, rtol=1e-12)
+    np.testing.assert_allclose(grad, g, rtol=1e-12)
