@@ -558,7 +558,7 @@ def _reload(expr, names, index):
 def _exposed(stmts, candidates) -> set[str]:
     """Names of ``candidates`` that may be read in ``stmts`` before being assigned
     (conservative: an unconditional ``name = <expr without name>`` defines, an ``if``
-    defines what both of its branches define)."""
+    defines what both of its branches define, a ``for`` defines its target in its body)."""
     return _exposed_after(stmts, candidates, set())[0]
 
 
@@ -578,6 +578,12 @@ def _exposed_after(stmts, candidates, defined) -> tuple[set, set]:
             e2, d2 = _exposed_after(s.orelse, candidates, defined)
             out |= e1 | e2
             defined = d1 & d2
+            continue
+        if isinstance(s, ast.For) and isinstance(s.target, ast.Name) and not s.orelse:
+            # the target is assigned before each run of the body; after the loop nothing
+            # more is defined (it may make no trip)
+            out |= (names_read(s.iter) & candidates) - defined
+            out |= _exposed_after(s.body, candidates, defined | {s.target.id})[0]
             continue
         out |= (ast_names(s) & candidates) - defined
     return out, defined
