@@ -2,7 +2,7 @@
 returns, 2-D/3-D grids, shared tiles indexed by threadIdx.y, Hillis-Steele scans, atomics
 whose old value is used, int8 // and %, complex64, device functions with loops, scalar
 arguments first, Fortran-ordered and strided arguments), each with its launch and inputs.
-tests/simt/test_stranger_kernels.py runs them under solvent and under Numba's CUDA simulator.
+tests/simt/test_stranger_simt_kernels.py runs them under solvent and under Numba's CUDA simulator.
 """
 import math
 import numpy as np
