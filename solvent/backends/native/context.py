@@ -324,13 +324,17 @@ class Ctx:
         return self.b.sext(v, I64) if is_signed(dtype) else self.b.zext(v, I64)
 
     def checked_index(self, op, v, dtype, axis, n):
-        """NumPy's integer index: negative wraps once; outside [0, n) raises IndexError."""
+        """NumPy's integer index: negative wraps once; outside [0, n) raises IndexError.
+
+        The test is on the index as written, ``-n <= k < n``, before the wrap: that is the
+        form the IR's own check flags take (passes/checks_to_values.py), so LLVM sees one
+        condition where both exist and, past this branch, folds the flag's update away."""
         b = self.b
         k = self.to_i64(v, dtype)
         nn = self.as_value(n)
-        k = b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), b.add(k, nn), k)
-        self.fail_if(b.icmp_unsigned(">=", k, nn), op, ERR_INDEX, self.to_i64(v, dtype), axis, n)
-        return k
+        inside = b.and_(b.icmp_signed(">=", k, b.neg(nn)), b.icmp_signed("<", k, nn))
+        self.fail_if(b.not_(inside), op, ERR_INDEX, k, axis, n)
+        return b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), b.add(k, nn), k)
 
     def clamped_index(self, v, dtype, n):
         """The IR's total index: negative wraps once, then clamped into [0, n)."""
