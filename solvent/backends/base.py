@@ -28,6 +28,9 @@ class Backend(ABC):
     # Whether the runtime may choose it without being asked (the reference interpreter
     # is never chosen automatically).
     automatic: bool = True
+    # Pass options (by pass name, as ``jit(passes=...)`` takes them) this backend's code is
+    # best compiled with; the user's own options override them (runtime/jit.py).
+    pass_defaults: dict = {}
 
     def accepts(self, fn: Function) -> tuple[bool, str]:
         """(True, why) when every op of ``fn`` has a rule in this backend's table; else

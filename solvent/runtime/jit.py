@@ -220,10 +220,24 @@ class JitFunction:
         stages = []
         if self.placement is not None:  # the IR carries the mesh and the argument specs
             tr.fn.shardings = self.placement.ir_shardings(tr.fn, tr)
-        fn = run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, _snapshot(f))))
-                          if trace else None,
-                          passes=build_pipeline(self.pass_options))
+        def pipeline(tr, backend):
+            stages.clear()
+            return run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, _snapshot(f))))
+                                if trace else None,
+                                passes=build_pipeline(self._pass_options(backend)))
+
+        fn = pipeline(tr, self.backend)
         backend, reason = choose_backend(fn, self.backend)
+        if self.backend is None and self.placement is None and \
+                self._pass_options(backend) != self._pass_options(None) and \
+                any("mask" in r for r in fn.raised):
+            # the chosen backend compiles masked batches differently (its pass_defaults):
+            # the program again with its options, on the backend already chosen
+            tr = translate(self.pyfn, args, static, self.translator,
+                           clamped_windows=type_key in self._clamped)
+            fn = pipeline(tr, backend)
+            backend, _ = choose_backend(fn, backend)
+            reason += f" (compiled with {backend}'s pass options)"
         if self.placement is not None:
             from ..backends.xla import XlaExecutable
             exe = XlaExecutable(fn, self.placement.shardings(fn, tr),
@@ -234,6 +248,14 @@ class JitFunction:
                      list(self.signature.parameters))
         self._cache.put(key, c)
         return c
+
+    def _pass_options(self, backend: str | None) -> dict:
+        """The pass options for ``backend``: its ``pass_defaults`` under the user's own."""
+        out = {} if backend is None else \
+            {k: dict(v) for k, v in get_backend(backend).pass_defaults.items()}
+        for k, v in self.pass_options.items():
+            out.setdefault(k, {}).update(v)
+        return out
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):

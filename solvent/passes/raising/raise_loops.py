@@ -65,8 +65,19 @@ def _refuse_runtime_shapes(loop) -> None:
                              f"({r.type})")
 
 
+def _carried_bound_loop(info: LoopInfo, lb, ub):
+    """The loop, if any, whose variable the bounds ``lb``/``ub`` move with and that is
+    carried (a sequential loop that stays a loop)."""
+    for atom in list(lb.terms) + list(ub.terms):
+        outer = info.iv_loop(atom)
+        if outer is not None and classify_loop(info, outer).kind == CARRIED:
+            return outer
+    return None
+
+
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,
-               max_body_elements: int = 1 << 16, gathers: bool = True) -> str:
+               max_body_elements: int = 1 << 16, gathers: bool = True,
+               masked_under_carried: bool = True) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
@@ -92,6 +103,12 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
                          f"{info.render(lb)}..{info.render(ub)}: symbolic, or a stride)")
         if hi - lo > max_masked:
             raise Refuse(f"a masked range of {hi - lo} iterations is above max_masked")
+        outer = None if masked_under_carried else _carried_bound_loop(info, lb, ub)
+        if outer is not None:
+            line = outer.loc.line if outer.loc is not None else "?"
+            raise Refuse(f"its bounds follow the loop at line {line}, which is carried: the "
+                         "masked batch would run the widest range on every trip of it "
+                         "(masked_under_carried=False)")
         trips = range(lo, hi)
     else:
         trips = range(lb.const, ub.const, step)
@@ -114,7 +131,8 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
 
 
 def raise_loops(fn: Function, max_masked: int = 1 << 16,
-                max_body_elements: int = 1 << 16, gathers: bool = True) -> int:
+                max_body_elements: int = 1 << 16, gathers: bool = True,
+                masked_under_carried: bool = True) -> int:
     """Raise every loop that can be; returns how many were."""
     delinearize(fn)
     refused: dict = {}
@@ -128,7 +146,8 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
         report = classify_loop(info, loop)
         where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
         try:
-            what = _try_raise(info, loop, report, max_masked, max_body_elements, gathers)
+            what = _try_raise(info, loop, report, max_masked, max_body_elements, gathers,
+                              masked_under_carried)
         except Refuse as e:
             # a loop the analysis finds carried: its dependence is the reason
             refused[loop] = report.reason if report.kind == CARRIED else str(e)
@@ -161,9 +180,15 @@ class RaiseLoops(Pass):
         # an in-bounds strided slice) stays a loop; native code reads such elements
         # faster in the loop (solvent.kernel on native sets it)
         gathers: bool = True
+        # False: a loop whose bounds move with a carried loop (a factorization's
+        # ``for i in range(k + 1, n)`` inside the sequential ``k`` loop) stays a loop. Its
+        # masked batch computes the widest range on every trip of the carried loop (3x the
+        # work of LU's triangle); XLA gains from it (no scalar iterations), native code runs
+        # the triangle itself (NativeBackend.pass_defaults sets it)
+        masked_under_carried: bool = True
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
             raise_loops(fn, self.options.max_masked, self.options.max_body_elements,
-                        self.options.gathers)
+                        self.options.gathers, self.options.masked_under_carried)
         return fn
