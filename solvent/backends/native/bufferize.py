@@ -157,6 +157,9 @@ class Plan:
                 for r, b in zip(op.results, slots):
                     if b is not None:
                         self.of[r] = b
+                # an array an enclosing if donated is read on every trip of this loop: its
+                # body never reuses it (only the carried slots are the loop's own)
+                saved, self._donated = self._donated, frozenset()
                 if name == "loop.for":
                     body = op.regions[0].block
                     for a, b in zip(body.args[1:], slots):
@@ -173,6 +176,7 @@ class Plan:
                     self._block(cond, owner_args=False)
                     self._block(body, owner_args=True)
                     self._yield(body.terminator, slots)
+                self._donated = saved
             elif name == "loop.if":
                 self._if(block, pos, op, owner_args)
             elif op.results and is_array(op.results[0]) and self._elementwise(op):
