@@ -162,6 +162,30 @@ def _nested_sample(b, x):
     inner = b.one("tensor.select", small, b.one("tensor.neg", x), x)
     outer = b.one("tensor.select", pos, inner, x)
     return b.one("tensor.select", small, outer, b.one("tensor.select", pos, outer, zero))
+def _select_extreme(op, rw):
+    """select(x > c, x, c) -> fmax(x, c); select(x < c, x, c) -> fmin(x, c)."""
+    cmp = defining(op.operands[0])
+    if cmp is None or cmp.name not in ("tensor.gt", "tensor.lt") or \
+            op.result.type.dtype[0] != "f":
+        return False
+    x, c = cmp.operands
+    if op.operands[1] is not x or op.operands[2] is not c or x.type != op.result.type or \
+            c.type.dtype != x.type.dtype:
+        return False
+    value = constant_value(c)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+            math.isnan(value) or value == 0:
+        return False
+    name = "tensor.fmax" if cmp.name == "tensor.gt" else "tensor.fmin"
+    rw.replace_op(op, [rw.one(name, x, c)])
+    return True
+
+
+def _select_extreme_sample(cmp, value):
+    def body(b, x):
+        c = b.constant(value, "f64")
+        return b.one("tensor.select", b.one(cmp, x, c), x, c)
+    return unary_chain(body, "f64", rank=2)
 
 
 ALGEBRA = [
@@ -205,6 +229,17 @@ ALGEBRA = [
             "a masked update of a masked update (np.where of a raised loop's guard) is one "
             "select, and its gradient one",
             sample=unary_chain(_nested_sample, "f64")),
+    Pattern("select-max-constant", "tensor.select", _select_extreme,
+            "select(x > c, x, c) -> fmax(x, c) (and < / fmin) for a real float constant c "
+            "that is neither NaN nor zero: a NaN x fails the test and gives c, as fmax "
+            "ignores a NaN; an x equal to c is c's value, with no sign of zero to tell them "
+            "apart. It is the guard raising puts on each element of an `if d > m: m = d` "
+            "reduction (m starts at -inf), which the native backend runs as a vectorized "
+            "maxnum instead of a compare and select",
+            sample=_select_extreme_sample("tensor.gt", -math.inf)),
+    Pattern("select-min-constant", "tensor.select", _select_extreme,
+            "select(x < c, x, c) -> fmin(x, c), as select-max-constant",
+            sample=_select_extreme_sample("tensor.lt", 1.5)),
     Pattern("select-same", "tensor.select", _select_same, "select(c, a, a) -> a",
             sample=unary_chain(lambda b, x: b.one(
                 "tensor.select", b.one("tensor.gt", x, b.constant(0.0, "f64")), x, x), "f64")),
