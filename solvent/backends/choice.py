@@ -22,7 +22,10 @@ it needs every shape at compile time. The native backend compiles loops to machi
   at most ``STEP_WORK`` array elements with little data movement (``step_work``: time steps
   of small stencils, n-body steps, convergence loops), where an XLA ``While`` step costs more
   than the work itself; bigger steps (large 2-D/3-D stencils) go to XLA, whose fused
-  step beats the native backend's op-by-op loops;
+  step beats the native backend's op-by-op loops. A step whose arrays are all 1-D goes
+  native at any size: the native backend's fused 1-D loops are contiguous vectorized
+  streams, as fast as XLA's, without its While step (jacobi_1d at 400000 points, 5.6M
+  elements a step: native 8.4 ms, XLA 14.6);
 - a function whose work is dominated by float32/float64 matrix products (``dot_work``: the
   products' multiply-adds at least ``DOT_SHARE`` times every other op's elements, or so
   little work in all that dispatch decides, ``SMALL_WORK``) goes
@@ -282,10 +285,12 @@ def array_work(fn: Function) -> ArrayWork:
 class StepWork:
     elements: int = 0   # result elements of the array ops of one iteration
     moves: int = 0      # of which data movement (_MOVES: gathers, transposes...)
+    rank: int = 0       # the highest rank of those results
 
     @property
     def native_friendly(self) -> bool:
-        return self.elements <= STEP_WORK and self.moves < XLA_SHARE * max(self.elements, 1)
+        return (self.elements <= STEP_WORK or self.rank <= 1) and \
+            self.moves < XLA_SHARE * max(self.elements, 1)
 
 
 def step_work(fn: Function) -> StepWork:
@@ -301,6 +306,7 @@ def step_work(fn: Function) -> StepWork:
                 n = sum(_elements(r) for r in op.results if r.type.rank)
                 w.elements += n
                 w.moves += n if op.name in _MOVES else 0
+                w.rank = max([w.rank] + [r.type.rank for r in op.results])
         return w
     best = StepWork()
     for op in fn.walk():
@@ -355,6 +361,10 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
     if "native" in accepted and w.loops and not d.other_products:
         step = step_work(fn)
         if step.native_friendly:
+            if step.elements > STEP_WORK:
+                return "native", (f"native: its loops' iterations work on 1-D arrays only "
+                                  f"({step.elements} elements, {step.moves} moved): fused "
+                                  "1-D loops natively, as fast as XLA's, without a While step")
             return "native", (f"native: its loops' iterations produce at most {step.elements} "
                               f"array elements ({step.moves} moved), at most {STEP_WORK}: "
                               "an XLA While step costs more than that work natively")

@@ -59,6 +59,19 @@ def test_small_time_steps_go_native_and_large_stencil_steps_go_to_xla():
     assert name == "xla" and "tensor program" in why
 
 
+def test_large_1d_time_steps_go_native():
+    """A step over 1-D arrays goes native however large (``StepWork.rank``): fused 1-D loops
+    natively, where a 2-D step of the same element count goes to XLA."""
+    n = 1_500_000   # 2 * 4 * n elements a step: over STEP_WORK
+    fn = _ir(vector_steps, 2, np.ones(n), np.ones(n))
+    s = step_work(fn)
+    assert s.elements > STEP_WORK and s.rank == 1 and s.native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "1-D arrays only" in why
+    fn = _ir(stencil_2d_steps, 2, np.ones((1200, 1200)), np.ones((1200, 1200)))
+    assert step_work(fn).rank == 2
+
+
 def stencil_2d_steps(T, A, B):
     for t in range(T):
         B[1:-1, 1:-1] = 0.25 * (A[:-2, 1:-1] + A[2:, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:])
