@@ -4,6 +4,7 @@
 Usage::
 
     python benchmarks/loop_twins.py [--kernels a_loops,b_loops] [--repeat N] [--size-scale F]
+                                    [--clock wall|cpu]
 
 For every loop twin (``solvent.corpus.<name>_loops``, see ``solvent/corpus/__init__.py``) the
 arguments are built once at the twin's ``BENCH_SIZE`` (times ``--size-scale``); every call
@@ -16,7 +17,9 @@ gets fresh copies (copying is not timed). Columns:
   names the backend it chose for the loops).
 * ``numba loop``: ``numba.njit`` of the same loop source, where the module says ``NUMBA_OK``.
 
-Times are medians of N calls after a first call (see ``bench.measure``); the first call of the
+Times are medians of N calls (with ``--clock cpu``: of the process's CPU time, summed over its
+threads, which a loaded machine disturbs less; first calls then count CPU time too) after a
+first call (see ``bench.measure``); the first call of the
 loop twin (translation + compilation + one run) is listed separately for solvent and Numba.
 Every first call's results are compared with the reference (``bench.compare``); a difference
 prints MISMATCH instead of a time. Ratios: ``loop/vec`` = solvent loop time / solvent
@@ -26,6 +29,7 @@ time / solvent loop time (> 1: solvent is faster on the same loop source).
 import argparse
 import os
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -35,6 +39,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import solvent  # noqa: E402
+import bench  # noqa: E402
 from bench import (array_arg_indices, copy_args, error_rec, fmt_ms, geomean,  # noqa: E402
                    inplace_runner, measure, ratio)
 from solvent import corpus  # noqa: E402
@@ -103,7 +108,10 @@ def main(argv=None):
     p.add_argument("--kernels", default="", help="comma-separated loop twin names (default: all)")
     p.add_argument("--repeat", type=int, default=5, help="timed calls per competitor (median)")
     p.add_argument("--size-scale", type=float, default=1.0, help="multiply BENCH_SIZE by this")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="cpu: the process's CPU time (all its threads) instead of wall time")
     a = p.parse_args(argv)
+    bench.TIMING["clock"] = {"wall": time.perf_counter, "cpu": time.process_time}[a.clock]
     twins = corpus.loop_twins()
     if a.kernels:
         wanted = [n.strip() for n in a.kernels.split(",") if n.strip()]
@@ -117,7 +125,7 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001
         numba = None
         print(f"NOTE: numba unavailable ({e})")
-    print(f"repeat={a.repeat} size-scale={a.size_scale}  (times: median ms; first calls in s; "
+    print(f"repeat={a.repeat} size-scale={a.size_scale} clock={a.clock}  (times: median ms; first calls in s; "
           "loop/vec: solvent loop / solvent vectorized; numba/loop > 1: solvent faster)\n")
     header = _row([c for c, _ in COLS])
     print(header)

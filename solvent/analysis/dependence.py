@@ -130,7 +130,7 @@ class LoopReport:
     reason: str
     dependences: list[Dependence] = field(default_factory=list)
     reductions: list[tuple[str, str, str]] = field(default_factory=list)  # (what, op, note)
-    # per carried value: "same" (passed through unchanged), "last" (a scalar nobody reads:
+    # per carried value: "same" (passed through unchanged), "last" (a value nobody reads:
     # the last iteration's value), "shared" (an array no two iterations touch at one
     # element), a reduction kind ("sum", ...) of a scalar or "whole <kind>" of a whole
     # array, "element <kind>" (s[e] = s[e] op v at one element), "first_error" /
@@ -364,10 +364,12 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
         if top is seed:
             slots[k] = "same"
             continue  # read-only pass-through
-        if not info.uses.get(seed) and seed.type.rank == 0:
+        if not info.uses.get(seed):
             # never read: the loop's result is whatever the last iteration computed (the
-            # loop variable leaking out of a Python for loop looks like this)
-            lasts.append(_scalar_name(info, loop, k))
+            # loop variable leaking out of a Python for loop looks like this, and so does a
+            # scratch array every iteration fills anew before reading it)
+            lasts.append(_scalar_name(info, loop, k) if seed.type.rank == 0 else
+                         f"{info.array_name(seed)} (filled anew in each iteration)")
             slots[k] = "last"
             continue
         if dead_slot(info, loop, k):

@@ -12,7 +12,8 @@ it needs every shape at compile time. The native backend compiles loops to machi
   slice and a copy of the carried array per step;
 - a loop-free function of plain element work goes native (``array_work``: elementwise
   arithmetic, comparisons, reductions, slices; C-math-library calls such as exp, sin, tanh
-  or pow to a non-trivial exponent, weighted ``LIBM_COST``, plus data movement (concatenate,
+  or pow to a non-trivial exponent, weighted ``LIBM_COST``, or ``CHECKED_LIBM_COST`` where a
+  run-time check tests each result (math.exp's range error), plus data movement (concatenate,
   transposes not feeding a product, gathers) under ``XLA_SHARE`` of the rest): the native
   backend runs it as fused loops over NumPy's own buffers, while XLA first copies every
   argument of 64 KiB or more that is not 64-byte aligned (NumPy aligns to 16) and runs its
@@ -22,7 +23,10 @@ it needs every shape at compile time. The native backend compiles loops to machi
   at most ``STEP_WORK`` array elements with little data movement (``step_work``: time steps
   of small stencils, n-body steps, convergence loops), where an XLA ``While`` step costs more
   than the work itself; bigger steps (large 2-D/3-D stencils) go to XLA, whose fused
-  step beats the native backend's op-by-op loops;
+  step beats the native backend's op-by-op loops. A step whose arrays are all 1-D goes
+  native at any size: the native backend's fused 1-D loops are contiguous vectorized
+  streams, as fast as XLA's, without its While step (jacobi_1d at 400000 points, 5.6M
+  elements a step: native 8.4 ms, XLA 14.6);
 - a function whose work is dominated by float32/float64 matrix products (``dot_work``: the
   products' multiply-adds at least ``DOT_SHARE`` times every other op's elements, or so
   little work in all that dispatch decides, ``SMALL_WORK``) goes
@@ -156,6 +160,10 @@ _VIEWS = ("tensor.transpose", "tensor.reshape")
 @dataclass
 class DotWork:
     products: int = 0        # dot_general ops whose dtype BLAS takes
+    # of which batched matrix products, or batched along axes that are not the operands'
+    # leading ones: native loop nests of their own (a row-wise multiply-sum, batched on
+    # leading axes with no free axis, is a fused streaming loop natively and does not count)
+    batched: int = 0
     other_products: int = 0  # dot_general ops of other dtypes (complex, integers)
     madds: int = 0           # multiply-adds of the BLAS-able products
     elements: int = 0        # result elements of every other op
@@ -165,6 +173,20 @@ class DotWork:
         return self.products > 0 and not self.other_products and (
             self.madds >= DOT_SHARE * max(self.elements, 1)
             or self.madds + self.elements <= SMALL_WORK)
+
+
+def _loop_nest_batch(op) -> bool:
+    """A batched dot_general the native backend runs as a loop nest slower than XLA's dot:
+    a batched matrix product (free axes on both sides: batched_matmul, XLA 11 ms, native
+    44) or batches along axes that are not leading (a column-wise multiply-sum walks
+    memory across rows: axis_stats' column variances, XLA 40-46 ms, native 47-56)."""
+    lb, rb = list(op.attrs["lhs_batch"]), list(op.attrs["rhs_batch"])
+    if not lb:
+        return False
+    leading = lb == list(range(len(lb))) and rb == list(range(len(rb)))
+    free = [x.type.rank - len(op.attrs[f"{s}_batch"]) - len(op.attrs[f"{s}_contract"])
+            for x, s in zip(op.operands, ("lhs", "rhs"))]
+    return not leading or min(free) > 0
 
 
 def dot_work(fn: Function) -> DotWork:
@@ -188,6 +210,7 @@ def dot_work(fn: Function) -> DotWork:
                 w.other_products += 1
                 continue
             w.products += 1
+            w.batched += _loop_nest_batch(op)
             w.madds += n * k
         else:
             for r in op.results:
@@ -219,6 +242,14 @@ _MOVES = ("tensor.concatenate", "tensor.transpose", "tensor.reverse", "tensor.ga
 # stay under this share of its other elements
 XLA_SHARE = 0.25
 LIBM_COST = 4
+# a C-math result that a run-time check also tests per element (isnan(sin(x)) for math's
+# domain error, isinf(exp(x)) for its range error; a loop of math.* calls raised whole)
+# weighs half as much against native: XLA then runs the call's fusion and the check's
+# reduction apart, and that costs it more than the call itself (measured: the Gaussian
+# centroid of mgrid_gaussian with an isinf(exp(z)) check reduced by np.any, XLA 17 -> 59-62
+# ms, native 26 -> 32; arc_distance_loops, six checked calls: XLA 120 ms, native 74)
+CHECKED_LIBM_COST = 2
+_CHECKS = ("tensor.isnan", "tensor.isinf", "tensor.isfinite")
 # a loop whose array ops produce at most this many elements per iteration goes native
 # (see ``step_work``)
 STEP_WORK = 4_000_000
@@ -251,11 +282,13 @@ class ArrayWork:
     """Result elements of a loop-free program's array ops, by how each backend runs them."""
     plain: int = 0   # elementwise arithmetic, comparisons, reductions, slices...
     libm: int = 0    # elements computed by a C math library call natively (exp, sin, pow...)
+    checked: int = 0  # of which checked per element (a math domain or range error)
     moves: int = 0   # elements copied by concatenate/transpose/reverse/gather/pad
 
     @property
     def native_friendly(self) -> bool:
-        return LIBM_COST * self.libm + self.moves < XLA_SHARE * max(self.plain, 1)
+        libm = LIBM_COST * (self.libm - self.checked) + CHECKED_LIBM_COST * self.checked
+        return libm + self.moves < XLA_SHARE * max(self.plain, 1)
 
 
 def array_work(fn: Function) -> ArrayWork:
@@ -269,6 +302,8 @@ def array_work(fn: Function) -> ArrayWork:
             continue
         if _libm_call(op):
             w.libm += n
+            w.checked += n if any(u.name in _CHECKS for u, _ in op.results[0].live_uses()) \
+                else 0
         elif op.name in _MOVES and not (op.name == "tensor.transpose" and all(
                 u.name == "tensor.dot_general" for u, _ in op.results[0].live_uses()) and
                 op.results[0].live_uses()):
@@ -282,10 +317,12 @@ def array_work(fn: Function) -> ArrayWork:
 class StepWork:
     elements: int = 0   # result elements of the array ops of one iteration
     moves: int = 0      # of which data movement (_MOVES: gathers, transposes...)
+    rank: int = 0       # the highest rank of those results
 
     @property
     def native_friendly(self) -> bool:
-        return self.elements <= STEP_WORK and self.moves < XLA_SHARE * max(self.elements, 1)
+        return (self.elements <= STEP_WORK or self.rank <= 1) and \
+            self.moves < XLA_SHARE * max(self.elements, 1)
 
 
 def step_work(fn: Function) -> StepWork:
@@ -301,6 +338,7 @@ def step_work(fn: Function) -> StepWork:
                 n = sum(_elements(r) for r in op.results if r.type.rank)
                 w.elements += n
                 w.moves += n if op.name in _MOVES else 0
+                w.rank = max([w.rank] + [r.type.rank for r in op.results])
         return w
     best = StepWork()
     for op in fn.walk():
@@ -345,16 +383,22 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
                               "written arguments (backends/streaming.py)")
     # a product XLA does better (large float32) or BLAS cannot (integers) keeps the
     # element-work rules below from sending the program native
-    if "native" in accepted and not w.loops and not d.other_products:
+    # (nor a batched product native runs as a loop nest of its own: _loop_nest_batch)
+    if "native" in accepted and not w.loops and not d.other_products and not d.batched:
         a = array_work(fn)
         if a.native_friendly:
             return "native", (f"native: a loop-free program of plain element work ({a.plain} "
-                              f"elements; {a.libm} by C math library calls, {a.moves} copied "
+                              f"elements; {a.libm} by C math library calls ({a.checked} of "
+                              f"them checked per element), {a.moves} copied "
                               "by data movement): native fused loops read NumPy's arrays in "
                               "place, XLA first copies each one that is not 64-byte aligned")
     if "native" in accepted and w.loops and not d.other_products:
         step = step_work(fn)
         if step.native_friendly:
+            if step.elements > STEP_WORK:
+                return "native", (f"native: its loops' iterations work on 1-D arrays only "
+                                  f"({step.elements} elements, {step.moves} moved): fused "
+                                  "1-D loops natively, as fast as XLA's, without a While step")
             return "native", (f"native: its loops' iterations produce at most {step.elements} "
                               f"array elements ({step.moves} moved), at most {STEP_WORK}: "
                               "an XLA While step costs more than that work natively")

@@ -83,6 +83,8 @@ def _combiner(info: LoopInfo, loop: Operation, k: int, slot: str | None) -> str 
     array = v.type.rank > 0
     if slot in ("same", "shared"):
         return "shared" if array else "last"
+    if slot == "last" and array:
+        return None   # an array filled anew by every iteration: the native pool folds scalars
     if slot in ("last", "first_error", "error_payload"):
         return slot
     if slot is None or slot.startswith("element "):

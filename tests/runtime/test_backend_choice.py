@@ -1,4 +1,6 @@
 """The cost model of the automatic backend choice (backends/choice.py), on real IR."""
+import math
+
 import numpy as np
 
 import solvent
@@ -59,6 +61,19 @@ def test_small_time_steps_go_native_and_large_stencil_steps_go_to_xla():
     assert name == "xla" and "tensor program" in why
 
 
+def test_large_1d_time_steps_go_native():
+    """A step over 1-D arrays goes native however large (``StepWork.rank``): fused 1-D loops
+    natively, where a 2-D step of the same element count goes to XLA."""
+    n = 1_500_000   # 2 * 4 * n elements a step: over STEP_WORK
+    fn = _ir(vector_steps, 2, np.ones(n), np.ones(n))
+    s = step_work(fn)
+    assert s.elements > STEP_WORK and s.rank == 1 and s.native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "1-D arrays only" in why
+    fn = _ir(stencil_2d_steps, 2, np.ones((1200, 1200)), np.ones((1200, 1200)))
+    assert step_work(fn).rank == 2
+
+
 def stencil_2d_steps(T, A, B):
     for t in range(T):
         B[1:-1, 1:-1] = 0.25 * (A[:-2, 1:-1] + A[2:, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:])
@@ -105,6 +120,54 @@ def test_loop_free_plain_element_work_goes_native_libm_and_data_movement_to_xla(
     a = array_work(fn)
     assert a.moves >= 3000 and not a.native_friendly
     assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+
+
+def gaussian_loop(out, x, s):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j] = math.exp(-x[i, j] * x[i, j] / s) * x[i, j] + 1.0
+
+
+def gaussian_vec(out, x, s):
+    out[:] = np.exp(-x * x / s) * x + 1.0
+
+
+def scaled_batched_product(a, b):
+    return (a @ b) * 2.0 + 1.0
+
+
+def test_a_checked_math_call_weighs_less_against_native_and_a_batched_product_not_at_all():
+    """math.exp in a loop is checked per element for its range error (isinf of the result):
+    XLA then runs the call and the check apart (``CHECKED_LIBM_COST``); np.exp is not."""
+    x = np.ones((40, 50))
+    fn = _ir(gaussian_loop, np.zeros_like(x), x, 2.0)
+    a = array_work(fn)
+    assert a.libm == a.checked == 2000 and a.native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "2000 of them checked per element" in why
+    a = array_work(_ir(gaussian_vec, np.zeros_like(x), x, 2.0))
+    assert a.libm == 2000 and a.checked == 0 and not a.native_friendly
+    fn = _ir(scaled_batched_product, np.ones((8, 64, 8)), np.ones((8, 8, 64)))
+    d = dot_work(fn)
+    assert d.batched == 1 and not d.dominated and array_work(fn).native_friendly
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+
+
+def row_norms(A):
+    return np.sqrt((A * A).sum(axis=1))
+
+
+def column_norms(A):
+    return np.sqrt((A * A).sum(axis=0))
+
+
+def test_only_strided_or_matrix_batches_count_as_native_loop_nests():
+    """(A * A).sum(axis=1) becomes a dot_general batched on rows (a streaming loop natively);
+    along axis 0 its batches are columns (strided natively), which counts."""
+    A = np.ones((30, 40))
+    d = dot_work(_ir(row_norms, A))
+    assert d.products == 1 and d.batched == 0
+    assert dot_work(_ir(column_norms, A)).batched == 1
 
 
 def odd_power(x):

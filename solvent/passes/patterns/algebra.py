@@ -164,6 +164,72 @@ def _nested_sample(b, x):
     return b.one("tensor.select", small, outer, b.one("tensor.select", pos, outer, zero))
 
 
+def _bool_identity(value):
+    """A rewrite: ``op(x, c) -> x`` for booleans, where c is the constant ``value``
+    (x or False, x and True)."""
+    def rewrite(op, rw):
+        if op.result.type.dtype != "i1":
+            return False
+        for k in (0, 1):
+            c = constant_value(op.operands[k])
+            if isinstance(c, bool) and c is value and _same_type_operand(op, 1 - k):
+                rw.replace_op(op, [op.operands[1 - k]])
+                return True
+        return False
+    return rewrite
+
+
+def _not_not(op, rw):
+    inner = defining(op.operands[0], "tensor.not")
+    if inner is None or inner.operands[0].type != op.result.type:
+        return False
+    rw.replace_op(op, [inner.operands[0]])
+    return True
+
+
+def _eq_self(op, rw):
+    x = op.operands[0]
+    if op.operands[1] is not x or x.type.dtype[0] not in "iub":
+        return False
+    rw.replace_op(op, [rw.constant_like(op.result, True)])
+    return True
+
+
+def _select_equal_constants(op, rw):
+    a, b = constant_value(op.operands[1]), constant_value(op.operands[2])
+    if a is None or type(a) is not type(b) or isinstance(a, float) or a != b or \
+            op.operands[1].type.dtype != op.result.type.dtype:
+        return False
+    rw.replace_op(op, [rw.constant_like(op.result, a)])
+    return True
+
+
+def _select_extreme(op, rw):
+    """select(x > c, x, c) -> fmax(x, c); select(x < c, x, c) -> fmin(x, c)."""
+    cmp = defining(op.operands[0])
+    if cmp is None or cmp.name not in ("tensor.gt", "tensor.lt") or \
+            op.result.type.dtype[0] != "f":
+        return False
+    x, c = cmp.operands
+    if op.operands[1] is not x or op.operands[2] is not c or x.type != op.result.type or \
+            c.type.dtype != x.type.dtype:
+        return False
+    value = constant_value(c)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+            math.isnan(value) or value == 0:
+        return False
+    name = "tensor.fmax" if cmp.name == "tensor.gt" else "tensor.fmin"
+    rw.replace_op(op, [rw.one(name, x, c)])
+    return True
+
+
+def _select_extreme_sample(cmp, value):
+    def body(b, x):
+        c = b.constant(value, "f64")
+        return b.one("tensor.select", b.one(cmp, x, c), x, c)
+    return unary_chain(body, "f64", rank=2)
+
+
 ALGEBRA = [
     Pattern("add-zero", "tensor.add", _identity_operand(0, int_only=True),
             "x + 0 -> x, integers (floats: -0.0 + 0 is 0.0)",
@@ -205,6 +271,35 @@ ALGEBRA = [
             "a masked update of a masked update (np.where of a raised loop's guard) is one "
             "select, and its gradient one",
             sample=unary_chain(_nested_sample, "f64")),
+    Pattern("select-max-constant", "tensor.select", _select_extreme,
+            "select(x > c, x, c) -> fmax(x, c) (and < / fmin) for a real float constant c "
+            "that is neither NaN nor zero: a NaN x fails the test and gives c, as fmax "
+            "ignores a NaN; an x equal to c is c's value, with no sign of zero to tell them "
+            "apart. It is the guard raising puts on each element of an `if d > m: m = d` "
+            "reduction (m starts at -inf), which the native backend runs as a vectorized "
+            "maxnum instead of a compare and select",
+            sample=_select_extreme_sample("tensor.gt", -math.inf)),
+    Pattern("select-min-constant", "tensor.select", _select_extreme,
+            "select(x < c, x, c) -> fmin(x, c), as select-max-constant",
+            sample=_select_extreme_sample("tensor.lt", 1.5)),
+    Pattern("or-false", "tensor.or", _bool_identity(False), "x or False -> x (booleans)",
+            sample=binary_with_constant("tensor.or", False, "i1")),
+    Pattern("and-true", "tensor.and", _bool_identity(True), "x and True -> x (booleans)",
+            sample=binary_with_constant("tensor.and", True, "i1")),
+    Pattern("not-not", "tensor.not", _not_not, "not(not(x)) -> x (booleans)",
+            sample=unary_chain(lambda b, x: b.one("tensor.not", b.one("tensor.not", x)),
+                               "i1", rank=2)),
+    Pattern("eq-self", "tensor.eq", _eq_self,
+            "x == x -> True for integers and booleans (floats: NaN == NaN is False); the "
+            "run-time checks compare an error code with itself where it is a constant",
+            sample=unary_chain(lambda b, x: b.one("tensor.eq", x, x), "i16", rank=2)),
+    Pattern("select-equal-constants", "tensor.select", _select_equal_constants,
+            "select(c, k, k) -> k broadcast to the result's shape, for equal integer or "
+            "boolean constants k (floats are left: 0.0 and -0.0 compare equal): a run-time "
+            "check's payload that is the same constant on every branch",
+            sample=unary_chain(lambda b, x: b.one(
+                "tensor.select", b.one("tensor.gt", x, b.constant(0, "i64")),
+                b.constant(7, "i64"), b.constant(7, "i64")), "i64", rank=2)),
     Pattern("select-same", "tensor.select", _select_same, "select(c, a, a) -> a",
             sample=unary_chain(lambda b, x: b.one(
                 "tensor.select", b.one("tensor.gt", x, b.constant(0.0, "f64")), x, x), "f64")),

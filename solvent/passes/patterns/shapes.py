@@ -171,3 +171,5 @@ SHAPES = [
 
 TRANSPOSE_DOT = next(p for p in SHAPES if p.name == "transpose-dot")
 DOT_OF_TRANSPOSE = next(p for p in SHAPES if p.name == "dot-of-transpose")
+# x[:] = v -> v and x[:] -> x: raising applies these after each raised loop
+WHOLE_ARRAY = [p for p in SHAPES if p.name in ("update-full", "slice-full")]

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from ...analysis.affine import LoopInfo
 from ...analysis.dependence import CARRIED, REDUCTION, classify_loop
 from ...ir.core import Function
+from ...ir.rewrite import apply_patterns
+from ..patterns.shapes import WHOLE_ARRAY
 from ..base import Pass
 from .batching import Batch, Refuse
 from .delinearize import delinearize
@@ -156,6 +158,10 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
             "independent but for its run-time checks, batched as first-failure selects"
         fn.raised.append(f"{where}: raised ({kind}) into {what}")
         count += 1
+        # a raised loop that filled a whole array (``for j in range(n): p[j] = ...``) is an
+        # update of every element: the array's old value is then no longer read, which
+        # the parent loop's analysis needs to see (a scratch row filled anew per iteration)
+        apply_patterns(fn, WHOLE_ARRAY)
     for loop, why in refused.items():
         if loop.parent is not None:
             fn.not_raised[loop] = why

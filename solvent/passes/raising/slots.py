@@ -18,8 +18,8 @@
   result;
 - a **dead** value (analysis/reductions.py ``dead_slot``: the loop's result is unused and
   the body's values computed from it feed only its own next value): its initial value;
-- a scalar **nobody reads** in the body (the loop variable leaking out of a Python loop):
-  the last iteration's value;
+- a value **nobody reads** in the body (the loop variable leaking out of a Python loop, a
+  scratch array each iteration fills anew): the last iteration's value;
 - an **error code and payload** (passes/checks_to_values.py): the body's checks are batched
   with the code starting at 0, which gives each iteration's first failure; the first
   iteration that failed wins, unless the code was already set before the loop.
@@ -115,7 +115,7 @@ class Slots:
                 continue
             if self._element_reduction(k):
                 continue
-            if seed.type.rank == 0 and not info.uses.get(seed):
+            if not info.uses.get(seed):
                 b.env[seed] = (init, False)
                 self.finish.append(lambda top=top, init=init: self._last(top, init))
                 continue
@@ -231,12 +231,13 @@ class Slots:
         v, varying = b.lookup(top)
         if not varying:
             return v
+        rest = [["s", 0, d, 1] for d in v.type.shape[1:]]   # an array's own axes, whole
         if b.mask is None:
-            return b.emit("tensor.slice", [v], spec=[["c", b.n - 1]])
+            return b.emit("tensor.slice", [v], spec=[["c", b.n - 1]] + rest)
         # the last iteration the loop runs (ub - 1), when it runs at all
         lb, ub = b.bounds
         k = b.emit("tensor.sub", [ub, b.const(b.lb + 1, ub.type.dtype)])
-        picked = b.emit("tensor.slice", [v, k], spec=[["i", 0]], unchecked=True)
+        picked = b.emit("tensor.slice", [v, k], spec=[["i", 0]] + rest, unchecked=True)
         return b.emit("tensor.select", [b.emit("tensor.lt", [lb, ub]), picked, init])
 
     def _error(self, k, role):

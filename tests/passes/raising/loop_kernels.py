@@ -347,6 +347,26 @@ def tail_dots(x, y, out):
         out[i] = x[i:] @ y[:n - i]
 
 
+def scratch_row(A, p, out):
+    """A scratch row every iteration fills anew before reading it (attention's scores): not
+    a dependence; ``p`` after the loop holds the last row's values (the last iteration's)."""
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            p[j] = A[i, j] * A[i, j]
+        s = 0.0
+        for j in range(A.shape[1]):
+            s += p[j]
+        out[i] = s
+
+
+def scratch_read_first(A, p, out):
+    """The scratch row is read before it is refilled: the previous row's value flows in."""
+    for i in range(A.shape[0]):
+        out[i] = p[0]
+        for j in range(A.shape[1]):
+            p[j] = A[i, j]
+
+
 # args makers: size -> tuple; sizes hold 0 (where the kernel allows), 1, and non-square
 def _r(*shape, seed=0):
     return np.random.default_rng(seed + sum(shape)).standard_normal(shape)
@@ -386,6 +406,7 @@ RAISED = {
     "tri_matvec": (tri_matvec, lambda n, m: (_r(n, n), _r(n), np.zeros(n)), 0),
     "strict_lower": (strict_lower, lambda n, m: (_r(n, m + 1), np.zeros((n, m + 1))), 0),
     "lower_row_max": (lower_row_max, lambda n, m: (_r(n + 1, n + 1), np.zeros(n + 1)), 0),
+    "scratch_row": (scratch_row, lambda n, m: (_r(n, m), _r(m), np.zeros(n)), 0),
 }
 
 CARRIED = {
@@ -406,6 +427,8 @@ CARRIED = {
                     "previous iteration"),
     "anti_dependence": (anti_dependence, lambda n, m: (_r(n + 2),), "anti-dependence"),
     "row_prefix": (row_prefix, lambda n, m: (_r(n + 1, m + 2),), "previous iteration"),
+    "scratch_read_first": (scratch_read_first, lambda n, m: (_r(n + 1, m + 1), _r(m + 1),
+                                                             np.zeros(n + 1)), "iteration"),
 }
 
 RUNTIME_SHAPE = {
