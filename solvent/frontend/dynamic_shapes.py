@@ -112,6 +112,8 @@ class DynamicShapeMixin:
         if is_static(gshape) or len(gshape) != 1 or len(adv) != 1:
             return self.broadcast(v, gshape)
         idx = adv[0][1]
+        if v.type.rank == 1 and v.shape[0] == 1:   # one value broadcasts, as in NumPy
+            v = Tensor(self.b.one("tensor.reshape", v.v, shape=[]))
         if v.type.rank == 0:
             n = self.convert(self.tensor(self.dim(idx, 0)), "i64")
             return Tensor(self.b.one("tensor.fill", v.v, n.v))

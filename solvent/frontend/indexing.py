@@ -370,9 +370,20 @@ class IndexMixin:
                                        "dimensions of an array in a[mask] = value",
                                        "use a mask of the array's full shape")
             v = self.tensor(value)
+            if v.type.rank and v.type.static and v.type.size == 1:
+                v = Tensor(self.b.one("tensor.reshape", v.v, shape=[]))  # broadcasts as one
             if v.type.rank:
-                raise self.unsupported("assigning an array through a boolean mask",
-                                       "use a[...] = np.where(mask, values, a)")
+                if mask.type.rank != view.type.rank:
+                    raise self.unsupported("assigning an array through a boolean mask over "
+                                           "the leading dimensions only",
+                                           "use a[...] = np.where(mask, values, a)")
+                # a[mask] = values (z[m] = z[m] ** 2 + c[m]): values go to the mask's true
+                # positions in C order, which is a[np.nonzero(mask)] = values, a store of
+                # run-time length (the native backend and the interpreter run it)
+                from .npapi_math import _nonzero
+                rows = _nonzero(self, mask)
+                self.setitem(view, list(rows.items), value)
+                return
             m = Tensor(self.b.one("tensor.reshape", mask.v, shape=list(mask.shape) + [1] * (
                 view.type.rank - mask.type.rank)))
             new = self.select(m, self.cast_for_store(v, view.dtype), cur)

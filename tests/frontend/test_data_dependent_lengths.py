@@ -169,3 +169,67 @@ def test_a_negative_length_from_data_raises_numpys_value_error_with_the_line(bac
     at = f"test_data_dependent_lengths.py:{line_of(negative_length, 'np.zeros')}:"
     with pytest.raises(ValueError, match=re.escape(at) + ".*negative dimensions"):
         solvent.jit(negative_length, backend=backend)(np.array([-3, 4]))
+
+
+def store_through_mask(a, m, v):
+    a[m] = v                           # as many values as the mask has true entries
+    return a
+
+
+def masked_update(x, c):
+    m = x > 0
+    x[m] = x[m] ** 2 + c[m]            # the z[m] = z[m] ** 2 + c[m] idiom, 1-D
+    return x
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+@pytest.mark.parametrize("args", [
+    (np.arange(5.0), np.array([1, 0, 1, 0, 1], bool), np.array([7.0, 8, 9])),
+    (np.arange(5.0), np.array([1, 0, 1, 0, 1], bool), np.array([7.0])),        # broadcasts
+    (np.arange(5, dtype=np.int8), np.array([1, 0, 1, 0, 1], bool), np.array([7.5, 8, 9])),
+    (np.arange(5.0), np.zeros(5, bool), np.zeros(0)),
+    (np.arange(5.0), np.array([1, 0, 1, 0, 0], bool), np.array([7.0, 8, 9])),  # ValueError
+], ids=["three", "one", "int8-unsafe", "none", "mismatch"])
+def test_array_stored_through_a_boolean_mask(args, backend):
+    try:
+        expected = store_through_mask(*[np.copy(a) for a in args])
+    except ValueError:
+        a = np.copy(args[0])
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            solvent.jit(store_through_mask, backend=backend)(a, *args[1:])
+        np.testing.assert_array_equal(a, args[0])   # nothing written
+        return
+    check(store_through_mask, *args, backend=backend)
+    assert expected is not None
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+def test_masked_update_idiom(backend):
+    r = np.random.default_rng(4)
+    check(masked_update, r.standard_normal(40), r.standard_normal(40), backend=backend)
+    check(masked_update, np.asarray(r.standard_normal(40)[::2], order="C"), r.standard_normal(20),
+          backend=backend)
+
+
+def test_masked_store_refusals_name_the_line():
+    with pytest.raises(solvent.UnsupportedError, match="tensor.nonzero.*XLA takes only"):
+        solvent.jit(store_through_mask, backend="xla")(
+            np.arange(3.0), np.array([1, 0, 1], bool), np.ones(2))
+
+
+def store_by_flatnonzero(a, m, v):
+    a[np.flatnonzero(m)] = v
+    return a
+
+
+@pytest.mark.parametrize("backend", ["native", "interp", None])
+def test_run_time_index_store_with_the_wrong_value_length_raises_numpys_error(backend):
+    """Three values for two positions: NumPy's ValueError, nothing written. The native
+    scatter used to run over the value's length, read past the end of the index array
+    (a garbage index) and raise IndexError instead."""
+    a = np.arange(5.0)
+    m = np.array([1, 0, 1, 0, 0], bool)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        solvent.jit(store_by_flatnonzero, backend=backend)(a, m, np.array([7.0, 8, 9]))
+    np.testing.assert_array_equal(a, np.arange(5.0))
+    check(store_by_flatnonzero, a, m, np.array([7.0]), backend=backend)   # one broadcasts

@@ -301,7 +301,16 @@ def _scatter(kind):
             if kind == "add":
                 new = scalar_math.add(ctx, xv.type.dtype, ctx.load(out, dst), new)
             ctx.store(out, dst, new)
-        ctx.loop_nest(ctx.dims(vv), put)
+        dims = list(ctx.dims(vv))
+        if not all(v.type.static for v in idx_vals):
+            # a run-time index length: the frontend's check (NumPy's ValueError) makes a
+            # value of another length fail after this op, so never read past the shorter
+            # of the two here (the index array's end, or the value's)
+            b = ctx.b
+            for d in range(p, p + nb):
+                n, g = ctx.as_value(dims[d]), ctx.as_value(bshape[d - p])
+                dims[d] = b.select(b.icmp_signed("<", n, g), n, g)
+        ctx.loop_nest(tuple(dims), put)
         return [out]
     return rule
 
