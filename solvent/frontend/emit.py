@@ -22,6 +22,7 @@ UFUNC_OP = {fn: f"tensor.{name}" for table in (elementwise.UNARY, elementwise.BI
 UFUNC_OP[np.positive] = None  # identity
 
 _PY_SCALARS = (bool, int, float, complex)
+_COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
 # Python arithmetic on bools gives ints (NumPy's bool loops would give bools).
 _INT_ARITH = (np.add, np.subtract, np.multiply, np.floor_divide, np.remainder, np.power,
               np.negative, np.positive)
@@ -269,6 +270,9 @@ class Emitter:
                                    f"({', '.join(t.dtype for t in ts)}): {e}") from None
         in_dt = [dtype_name(d) for d in loop[:uf.nin]]
         out_dt = dtype_name(loop[uf.nin])
+        if uf in _COMPARISONS and in_dt[0] == "u64" and len(ts) == 2 and \
+                sum(t.weak and t.dtype == "i64" for t in ts) == 1:
+            return self._compare_u64_with_python_int(uf, ts)
         in_dt = self.python_int_operands(uf, args, ts, in_dt)
         ts = [self.convert(t, d) for t, d in zip(ts, in_dt)]
         if uf is np.power and in_dt[0][0] in "iu" and in_dt[0] != "i1" and \
@@ -312,6 +316,18 @@ class Emitter:
         for k in pyints:
             self.check_fits(ts[k], d)
         return in_dt
+
+    def _compare_u64_with_python_int(self, uf, ts):
+        """A uint64 value against a Python int, by their true values (NumPy 2): a negative
+        int is below every uint64, so the answer is a constant there; otherwise the int
+        compares as a uint64."""
+        k = next(i for i, t in enumerate(ts) if t.weak and t.dtype == "i64")
+        neg = self.ufunc(np.less, ts[k], Const(0))
+        clamped = self.select(neg, Const(0), ts[k])
+        ops = [Tensor(self.convert(t, "u64").v, weak=False) for t in ts]
+        ops[k] = Tensor(self.convert(clamped, "u64").v, weak=False)
+        below = bool(uf(*[-1 if i == k else 1 for i in range(2)]))   # int negative
+        return self.select(neg, Const(below), self.ufunc(uf, *ops))
 
     def check_nonnegative_exponent(self, arg, exponent: Tensor) -> None:
         msg = "Integers to negative integer powers are not allowed."

@@ -1,8 +1,7 @@
-"""Fuzzer reproducer (seed 940519), not fixed yet: comparing a uint64 value with a negative
-Python int (-3 < q * np.sum(A) for a uint8 A: np.sum gives uint64) raises OverflowError in
-solvent, where NumPy 2 compares the true values (True). python_int_operands compares Python
-ints with narrower integer arrays in int64, but for uint64 it applies the arithmetic rule
-(check_fits). Kept as a strict xfail so the fix makes it say so.
+"""Fuzzer reproducer (seed 940519), fixed: comparing a uint64 value with a negative Python
+int (-3 < q * np.sum(A) for a uint8 A: np.sum gives uint64) raised OverflowError in
+solvent, where NumPy 2 compares the true values (True). A negative Python int is now below
+every uint64 (frontend/emit.py, _compare_u64_with_python_int).
 
 Found by tests/fuzz (benchmarks/fuzz.py), shrunk by tests/fuzz/shrink.py.
 """
@@ -27,13 +26,7 @@ def ARGS():
     )
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("xla", marks=pytest.mark.xfail(strict=True, reason=
-        '[xla] OverflowError: <solvent-fuzz-940519-452488062897017465>:5:14: Python integer -3 out of bounds for uint64')),
-    pytest.param("native", marks=pytest.mark.xfail(strict=True, reason=
-        '[native] OverflowError: <solvent-fuzz-940519-452488062897017465>:5:14: Python integer -3 out of bounds for uint64')),
-    pytest.param("interp", marks=pytest.mark.xfail(strict=True, reason=
-        '[interp] OverflowError: <solvent-fuzz-940519-452488062897017465>:5:14: Python integer -3 out of bounds for uint64'))])
+@pytest.mark.parametrize("backend", ["xla", "native", "interp"])
 def test_fuzz_940519(backend):
     args = ARGS()
     try:
@@ -44,3 +37,15 @@ def test_fuzz_940519(backend):
             solvent.jit(kernel_940519, backend=backend)(*args)
         return
     check(kernel_940519, *args, backend=backend)
+
+
+def u64_comparisons(q, A):
+    s = q * np.sum(A)
+    return (-3 < s), (s > -3), (s == -1), (s != -2), (s <= -5), (-1 >= s), (s < 7), \
+        (A.astype(np.uint64) > -1)
+
+
+@pytest.mark.parametrize("backend", ["xla", "native", "interp"])
+@pytest.mark.parametrize("A", [np.zeros(0, np.uint8), np.array([3, 4], np.uint8)])
+def test_uint64_against_python_ints_compares_true_values(A, backend):
+    check(u64_comparisons, 4, A, backend=backend)
