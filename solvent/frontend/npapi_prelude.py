@@ -239,22 +239,22 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return (d * (yy[..., 1:] + yy[..., :-1]) / 2.0).sum(-1)
 
 
+def _nan_as(a, fill):
+    """``a`` with its NaNs replaced by ``fill`` (integer and bool arrays have none)."""
+    x = np.asarray(a)
+    return np.where(np.isnan(x), fill, x) if x.dtype.kind in "fc" else x
+
+
 @prelude(np.nansum)
 def nansum(a, axis=None, dtype=None, keepdims=False):
     """The sum with NaNs counted as zero (integers: the sum)."""
-    x = np.asarray(a)
-    if x.dtype.kind in "fc":
-        x = np.where(np.isnan(x), 0, x)
-    return np.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    return np.sum(_nan_as(a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 @prelude(np.nanprod)
 def nanprod(a, axis=None, dtype=None, keepdims=False):
     """The product with NaNs counted as one."""
-    x = np.asarray(a)
-    if x.dtype.kind in "fc":
-        x = np.where(np.isnan(x), 1, x)
-    return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    return np.prod(_nan_as(a, 1), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def _nan_extreme(a, axis, keepdims, extreme, fill):
@@ -287,7 +287,7 @@ def nanmean(a, axis=None, keepdims=False):
     if x.dtype.kind not in "fc":
         return np.mean(x, axis=axis, keepdims=keepdims)
     nan = np.isnan(x)
-    total = np.sum(np.where(nan, 0, x), axis=axis, keepdims=keepdims)
+    total = np.sum(_nan_as(x, 0), axis=axis, keepdims=keepdims)
     # NumPy divides into the sum's own dtype (float32 stays float32)
     return (total / np.sum(~nan, axis=axis, keepdims=keepdims)).astype(total.dtype)[()]
 
