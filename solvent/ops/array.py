@@ -34,6 +34,9 @@ def _read_infer(types, attrs):
 
 def _read_interp(op, args, ctx):
     buf, dyn = args[0], args[1:]
+    grown = indexspec.int_index_on_empty_axis(op.attrs["spec"], buf.shape)
+    if grown is not None:
+        buf = np.zeros(grown, buf.dtype)
     r = buf[indexspec.numpy_index(op.attrs["spec"], dyn, buf.shape)]
     return [np.array(r, copy=True) if isinstance(r, np.ndarray) and r.ndim else
             np.asarray(r)[()]]
@@ -62,6 +65,8 @@ def _write_infer(types, attrs):
 
 def _write_interp(op, args, ctx):
     v, buf, dyn = args[0], args[1], args[2:]
+    if indexspec.int_index_on_empty_axis(op.attrs["spec"], buf.shape) is not None:
+        return []
     buf[indexspec.numpy_index(op.attrs["spec"], dyn, buf.shape)] = v
     return []
 

@@ -76,6 +76,23 @@ def is_full(in_shape, spec) -> bool:
         it[0] == "s" and it[1] == 0 and it[3] == 1 and it[2] == n for it, n in zip(spec, in_shape))
 
 
+def int_index_on_empty_axis(spec, in_shape) -> tuple | None:
+    """``in_shape`` with every axis of length 0 that the spec takes one integer index on grown
+    to length 1, or None when there is no such axis. Such an index is out of bounds whatever
+    its value (the frontend's ``error.check`` reports it), so the ops stay total: a read gives
+    zeros of its shape (computed on a zero array of the grown shape) and a write changes
+    nothing. NumPy and jax refuse the clamped index itself (index -1, a gather or update of
+    size 1 from an axis of size 0)."""
+    grown, d, hit = list(in_shape), 0, False
+    for it in spec:
+        if it[0] == "n":
+            continue
+        if it[0] in "ic" and in_shape[d] == 0:
+            grown[d], hit = 1, True
+        d += 1
+    return tuple(grown) if hit else None
+
+
 def numpy_index(spec: list, dyn: list, in_shape) -> tuple:
     """The NumPy index tuple for ``spec`` (dynamic indices clamped as in XLA)."""
     idx = []
@@ -139,6 +156,9 @@ def _xla_bounds(spec, dyn, in_shape):
 def xla_slice(x, spec, dyn):
     from jax import lax
     import jax.numpy as jnp
+    grown = int_index_on_empty_axis(spec, x.shape)
+    if grown is not None:
+        x = jnp.zeros(grown, x.dtype)
     in_shape = tuple(x.shape)
     starts, sizes, post = _xla_bounds(spec, dyn, in_shape)
     if all(isinstance(s, int) for s in starts):
@@ -163,6 +183,8 @@ def xla_update_slice(x, v, spec, dyn, whole_pass: bool = False):
     """
     from jax import lax
     import jax.numpy as jnp
+    if int_index_on_empty_axis(spec, x.shape) is not None:
+        return x
     in_shape = tuple(x.shape)
     starts, sizes, post = _xla_bounds(spec, dyn, in_shape)
     steps = [1 if p[0] == "drop" else p[1] for p in post]
@@ -216,6 +238,6 @@ def speculated_attrs(name: str, attrs: dict) -> dict:
     (``error.check``) were turned into values earlier and stay conditional."""
     attrs = dict(attrs)
     if name in ("tensor.slice", "tensor.update_slice") and \
-            any(it[0] == "i" for it in attrs.get("spec", ())):
+            any(it[0] == "i" for it in attrs.get("spec", ())) or name == "tensor.gather":
         attrs["unchecked"] = True
     return attrs

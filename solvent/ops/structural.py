@@ -158,6 +158,9 @@ def _slice_infer(types, attrs):
 def _slice_interp(op, args, ctx):
     x, dyn = args[0], args[1:]
     x = np.asarray(x)
+    grown = indexspec.int_index_on_empty_axis(op.attrs["spec"], x.shape)
+    if grown is not None:
+        x = np.zeros(grown, x.dtype)
     r = x[indexspec.numpy_index(op.attrs["spec"], dyn, x.shape)]
     return [r.copy() if isinstance(r, np.ndarray) else r]
 
@@ -188,6 +191,8 @@ def _update_infer(types, attrs):
 
 def _update_interp(op, args, ctx):
     x, v, dyn = np.array(args[0], copy=True), args[1], args[2:]
+    if indexspec.int_index_on_empty_axis(op.attrs["spec"], x.shape) is not None:
+        return [x]
     x[indexspec.numpy_index(op.attrs["spec"], dyn, x.shape)] = v
     return [x]
 
@@ -315,6 +320,11 @@ def _gather_interp(op, args, ctx):
 def _gather_xla(op, args, ctx):
     x, idx = args[0], args[1:]
     axes = op.attrs["axes"]
+    if any(x.shape[a] == 0 for a in axes):
+        # every index is out of bounds (the frontend's check reports it) or the index array
+        # is empty; jax refuses a gather from an empty axis, and the op is total: zeros
+        shape = gather_shape(x.shape, axes, [i.shape for i in idx], op.attrs["front"])
+        return [jnp.zeros(shape, x.dtype)]
     r = x[_adv_index(x.ndim, axes, idx)]
     mv = _move_front(r, x.ndim, axes, len(np.broadcast_shapes(*[i.shape for i in idx])),
                      op.attrs["front"])

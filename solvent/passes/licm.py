@@ -5,9 +5,11 @@ Identity: an op that depends on nothing the loop changes computes the same value
 iteration, so computing it once before the loop is equivalent. Ops are total (dynamic
 indices clamp, division by zero gives inf/0 as in NumPy), so running one for a loop that
 makes zero trips changes no result. An element access with a run-time index hoisted out
-of a loop that might make zero trips is marked ``unchecked`` (as if-conversion marks the
-accesses it speculates): a backend that raises IndexError must not raise for an access the
-program might not have made.
+of a loop is marked ``unchecked`` (as if-conversion marks the accesses it speculates): a
+backend that raises IndexError must not raise for an access the program might not have
+made, or would have made only after another check had failed (``B[i] + A[row, 0]`` with
+``B`` empty: NumPy reports ``B``). The program's own checks, values by now, report the
+failure that comes first.
 """
 from __future__ import annotations
 
@@ -45,14 +47,12 @@ def _hoist_from(loop: Operation, parent: Block) -> None:
     inside = _defined_inside(loop)
     for k, region in enumerate(loop.regions):
         block = region.block
-        certain = _runs_at_least_once(loop, k)
         for op in list(block.ops):
             if op.regions or not get(op.name).pure or not op.results:
                 continue
             if any(o in inside for o in op.operands):
                 continue
-            if not certain:
-                op.attrs = speculated_attrs(op.name, op.attrs)
+            op.attrs = speculated_attrs(op.name, op.attrs)
             op.move_before(loop)
             inside.difference_update(op.results)
 

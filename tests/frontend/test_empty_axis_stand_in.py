@@ -1,7 +1,10 @@
 """A constant index into an empty axis in code NumPy may not reach (a loop whose trip count
 is known only at run time, a branch on data, after a run-time check that can fail first):
 the index becomes a run-time check that fails where it is reached, and the read has a
-stand-in value (writes are dropped) so the program compiles. NumPy running the same source
+stand-in value (writes are dropped) so the program compiles. A run-time index into an empty
+axis is the same on every backend (the ops stay total: zeros read, nothing written), and a
+read hoisted out of a loop or batched by raising never reports its own failure ahead of
+one NumPy meets first. NumPy running the same source
 is the oracle: same values where it returns, the same error class and message where it
 raises, and the caller's arrays unchanged after a failure."""
 import copy
@@ -64,6 +67,31 @@ def while_sweep(A, tol):
     return A, k
 
 
+def loop_store(B, n):                 # a run-time index into an empty array (XLA: TypeError)
+    for i in range(n):
+        B[i] = 1.0
+    return B
+
+
+def row_after_short(row, B, A, out):  # which read fails first moves with row and len(B)
+    for i in range(out.size):
+        out[i] = B[i] + A[row, 0]
+
+
+def column_of_empty(B, out):
+    for i in range(out.shape[0]):
+        out[i] = B[i, 0]
+
+
+def take(B, idx):
+    return B[idx]
+
+
+def put(B, idx):
+    B[idx] = 2
+    return B
+
+
 def _run(fn, args, backend):
     np_args = copy.deepcopy(args)
     try:
@@ -104,6 +132,24 @@ CASES = [
     (gather_in_loop, (1, E, np.array([0, 2]))),
     (while_sweep, (E, 1.0)),
     (while_sweep, (np.ones((2, 3)), 1.0)),
+    (loop_store, (np.zeros(0), 0)),
+    (loop_store, (np.zeros(0), 2)),
+    (loop_store, (np.zeros(0, np.int8), 1)),
+    (loop_store, (np.zeros(1), 2)),
+    (row_after_short, (9, np.ones(0), np.ones((2, 3)), np.zeros(4))),   # B[0] first
+    (row_after_short, (1, np.ones(0), np.ones((2, 3)), np.zeros(4))),
+    (row_after_short, (9, np.ones(2), np.ones((2, 3)), np.zeros(4))),   # A[9] first, at i=0
+    (row_after_short, (-3, np.ones(2), np.ones((2, 3), order="F"), np.zeros(4))),
+    (row_after_short, (1, np.ones(2), np.ones((2, 3)), np.zeros(4))),   # B[2] at i=2
+    (row_after_short, (9, np.ones(0), np.ones((2, 3)), np.zeros(0))),   # no trip
+    (column_of_empty, (np.ones((0, 3)), np.zeros(2))),
+    (column_of_empty, (np.ones((2, 0)), np.zeros(2))),
+    (column_of_empty, (np.ones((0, 3)), np.zeros(0))),
+    (take, (np.ones(0), np.array([0]))),
+    (take, (np.ones(0), np.array([], dtype=np.int64))),
+    (take, (np.ones((0, 2)), np.array([], dtype=np.int32))),
+    (put, (np.ones(0), np.array([0]))),
+    (put, (np.ones(0), np.array([], dtype=np.int64))),
 ]
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
+from ...ops import indexspec
 from .context import Lazy
-from .types import I64
+from .types import I64, const
 
 
 def runtime_bounds(ctx, n, lo, hi, step):
@@ -110,21 +111,32 @@ def _kept_shape(items):
     return tuple(1 if it[0] == "new" else it[3] for it in items if it[0] != "at")
 
 
+def _on_empty_axis(spec, dims) -> bool:
+    """Whether one integer index of ``spec`` falls on a dim of static length 0: a checked
+    access has raised by then, a speculated (clamped) one must read nothing (there is no
+    element to clamp to) and gives zeros."""
+    static = tuple(n if isinstance(n, int) else 1 for n in dims)
+    return indexspec.int_index_on_empty_axis(spec, static) is not None
+
+
 def _slice(op, ctx):
     x = ctx.get(op.operands[0])
     if op.operands[0].type.rank == 0:          # x[()] of a scalar
         return [x]
-    items = _resolve(op, ctx, op.attrs["spec"], ctx.dims(op.operands[0]), op.operands[1:])
+    dims = ctx.dims(op.operands[0])
+    items = _resolve(op, ctx, op.attrs["spec"], dims, op.operands[1:])
     res = op.results[0]
+    read = lambda idx: ctx.load(x, _source_index(ctx, items, idx))
+    if _on_empty_axis(op.attrs["spec"], dims):
+        zero = const(res.type.dtype, 0)
+        read = lambda idx: zero
     if res.type.rank == 0:
-        return [ctx.load(x, _source_index(ctx, items, []))]
+        return [read([])]
     shape = _kept_shape(items)
     if op in ctx.plan.fused:
-        return [Lazy(lambda idx: ctx.load(x, _source_index(ctx, items, idx)), shape,
-                     res.type.dtype)]
+        return [Lazy(read, shape, res.type.dtype)]
     out = ctx.out(op, shape=shape)
-    ctx.loop_nest(shape,
-                  lambda idx: ctx.store(out, idx, ctx.load(x, _source_index(ctx, items, idx))))
+    ctx.loop_nest(shape, lambda idx: ctx.store(out, idx, read(idx)))
     return [out]
 
 
@@ -242,7 +254,11 @@ def _gather(op, ctx):
                 n = ctx.as_value(xs[a])
                 i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, n), i)
                 b.store(b.or_(b.load(bad), b.icmp_unsigned(">=", i, n)), bad)
-        return ctx.load(x, src) if mode != "check-only" else None
+        if mode == "check-only":
+            return None
+        if any(isinstance(xs[a], int) and xs[a] == 0 for a in axes):
+            return const(op.results[0].type.dtype, 0)   # nothing to read (see _on_empty_axis)
+        return ctx.load(x, src)
 
     unchecked = op.attrs.get("unchecked")   # a speculated read (if-conversion): clamp
     if len(out_shape) == 0:

@@ -23,12 +23,16 @@ from .batching import Batch, Refuse, _line
 
 
 def _unchecked(op, spec) -> dict:
-    """``unchecked`` for a batched access made from ``op``: an access if-conversion made
-    unconditional keeps clamping the indices that stay scalar (``x[i, j - 1]`` raised over
-    ``i`` still reads column ``j - 1`` where the guard was false)."""
-    if op.attrs.get("unchecked") and any(it[0] == "i" for it in spec):
-        return {"unchecked": True}
-    return {}
+    """``unchecked`` for a batched access made from ``op`` that keeps an integer index: a
+    batched access makes every iteration's access before any later op of the first
+    iteration, so a backend that raises at a bad index itself would report it ahead of a
+    failure NumPy meets first (``out[i] = B[i] + A[row, 0]`` with ``B`` short: NumPy
+    reports ``row`` at ``i = 0``). The program's checks, carried by then as first-error
+    flags (checks_to_values.py) and raised with the loop, pick the failure; the access
+    clamps, as the IR's total semantics say. The same holds for an access if-conversion
+    made unconditional (``x[i, j - 1]`` raised over ``i`` still reads column ``j - 1``
+    where the guard was false)."""
+    return {"unchecked": True} if any(it[0] == "i" for it in spec) else {}
 
 
 def _plan(b: Batch, op, shape, spec, dyn, first_dyn: int, shift: int | None = None):
@@ -194,10 +198,8 @@ def _gather(b: Batch, op, x, spec, dyn):
     if not any(v for _, v in dyn):  # pragma: no cover - only called with a moving index
         raise Refuse("no per-iteration index")
     b.what.add("gather")
-    # a read if-conversion made unconditional (``unchecked``) stays a clamped read: its index
-    # may be out of range exactly where the guard was false
-    extra = {"unchecked": True} if op.attrs.get("unchecked") else {}
-    r = b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=axes, front=True, **extra)
+    # clamped, never raising itself: the loop's check flags pick the failure (_unchecked)
+    r = b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=axes, front=True, unchecked=True)
     # gather gives (N, windows..., static slices...); the element read keeps spec order
     kept = [k for k, it in enumerate(spec) if it[0] in "ds"]
     order = windows + [k for k in kept if spec[k][0] == "s"]
@@ -235,9 +237,8 @@ def _own_element(b: Batch, op, x, spec, dyn):
     for it in spec:
         idx.append(b.const(it[1], "i64") if it[0] == "c" else dyn[it[1]][0])
     b.what.add("gather")
-    extra = {"unchecked": True} if op.attrs.get("unchecked") else {}
     return b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=list(range(len(idx))),
-                  front=True, **extra)
+                  front=True, unchecked=True)
 
 
 def read(b: Batch, op, args) -> object:
