@@ -125,6 +125,26 @@ class DynamicShapeMixin:
                               "broadcast to indexing result")
         return v
 
+    def store_through_mask(self, view, cur, mask, v):
+        """``a[mask] = values`` with a mask of ``a``'s full shape: ``a.ravel()[flatnonzero(
+        mask)] = values``, both sides in C order (the IR's reshape is row-major), so one
+        index array of run-time length serves any rank."""
+        flat = [int(np.prod(cur.shape))] if is_static(cur.shape) else [-1]
+        if flat == [-1] and cur.type.rank > 1:
+            raise self.unsupported("assigning values through a boolean mask of a "
+                                   "multi-dimensional array of run-time shape",
+                                   "use a[...] = np.where(mask, values, a)")
+        if cur.type.rank > 1:
+            cur = Tensor(self.b.one("tensor.reshape", cur.v, shape=flat))
+            mask = Tensor(self.b.one("tensor.reshape", mask.v, shape=flat))
+        idx = Tensor(self.b.one("tensor.slice", self.nonzero_rows(mask).v,
+                                spec=[["c", 0], ["r", -1, -1, 1]]))
+        v = self.scatter_value(self.cast_for_store(v, cur.dtype), (DYN,), [(0, idx)])
+        new = Tensor(self.b.one("tensor.scatter", cur.v, v.v, idx.v, axes=[0]))
+        if view.type.rank > 1:
+            new = Tensor(self.b.one("tensor.reshape", new.v, shape=list(view.shape)))
+        self.write_all(view, new)
+
     def slice_lengths(self, ref, spec, dyn):
         """Per result dim of ``ref[spec]``: its length (Const, or an i64 Tensor for a run-time
         slice, computed as ``len(range(*slice(a, b, step).indices(n)))``)."""

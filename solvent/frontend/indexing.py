@@ -378,11 +378,9 @@ class IndexMixin:
                                            "the leading dimensions only",
                                            "use a[...] = np.where(mask, values, a)")
                 # a[mask] = values (z[m] = z[m] ** 2 + c[m]): values go to the mask's true
-                # positions in C order, which is a[np.nonzero(mask)] = values, a store of
-                # run-time length (the native backend and the interpreter run it)
-                from .npapi_math import _nonzero
-                rows = _nonzero(self, mask)
-                self.setitem(view, list(rows.items), value)
+                # positions in C order, a store of run-time length (the native backend and
+                # the interpreter run it)
+                self.store_through_mask(view, cur, mask, v)
                 return
             m = Tensor(self.b.one("tensor.reshape", mask.v, shape=list(mask.shape) + [1] * (
                 view.type.rank - mask.type.rank)))

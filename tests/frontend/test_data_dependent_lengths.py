@@ -189,7 +189,15 @@ def masked_update(x, c):
     (np.arange(5, dtype=np.int8), np.array([1, 0, 1, 0, 1], bool), np.array([7.5, 8, 9])),
     (np.arange(5.0), np.zeros(5, bool), np.zeros(0)),
     (np.arange(5.0), np.array([1, 0, 1, 0, 0], bool), np.array([7.0, 8, 9])),  # ValueError
-], ids=["three", "one", "int8-unsafe", "none", "mismatch"])
+    (np.arange(6.0).reshape(2, 3), np.eye(2, 3, dtype=bool), np.array([7.0, 8])),
+    (np.asfortranarray(np.arange(6.0).reshape(3, 2)), np.arange(6).reshape(3, 2) % 4 == 1,
+     np.array([7.0, 8])),                                     # C order over a Fortran array
+    (np.arange(24, dtype=np.int8).reshape(2, 3, 4), np.arange(24).reshape(2, 3, 4) % 5 == 0,
+     np.array([-1.0])),
+    (np.arange(6.0).reshape(2, 3), np.ones((2, 3), bool), np.array([1.0, 2])),  # ValueError
+    (np.zeros((0, 3)), np.zeros((0, 3), bool), np.zeros(0)),
+], ids=["three", "one", "int8-unsafe", "none", "mismatch", "2d", "2d-fortran", "3d-int8",
+        "2d-mismatch", "2d-empty"])
 def test_array_stored_through_a_boolean_mask(args, backend):
     try:
         expected = store_through_mask(*[np.copy(a) for a in args])
@@ -207,6 +215,9 @@ def test_array_stored_through_a_boolean_mask(args, backend):
 def test_masked_update_idiom(backend):
     r = np.random.default_rng(4)
     check(masked_update, r.standard_normal(40), r.standard_normal(40), backend=backend)
+    check(masked_update, r.standard_normal((5, 8)), r.standard_normal((5, 8)), backend=backend)
+    check(masked_update, r.standard_normal((3, 1, 4)).astype(np.float32),
+          r.standard_normal((3, 1, 4)), backend=backend)
     check(masked_update, np.asarray(r.standard_normal(40)[::2], order="C"), r.standard_normal(20),
           backend=backend)
 
