@@ -101,7 +101,9 @@ def _ufunc_rows():
 SYNTAX = {
     "stmt_Assign": "`x = ...`, tuple unpacking (a starred target `n, *rest = A.shape` takes a "
                    "list), `x[...] = v` (elements, slices with "
-                   "broadcasting, integer-array and boolean-mask stores), chained targets",
+                   "broadcasting, integer-array and boolean-mask stores; `a[mask] = values` "
+                   "with an array of values for a mask of any rank, in C order, on the native "
+                   "backend and the interpreter), chained targets",
     "stmt_AugAssign": "`x += v` and friends, in place on arrays as in NumPy",
     "stmt_AnnAssign": "`x: float = v`",
     "stmt_Expr": "calls for their effect (`np.add.at(...)`, `x.sort()`), docstrings",
