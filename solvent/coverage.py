@@ -134,6 +134,9 @@ SYNTAX = {
     "expr_Constant": "numbers, strings, `None`",
     "expr_IfExp": "`a if c else b`",
     "expr_Lambda": "small `lambda`s, inlined at the call",
+    "expr_JoinedStr": "f-strings: constant ones anywhere; with run-time fields (format specs "
+                      "known at compile time) as arguments of `print`, which prints in program "
+                      "order on every backend",
     "expr_List": "list literals (as tuples / array arguments)",
     "expr_ListComp": "list comprehensions with one `for` over a range, tuple, list, array, "
                      "`enumerate` or `zip` of known length (unrolled, at most 256 items; "

@@ -208,6 +208,7 @@ class Transformer:
         self.step_blocks: set = set()  # the blocks of reverse steps and reversed branches
         self.walkable: dict = {}  # update_slice ops they recompute -> originals (forwarding)
         self.owners = {r.block: o for o in fn.walk() for r in o.regions}
+        self.printed: set = set()  # io.print ops cloned once already (clone_op)
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and (
@@ -215,6 +216,12 @@ class Transformer:
 
     # --- forward: cloning -------------------------------------------------------------------
     def clone_op(self, op: Operation, scope: Scope, b: Builder) -> Operation | None:
+        if op.name == "io.print":
+            # the forward sweep is built first: later copies (a reverse step recomputing
+            # its trip, a checkpoint segment run again) must not print the line again
+            if op in self.printed:
+                return None
+            self.printed.add(op)
         if op.name == "tensor.slice":
             src = scope[op.operands[0]]
             dyn = [scope[o] for o in op.operands[1:]]

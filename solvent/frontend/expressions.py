@@ -11,14 +11,13 @@ import numpy as np
 
 from ..ir.registry import IRError
 from .local_functions import LocalFunction
-from .values import (LIST_GROWTH, ArrayRef, Const, Tensor, TupleVal, is_list, is_tuple_index,
-                     like_seq, make_seq, seq_items)
+from .values import (LIST_GROWTH, ArrayRef, Const, Formatted, Tensor, TupleVal, is_list,
+                     is_tuple_index, like_seq, make_seq, seq_items)
 
 _EXPR_HINTS = {
     "DictComp": "dicts are not supported inside compiled functions",
     "Lambda": "define a module-level helper function; solvent inlines it",
     "Dict": "dicts are not supported inside compiled functions",
-    "JoinedStr": "format strings outside the compiled function",
 }
 
 BINOP_UFUNC = {
@@ -68,6 +67,28 @@ class ExprMixin:
     # --- leaves ---------------------------------------------------------------------------
     def expr_Constant(self, node):
         return Const(node.value)
+
+    def expr_JoinedStr(self, node):
+        """An f-string: a string when every field is known at compile time, else a
+        ``Formatted`` value that ``print`` takes (ops/io.py formats it at run time)."""
+        parts = []
+        for piece in node.values:
+            if isinstance(piece, ast.Constant):
+                parts.append(str(piece.value))
+                continue
+            value = self.expr(piece.value)
+            conv = "" if piece.conversion == -1 else chr(piece.conversion)
+            spec = Const("") if piece.format_spec is None else self.expr(piece.format_spec)
+            if not isinstance(spec, Const):
+                raise self.unsupported("a format spec computed at run time in an f-string")
+            if isinstance(value, Const) and not isinstance(value.value, np.ndarray):
+                from ..ops.io import _field
+                parts.append(_field(value.value, conv, spec.value))
+                continue
+            parts.append((value, conv, spec.value))
+        if all(isinstance(p, str) for p in parts):
+            return Const("".join(parts))
+        return Formatted(tuple(parts))
 
     def expr_Name(self, node):
         return self.lookup(node.id)

@@ -8,6 +8,7 @@ from . import npapi_creation as cr
 from . import npapi_math as nm
 from . import npapi_decompositions as nd
 from . import npapi_pymath  # noqa: F401  (registers the math module's functions)
+from . import npapi_print  # noqa: F401  (registers print)
 from .emit import full_spec
 from .values import ArrayRef, Const, Tensor, TupleVal
 

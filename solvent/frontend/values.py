@@ -74,6 +74,13 @@ class ArrayRef:
 
 
 @dataclass(frozen=True)
+class Formatted:
+    """An f-string with run-time fields, usable only as an argument of ``print``: parts are
+    ``str`` literals and ``(value, conversion, format_spec)`` fields."""
+    parts: tuple
+
+
+@dataclass(frozen=True)
 class TupleVal:
     items: tuple
 

@@ -15,7 +15,8 @@ a failed check ends the loop (a read clamped into bounds must not keep a ``while
 forever). A while-condition cannot hand values out, so its checks are evaluated once more
 after the loop, on the loop's final values: the evaluation that ended the loop is exactly
 that one. The function returns ``code`` and ``payload`` as its last two results; the
-runtime raises before it writes anything back.
+runtime raises before it writes anything back. An ``io.print`` takes the code as one more
+operand (``guarded``): it prints only while no check has failed.
 
 Identity: on every input where no check fails, every original result is computed by the
 same ops from the same values (the pass only adds values), so results are unchanged.
@@ -32,7 +33,9 @@ PAYLOAD = TensorType((), "i64")
 
 
 def _has_checks(op: Operation) -> bool:
-    return any(inner.name == "error.check" for inner in op.walk())
+    """Whether ``op`` holds a check, or a print (which needs the code: it prints nothing
+    once a check has failed, as Python would have stopped there)."""
+    return any(inner.name in ("error.check", "io.print") for inner in op.walk())
 
 
 class _Threader:
@@ -59,6 +62,9 @@ class _Threader:
             if op.name == "error.check":
                 code, payload = self.check(op, out, code, payload)
                 continue
+            if op.name == "io.print":
+                op.operands.append(code)
+                op.attrs = dict(op.attrs, guarded=True)
             if op.regions and _has_checks(op):
                 code, payload = self.region_op(op, out, code, payload)
                 continue

@@ -1,6 +1,7 @@
 """Dead code elimination: drop ops whose results are unused and that have no effect.
 
-After functionalization no op has an effect, so unused loops and ifs go too."""
+After functionalization the only ops with an effect are ``io.print`` (and ``error.check``
+before checks_to_values): unused loops and ifs go unless they hold one."""
 from __future__ import annotations
 
 from ..ir.core import Block, Function
@@ -15,7 +16,8 @@ def _removable(op) -> bool:
     if opdef.pure:
         return True
     return opdef.level == "control" and not any(
-        get(o.name).level == "array" for o in op.walk())
+        get(o.name).level == "array" or (get(o.name).level == "tensor" and not get(o.name).pure)
+        for o in op.walk())
 
 
 def _dce_block(block: Block, used: set) -> bool:

@@ -30,8 +30,10 @@ from .licm import _defined_inside, _runs_at_least_once
 
 
 def _can_fail(op: Operation) -> bool:
-    return op.name == "error.check" or any(inner.name == "error.check"
-                                           for r in op.regions for inner in r.block.walk())
+    """A check, or an op holding one; a print counts too: a check moved in front of it
+    would stop the program before a line Python prints."""
+    return op.name in ("error.check", "io.print") or any(
+        inner.name in ("error.check", "io.print") for r in op.regions for inner in r.block.walk())
 
 
 def _const(v):

@@ -24,6 +24,7 @@ from solvent.ir.verifier import verify  # noqa: E402
 # Ops with float operands or results that have no VJP rule, and why.
 NOT_DIFFERENTIABLE = {
     "tensor.constant": "no operands",
+    "io.print": "no results: a side effect, kept in the gradient's forward sweep only",
     "tensor.iota": "no operands",
     "tensor.linspace": "not yet: endpoints as differentiable inputs",
     "tensor.argmax": "integer result", "tensor.argmin": "integer result",

@@ -31,12 +31,6 @@ def k_try(A):
     return A
 
 
-def k_print(A):
-    A[0] = 100.0
-    print(A[0])  # <- offending line
-    return A
-
-
 def k_arange_from_data(A):
     A[0] = 100.0
     return np.arange(int(A[1])).sum()  # <- offending line (a length read from data)
@@ -91,7 +85,7 @@ def k_dict(A):
 
 # (functions defined inside the kernel, lambdas and iteration over arrays are supported now:
 # tests/frontend/test_python_idioms.py; global and closure arrays: test_outer_arrays.py)
-UNSUPPORTED = [k_try, k_print, k_arange_from_data, k_return_in_loop, k_raise, k_with,
+UNSUPPORTED = [k_try, k_arange_from_data, k_return_in_loop, k_raise, k_with,
                k_list_comp, k_unknown_call, k_dict]
 
 
@@ -210,7 +204,7 @@ def test_broadcast_error_leaves_args(backend):
 
 
 # --- fallback="python" ---------------------------------------------------------------------------
-@pytest.mark.parametrize("fn", [k_try, k_print, k_arange_from_data],
+@pytest.mark.parametrize("fn", [k_try, k_arange_from_data],
                          ids=lambda f: f.__name__)
 def test_fallback_python(fn, backend, capsys):
     A = np.arange(4.0)

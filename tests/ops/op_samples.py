@@ -934,6 +934,24 @@ def _check_samples():
         lambda rng: [gen(rng, (6,), "f64"), ints(rng, (), "i64", -8, 8)], "check")
 
 
+def _print_samples():
+    """io.print of an array and a Python-int scalar in a loop body (the text is checked in
+    tests/frontend/test_print.py against Python's own print); the results must agree."""
+    args = [[["s", "row"]], [["v", 1, "", "", "py"]], [["v", 0, "", "", "np"]],
+            [["s", "k="], ["v", 1, "r", ">3", "py"]]]
+
+    def body(b, x, k):
+        def step(b, i, acc):
+            b.create("io.print", [acc, i], {"args": args, "sep": " ", "end": "\n"})
+            return [b.one("tensor.mul", acc, b.constant(0.5, "f32"))]
+        op = b.create("loop.for", [b.constant(0, "i64"), k, b.constant(1, "i64"), x],
+                      regions=[region([S("i64"), T((2, 3), "f32")], step, b)])
+        return op.results
+    add("io.print-in-for", [T((2, 3), "f32"), S("i64")], body,
+        lambda rng: [gen(rng, (2, 3), "f32"), ints(rng, (), "i64", 0, 3)],
+        numpy=lambda x, k: [x * np.float32(0.5) ** max(int(k), 0)])
+
+
 def _runtime_slice(b, x, lo, hi, step):
     return b.one("tensor.slice", x, lo, hi, spec=[["r", 0, 1, step]])
 
@@ -1064,6 +1082,7 @@ _sort_fft_decomposition_samples()
 _control_samples()
 _array_samples()
 _check_samples()
+_print_samples()
 _dynamic_samples()
 
 _ids = [s.id for s in SAMPLES]

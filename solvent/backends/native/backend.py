@@ -20,8 +20,8 @@ from ...ir.registry import get, lowerings, register_lowering
 from ...ops.checks import error_text
 from ..base import Backend
 from ...ir.types import TensorType, np_dtype
-from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rules_linalg,
-               rules_reduce, rules_sort, rules_structural)
+from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rules_io,
+               rules_linalg, rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, python_caller
@@ -32,7 +32,7 @@ from .types import I64, SUPPORTED
 # The native rules go into the op registry's rule table for "native", like every backend's
 # (one module per op family defines them); the backend reads them back from there.
 for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_linalg,
-                rules_control, rules_dynamic, rules_sort):
+                rules_control, rules_dynamic, rules_sort, rules_io):
     for _name, _rule in _family.RULES.items():
         register_lowering(_name, "native", _rule)
 RULES = lowerings("native")
@@ -50,7 +50,7 @@ def _runtime_shape_why(op) -> str | None:
         return None
     name = op.name
     if name in ("tensor.slice", "tensor.dim", "tensor.mask_select", "tensor.nonzero",
-                "tensor.fill",
+                "tensor.fill", "io.print",
                 "tensor.transpose", "func.return") or name in rules_elementwise.ELEMENTWISE:
         return None
     if name.startswith("tensor.reduce_") or name in ("tensor.argmax", "tensor.argmin",
