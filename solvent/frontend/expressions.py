@@ -44,8 +44,9 @@ def _python_number(v) -> bool:
 
 
 def _python_only(v) -> bool:
-    """A compile-time value that is no number: compared by Python, never as an array."""
-    return isinstance(v, Const) and isinstance(v.value, (str, tuple, type(None)))
+    """A compile-time value that is no number: compared by Python, never as an array
+    (``a.dtype == np.float32`` compares a dtype with a scalar type, as NumPy does)."""
+    return isinstance(v, Const) and isinstance(v.value, (str, tuple, type(None), np.dtype, type))
 
 
 class ExprMixin:

@@ -300,3 +300,19 @@ def nonzero_pairs(A):
                                np.zeros((3, 0))], ids=["mixed", "none-positive", "empty"])
 def test_zip_star_over_nonzero(A, backend):
     check(nonzero_pairs, A, backend=backend)
+
+
+def by_dtype(a, b):                        # code that branches on its argument's dtype
+    if a.dtype == np.float32 or a.dtype in (np.float16,):
+        return a * 2
+    if b.dtype != np.int8 and a.dtype.kind == "f":
+        return a + b
+    return a - 1
+
+
+@pytest.mark.parametrize("backend", ["interp", "native", "xla"])
+@pytest.mark.parametrize("dt", ["float32", "float64", "int8", "int64"])
+def test_dtype_comparisons_are_decided_at_compile_time(dt, backend):
+    a = np.arange(1, 5).astype(dt)
+    check(by_dtype, a, np.arange(4, dtype=np.int8), backend=backend)
+    check(by_dtype, a, np.arange(4.0), backend=backend)
