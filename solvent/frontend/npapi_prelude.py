@@ -292,6 +292,20 @@ def nanmean(a, axis=None, keepdims=False):
     return (total / np.sum(~nan, axis=axis, keepdims=keepdims)).astype(total.dtype)[()]
 
 
+@prelude(np.cross)
+def cross(a, b):
+    """The cross product of 3-vectors along the last axis (broadcast over the others), or
+    the scalar z-component of 2-vectors, as NumPy computes each component."""
+    x, y = np.asarray(a), np.asarray(b)
+    if x.shape[-1] == 2 and y.shape[-1] == 2:
+        return x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
+    assert x.shape[-1] == 3 and y.shape[-1] == 3, \
+        "solvent's np.cross takes 2- or 3-vectors on the last axis of both arguments"
+    return np.stack((x[..., 1] * y[..., 2] - x[..., 2] * y[..., 1],
+                     x[..., 2] * y[..., 0] - x[..., 0] * y[..., 2],
+                     x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]), axis=-1)
+
+
 @prelude(np.vdot)
 def vdot(a, b):
     """The dot product of the flattened arrays, the first one conjugated."""

@@ -63,6 +63,12 @@ def joins_and_membership(A, x, k):
             np.degrees(x), np.radians(A.astype(np.float32)), np.rad2deg(k))
 
 
+def crosses(A, x, k):
+    v = A[:, :3]
+    return (np.cross(v, v[::-1]), np.cross(x[:3], v), np.cross(A[:2, :2], A[2:, :2]),
+            np.cross(k[:3], k[:3] + 1), np.cross(v.astype(np.float32), x[3:6]))
+
+
 def differences_joined(A, k, x):
     # a scalar prepend of another dtype promotes (int8 + float: float64), an array is joined
     # along the axis as it is, append too; negative axes
@@ -141,6 +147,8 @@ def _cases(n):
              x, id=f"diff-joined-{n}"),
         case(products, A[:, :3] if n >= 3 else A, x, id=f"kron-power-{n}"),
         case(closeness, x, id=f"isclose-{n}"),
+        case(crosses, A if n >= 3 else np.tile(A, 2), x, rng.integers(-9, 9, 2 * n + 3).astype(np.int8),
+             id=f"cross-{n}"),
         case(counting, x, rng.integers(0, 5, n), id=f"counting-{n}"),
         case(cleaning, x, id=f"nan_to_num-{n}"),
         case(signal, x, np.array([1.0, -2.0, 0.5]), id=f"convolve-{n}"),
