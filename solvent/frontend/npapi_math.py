@@ -312,11 +312,11 @@ def _trace(fe, a, offset=Const(0)):
 @implements(np.einsum)
 def einsum(fe, subscripts, *operands, optimize=None):
     spec = fe.static(subscripts, "einsum subscripts").replace(" ", "")
+    ts = [fe.tensor(o) for o in operands]
     if "." in spec:
-        raise fe.unsupported("einsum with '...'")
+        spec = _einsum_ellipsis(fe, spec, ts)
     ins, _, out = spec.partition("->")
     in_specs = ins.split(",")
-    ts = [fe.tensor(o) for o in operands]
     if len(in_specs) != len(ts):
         raise ValueError(f"{fe.b.loc}: einsum: {len(in_specs)} subscripts for {len(ts)} operands")
     if not _:
@@ -346,6 +346,43 @@ def einsum(fe, subscripts, *operands, optimize=None):
                     + "".join(c for c in s2 if c not in cur_spec))
         cur = r
     return _einsum_finish(fe, cur_spec, cur, out)
+
+
+def _einsum_ellipsis(fe, spec: str, ts) -> str:
+    """``spec`` with each ``...`` spelled out in labels no subscript uses: an operand's
+    ``...`` covers its dims the explicit labels leave, aligned from the right across
+    operands (as NumPy broadcasts them); without ``->`` the output is the ellipsis dims
+    followed by the labels that occur once, in alphabetical order (NumPy's implicit mode).
+    Ellipsis dims of different lengths (NumPy broadcasts a length 1) are refused."""
+    ins, arrow, out = spec.partition("->")
+    parts = ins.split(",")
+    if len(parts) != len(ts) or any(p.count("...") > 1 or p.replace("...", "").count(".")
+                                    for p in parts + [out]):
+        raise ValueError(f"{fe.b.loc}: einsum: malformed subscripts {spec!r}")
+    free = [c for c in string.ascii_letters if c not in spec]
+    ranks = [t.type.rank - len(p.replace("...", "")) if "..." in p else 0
+             for p, t in zip(parts, ts)]
+    if min(ranks, default=0) < 0:
+        raise ValueError(f"{fe.b.loc}: einsum: subscripts {spec!r} do not match the operands")
+    width = max(ranks, default=0)
+    labels = "".join(free[:width])
+    sizes: dict = {}
+    for p, t, e in zip(parts, ts, ranks):
+        if "..." in p:
+            start = p.index("...")
+            for c, n in zip(labels[width - e:], t.shape[start:start + e]):
+                if sizes.setdefault(c, n) != n:
+                    raise fe.unsupported("einsum '...' dims of different lengths (NumPy "
+                                         "broadcasts a length 1)",
+                                         "np.broadcast_to the operands first")
+    parts = [p.replace("...", labels[width - e:]) for p, e in zip(parts, ranks)]
+    if arrow:
+        out = out.replace("...", labels)
+    else:
+        ins_once = ",".join(parts)
+        out = labels + "".join(sorted(c for c in set(ins_once) if c in string.ascii_letters
+                                      and c not in labels and ins_once.count(c) == 1))
+    return ",".join(parts) + "->" + out
 
 
 def _einsum_diagonal(fe, s, t):

@@ -2,6 +2,8 @@
 import numpy as np
 import pytest
 
+import solvent
+
 from differential import case, check, run_cases
 
 rng = np.random.default_rng(3)
@@ -227,3 +229,27 @@ def test_einsum_with_a_repeated_index_takes_the_diagonal(n, backend):
     A = np.asfortranarray(rng.standard_normal((n, n)).astype(np.float32))
     check(_einsum_diagonals, A, rng.standard_normal((2, n)).astype(np.float32),
           rng.standard_normal((n, 2, n)).astype(np.float32), backend=backend)
+
+
+def _einsum_ellipses(A, C, x):
+    return (np.einsum("...j,...j->...", A, A), np.einsum("i...->...i", C),
+            np.einsum("...ij,...jk", C, C.transpose(0, 2, 1)), np.einsum("...", x),
+            np.einsum("...i,i", C, x[:C.shape[2]]), np.einsum("i...,i...->...", A, A),
+            np.einsum("ij...,jk->ik...", C.transpose(1, 2, 0), A[:C.shape[2], :2].T.T))
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_einsum_ellipsis_spells_out_the_broadcast_dims(n, backend):
+    rng = np.random.default_rng(n)
+    check(_einsum_ellipses, rng.standard_normal((n + 1, 4)),
+          np.asfortranarray(rng.standard_normal((2, n, n))), rng.standard_normal(4).astype(np.float32),
+          backend=backend)
+
+
+def _einsum_broadcast_one(A, B):
+    return np.einsum("...i,...i->...", A, B)
+
+
+def test_einsum_ellipsis_of_different_lengths_is_refused_with_the_line():
+    with pytest.raises(solvent.UnsupportedError, match=r"test_linalg.py:\d+:\d+: einsum '\.\.\.'"):
+        solvent.jit(_einsum_broadcast_one)(np.ones((3, 2)), np.ones((1, 2)))
