@@ -182,6 +182,8 @@ def _arg(kind):
     length is not zero where the op runs, and a run-time length is scanned from its element
     0 without reading it ahead (a failed check must not turn into a read past the end)."""
     better = ">" if kind == "argmax" else "<"
+    extreme_kind = "max" if kind == "argmax" else "min"
+    extreme = _ieee_extreme(extreme_kind, _COMBINE[extreme_kind])
 
     def rule(op, ctx):
         b = ctx.b
@@ -212,7 +214,49 @@ def _arg(kind):
                 if op.attrs["keepdims"] else outer
         out = ctx.out(op, shape=out_shape) if res.type.rank else None
 
+        def two_pass(oidx):
+            """The extreme value first (a reduction LLVM vectorizes), then the first index
+            holding it (equal, or NaN where the extreme is NaN), stopping there: two passes,
+            the second partial, where the one-pass scan carries the index on the critical
+            path of every step (argmax along rows of 1505x1500: 9.8 ms, NumPy 0.6 ms)."""
+            at = (lambda i: list(oidx[:axis]) + [i] + list(oidx[axis:]))
+            b.store(_identity(extreme_kind, dt), best)
+            ctx.counted_loop(along, lambda i: b.store(
+                extreme(ctx, dt, b.load(best), ctx.load(x, at(i))), best))
+            m = b.load(best)
+            n = ctx.as_value(along)
+            b.store(const("i64", 0), where)
+            head = ctx.fn.append_basic_block("arg.find")
+            body = ctx.fn.append_basic_block("arg.test")
+            done = ctx.fn.append_basic_block("arg.found")
+            b.branch(head)
+            b.position_at_end(head)
+            i = b.load(where)
+            b.cbranch(b.icmp_signed("<", i, n), body, done)
+            b.position_at_end(body)
+            v = ctx.load(x, at(i))
+            if dt[0] == "f":
+                hit = b.or_(b.fcmp_ordered("==", v, m),
+                            b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_unordered("uno", m, m)))
+            else:
+                hit = b.icmp_signed("==", v, m)
+            # the next index does not wait for this compare (a select on it would put the
+            # load's latency on the loop's critical path: 4.7 ns an element)
+            step = ctx.fn.append_basic_block("arg.next")
+            b.cbranch(hit, done, step)
+            b.position_at_end(step)
+            b.store(b.add(i, const("i64", 1)), where)
+            b.branch(head)
+            b.position_at_end(done)
+            # an empty run-time length finds nothing: index 0, as the one-pass scan gives
+            b.store(b.select(b.icmp_signed("<", b.load(where), n), b.load(where),
+                             const("i64", 0)), where)
+
         def per_outer(oidx):
+            if dt != "i1":
+                two_pass(oidx)
+                store_result(oidx)
+                return
             at = (lambda i: list(oidx[:axis]) + [i] + list(oidx[axis:]))
             run_time = not isinstance(along, int)
             if run_time:
@@ -236,6 +280,9 @@ def _arg(kind):
                 b.store(b.select(take, v, cur), best)
                 b.store(b.select(take, i, b.load(where)), where)
             ctx.counted_loop(along, step)
+            store_result(oidx)
+
+        def store_result(oidx):
             if res.type.rank == 0:
                 results.append(b.load(where))
             else:

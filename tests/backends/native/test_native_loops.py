@@ -350,3 +350,38 @@ def test_reductions_propagate_nan():
     check(extremes, x, backend="native")
     check(extremes, np.array([[-0.0, 0.0], [np.inf, -np.inf]]), backend="native")
     check(extremes, r.integers(-50, 50, (5, 6)), backend="native")
+
+
+def arg_extremes_keep(x):
+    return (np.argmax(x, axis=0, keepdims=True), np.argmin(x, axis=1, keepdims=True),
+            np.argmin(x), x.argmax(axis=-1))
+
+
+def arg_of_masked(x):
+    y = x[x > 0.25]                        # a run-time length
+    return np.argmax(y), np.argmin(y)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint8", "int64", "uint64"])
+@pytest.mark.parametrize("seed", range(4))
+def test_argmax_argmin_two_pass_matches_numpy(dtype, seed):
+    """The extreme first, then the first index holding it: ties, NaN anywhere, signed zeros,
+    the dtype's own extremes, Fortran order and one-element axes."""
+    r = np.random.default_rng(seed)
+    shape = [(5, 7), (1, 9), (6, 1), (40, 33)][seed]
+    if dtype.startswith("float"):
+        x = r.choice(np.array([-0.0, 0.0, 1.5, -1.5, np.inf, -np.inf, 2.0]), size=shape)
+        if seed % 2:
+            x[r.integers(0, shape[0], 2), r.integers(0, shape[1], 2)] = np.nan
+        x = x.astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        x = r.choice(np.array([info.min, info.max, 0, 1, 3], dtype=dtype), size=shape)
+    check(arg_extremes, x, backend="native")
+    check(arg_extremes_keep, np.asfortranarray(x), backend="native")
+
+
+def test_argmax_of_a_run_time_length():
+    r = np.random.default_rng(2)
+    check(arg_of_masked, r.random(50), backend="native")
+    check(arg_of_masked, np.array([0.5, np.nan, 0.9, np.nan]), backend="native")
