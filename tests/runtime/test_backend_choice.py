@@ -163,11 +163,16 @@ def column_norms(A):
 
 def test_only_strided_or_matrix_batches_count_as_native_loop_nests():
     """(A * A).sum(axis=1) becomes a dot_general batched on rows (a streaming loop natively);
-    along axis 0 its batches are columns (strided natively), which counts."""
+    along axis 0 it stays a fused multiply and sum (raising/contraction.py: batches over
+    columns would be strided natively), no product at all; a batched matrix product
+    counts."""
     A = np.ones((30, 40))
     d = dot_work(_ir(row_norms, A))
     assert d.products == 1 and d.batched == 0
-    assert dot_work(_ir(column_norms, A)).batched == 1
+    d = dot_work(_ir(column_norms, A))
+    assert d.products == 0 and d.batched == 0 and d.elements >= 30 * 40
+    assert dot_work(_ir(scaled_batched_product, np.ones((8, 64, 8)),
+                        np.ones((8, 8, 64)))).batched == 1
 
 
 def odd_power(x):

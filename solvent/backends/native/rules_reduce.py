@@ -84,6 +84,22 @@ def _reduce(kind):
         dims = ctx.dims(xv)
         out = ctx.out(op, shape=tuple(1 if a in axes else d for a, d in enumerate(dims)) if keep
                       else tuple(d for a, d in enumerate(dims) if a not in axes))
+        lead = len(dims) - len(axes)
+        if axes == set(range(lead, len(dims))):
+            # trailing axes (a row sum): each result element folds in a register, which
+            # LLVM vectorizes; the accumulator in the result buffer would be reloaded and
+            # stored every step (it may alias the operand as far as LLVM knows)
+            acc = ctx.slot(dt)
+
+            def row(oidx):
+                ctx.b.store(_identity(kind, dt), acc)
+                ctx.loop_nest(dims[lead:], lambda ridx: ctx.b.store(
+                    combine(ctx, dt, ctx.b.load(acc), ctx.element(x, list(oidx) + list(ridx))),
+                    acc))
+                o = list(oidx) + [0] * (len(dims) - lead) if keep else list(oidx)
+                ctx.store(out, o, ctx.b.load(acc))
+            ctx.loop_nest(dims[:lead], row)
+            return [out]
         ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, _identity(kind, dt)))
 
         def body(idx):
