@@ -60,12 +60,18 @@ def parse_source(fn) -> Source:
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip())
-    mod = ast.parse(dedented)
+    lambda_hint = "define it with def (solvent.jit takes def-functions; lambdas inside them " \
+        "are fine)"
+    try:
+        mod = ast.parse(dedented)
+    except SyntaxError:   # the lines of a lambda inside a larger expression (a dict literal)
+        raise UnsupportedError(f"{code.co_filename}:{first}: {fn.__qualname__} is not a "
+                               "def-function", hint=lambda_hint) from None
     tree = next((n for n in mod.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
                 None)
     if tree is None:
-        raise UnsupportedError(f"{fn.__qualname__} is not a def-function (lambdas are not "
-                               "supported)")
+        raise UnsupportedError(f"{code.co_filename}:{first}: {fn.__qualname__} is not a "
+                               "def-function", hint=lambda_hint)
     src = Source(desugar(tree), code.co_filename, first - 1, indent)
     _SOURCE_CACHE[key] = src
     return src

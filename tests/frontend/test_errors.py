@@ -249,3 +249,18 @@ def test_bad_options():
         solvent.jit(two_args, fallback="numpy")
     with pytest.raises(ValueError):
         solvent.jit(two_args, backend="cuda")(np.zeros(2), 1.0)
+
+
+KERNELS = {
+    "double": lambda x: x * 2,
+    "shift": lambda x: x + 1,
+}
+PLAIN = lambda x: x - 1  # noqa: E731
+
+
+@pytest.mark.parametrize("fn", [KERNELS["double"], PLAIN], ids=["in-a-dict", "assigned"])
+def test_jit_of_a_lambda_is_refused_with_the_line(fn):
+    """solvent.jit(lambda ...) re-reads the source: a lambda inside a dict literal is not
+    a parsable statement (Python's raw SyntaxError escaped before)."""
+    with pytest.raises(solvent.UnsupportedError, match=r"test_errors.py:\d+: .*not a def-function"):
+        solvent.jit(fn)(np.ones(3))
