@@ -111,7 +111,12 @@ class XlaExecutable:
         self._jitted = jax.jit(body, compiler_options=self.options or None, **kw)
 
     def __call__(self, *args) -> list:
-        with self._jax.enable_x64(True):
+        tls = self._staging
+        try:
+            x64 = tls.x64
+        except AttributeError:  # one context object per thread, reused (it holds the
+            x64 = tls.x64 = self._jax.enable_x64(True)  # previous value while entered)
+        with x64:
             if self.shardings is not None:
                 out = self._jitted(*self._inputs(args))
                 if self.keep_sharded:
@@ -121,15 +126,25 @@ class XlaExecutable:
             out = self._jitted(*staged)
             fresh = self._fresh()
         res = Results()
-        handed = set()
         for i, o in enumerate(out):
-            v = np.asarray(o)
-            if i in fresh and v.nbytes >= _HANDOVER_MIN_BYTES:
-                v = _handed_over(o, v)
-                handed.add(i)
-            res.append(v)
-        res.fresh = frozenset(handed)
+            if i in fresh:
+                v = np.asarray(o)
+                # a result the program computed: handed over when large, else one copy
+                res.append(_handed_over(o, v) if v.nbytes >= _HANDOVER_MIN_BYTES
+                           else np.array(v))
+            else:   # XLA's view of an argument or a constant: the runtime copies it
+                res.append(np.asarray(o))
+        res.fresh = fresh
         return res
+
+    @property
+    def fresh_results(self) -> bool:
+        """True when every result is a new array (see ``Results.fresh``), so the runtime
+        hands each to the caller as it is (``runtime.jit.Compiled.plain``)."""
+        if self.shardings is not None:
+            return False
+        with self._jax.enable_x64(True):
+            return len(self._fresh()) == len(self.fn.body.terminator.operands)
 
     def _fresh(self) -> frozenset:
         """Indices of the results the traced program computes itself: not an argument

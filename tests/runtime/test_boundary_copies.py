@@ -59,9 +59,10 @@ def test_fortran_and_strided_large_arguments():
     check(axpy, 2.0, B, np.ones((256, 128)), backend="xla")
 
 
-def test_handed_over_results_are_writable_and_private():
+@pytest.mark.parametrize("n", [N, 10])   # handed over in XLA's buffer; copied (small)
+def test_handed_over_results_are_writable_and_private(n):
     f = solvent.jit(axpy, backend="xla")
-    x, y = np.ones(N), np.arange(N, dtype=np.float64)
+    x, y = np.ones(n), np.arange(n, dtype=np.float64)
     r1 = f(2.0, x, y)
     r2 = f(2.0, x, y)
     assert r1.flags.writeable and r2.flags.writeable
@@ -69,28 +70,31 @@ def test_handed_over_results_are_writable_and_private():
     assert not np.may_share_memory(r1, x) and not np.may_share_memory(r1, y)
     r1[:] = -7.0
     assert np.array_equal(r2, 2.0 + y) and np.array_equal(f(2.0, x, y), 2.0 + y)
-    assert np.array_equal(x, np.ones(N)) and np.array_equal(y, np.arange(N, dtype=np.float64))
+    assert np.array_equal(x, np.ones(n)) and np.array_equal(y, np.arange(n, dtype=np.float64))
 
 
-def test_an_argument_passed_through_is_the_callers_array_and_results_are_not_shared():
+@pytest.mark.parametrize("n", [N, 10])
+def test_an_argument_passed_through_is_the_callers_array_and_results_are_not_shared(n):
     f = solvent.jit(passthrough, backend="xla")
-    x, y = np.ones(N), np.zeros(N)
+    x, y = np.ones(n), np.zeros(n)
     a, b = f(x, y)
     assert a is x          # NumPy returns the argument itself; so does solvent
     assert not np.may_share_memory(b, y) and b.flags.writeable
 
 
-def test_one_array_returned_twice_is_one_object_and_owns_its_memory():
+@pytest.mark.parametrize("n", [N, 10])
+def test_one_array_returned_twice_is_one_object_and_owns_its_memory(n):
     f = solvent.jit(twice, backend="xla")
-    a, b = f(np.ones(N))
+    a, b = f(np.ones(n))
     assert a is b and a.flags.writeable
-    c, _ = f(np.ones(N))
+    c, _ = f(np.ones(n))
     assert not np.may_share_memory(a, c)
 
 
-def test_a_constant_result_is_never_shared_between_calls():
+@pytest.mark.parametrize("n", [N, 10])
+def test_a_constant_result_is_never_shared_between_calls(n):
     f = solvent.jit(constant_result, backend="xla")
-    x = np.ones(N)
+    x = np.ones(n)
     r1 = f(x)
     r1[:] = 5.0
     r2 = f(x)
@@ -120,3 +124,19 @@ def test_a_new_alignment_does_not_recompile():
         f(2.0, offset_view(None, off, np.float64, N), y)
     jitted = f.compile((2.0, np.ones(N), y)).executable._jitted
     assert jitted._cache_size() == 1
+
+
+def small_sum(a, b):
+    return (a * b).sum()
+
+
+def test_small_results_take_the_fast_path_and_keep_their_types():
+    """Every result computed by the program is fresh, so the runtime returns it as the
+    executable gives it (``Compiled.plain``): a private writable array, a NumPy scalar."""
+    f = solvent.jit(axpy, backend="xla")
+    x = np.arange(10.0)
+    assert f.compile((2.0, x, x)).plain is not None
+    r = f(2.0, x, x)
+    assert r.flags.writeable and r.flags.owndata and not np.may_share_memory(r, x)
+    s = solvent.jit(small_sum, backend="xla")(x, x)
+    assert type(s) is np.float64 and s == (x * x).sum()
