@@ -21,7 +21,7 @@ from ...ops.checks import error_text
 from ..base import Backend
 from ...ir.types import TensorType, np_dtype
 from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rules_io,
-               rules_linalg, rules_reduce, rules_sort, rules_structural)
+               rules_lapack, rules_linalg, rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, python_caller
@@ -32,7 +32,7 @@ from .types import I64, SUPPORTED
 # The native rules go into the op registry's rule table for "native", like every backend's
 # (one module per op family defines them); the backend reads them back from there.
 for _family in (rules_elementwise, rules_structural, rules_index, rules_reduce, rules_linalg,
-                rules_control, rules_dynamic, rules_sort, rules_io):
+                rules_lapack, rules_control, rules_dynamic, rules_sort, rules_io):
     for _name, _rule in _family.RULES.items():
         register_lowering(_name, "native", _rule)
 RULES = lowerings("native")
@@ -163,8 +163,10 @@ class NativeExecutable:
         self.locs = locs
         self.llvm_ir = llvm_ir
         self.cfunc = comp.cfunc
+        idle = plan.unmaterialized()   # fused values' buffers: their entries stay _UNUSED
         self._new = [(b.id, b.shape if b.copies == 1 else (b.copies,) + b.shape,
-                      np_dtype(b.dtype)) for b in plan.bufs if b.arg is None and not b.dynamic]
+                      np_dtype(b.dtype)) for b in plan.bufs
+                     if b.arg is None and not b.dynamic and b.id not in idle]
         self._args = [(b.id, b.arg, np_dtype(b.dtype), b.written, len(b.shape) == 0)
                       for b in plan.bufs if b.arg is not None]
         self._rets = []

@@ -69,6 +69,18 @@ def _uses(op: Operation, v: Value) -> bool:
     return any(v in o.operands for o in op.walk())
 
 
+
+def _reads_transposed(user: Operation, t: Operation) -> bool:
+    """``user`` reads transpose ``t`` only as its matrix operand, and its native rule takes
+    that operand transposed (swapping the last two dims) without a copy."""
+    from .rules_lapack import TAKES_TRANSPOSED
+    perm = list(t.attrs["perm"])
+    n = len(perm)
+    return user.name in TAKES_TRANSPOSED and n >= 2 and \
+        perm == list(range(n - 2)) + [n - 1, n - 2] and \
+        user.operands[0] is t.results[0] and \
+        all(o is not t.results[0] for o in user.operands[1:])
+
 class Plan:
     def __init__(self, fn: Function):
         self.bufs: list[Buf] = []
@@ -99,6 +111,15 @@ class Plan:
                 self.ret_scalar[k] = self.new((), v.type.dtype)
             elif not v.type.static:
                 self.ret_dyn[k] = self.new((1 + v.type.rank,), "i64")
+
+    def unmaterialized(self) -> set[int]:
+        """Ids of the buffers that only fused values were given (``_fuse`` runs after the
+        buffers are assigned): nothing reads or writes them, so none is allocated."""
+        users: dict[int, list] = {}
+        for v, b in self.of.items():
+            users.setdefault(b.id, []).append(v)
+        return {i for i, vs in users.items() if all(
+            isinstance(v.owner, Operation) and v.owner in self.fused for v in vs)}
 
     def new(self, shape, dtype, arg=None) -> Buf:
         b = Buf(len(self.bufs), shape, dtype, arg)
@@ -250,8 +271,8 @@ class Plan:
 
     # --- fusion -------------------------------------------------------------------------------
     def _fuse(self, block: Block):
-        """Mark array-valued elementwise ops and slices that are computed element by element
-        inside their only consumer's loop instead of into a buffer.
+        """Mark array-valued elementwise ops, slices and iotas that are computed element by
+        element inside their only consumer's loop instead of into a buffer.
 
         Identity: ``y = g(f(x))`` elementwise equals computing ``f`` at each index inside
         ``g``'s loop, provided ``x``'s buffers hold the same contents there: no op between
@@ -269,7 +290,7 @@ class Plan:
             if op.name == "tensor.transpose":
                 self._fuse_transpose(block, pos, op)
                 continue
-            if op.name not in ELEMENTWISE and op.name != "tensor.slice":
+            if op.name not in ELEMENTWISE and op.name not in ("tensor.slice", "tensor.iota"):
                 continue
             r = op.results[0]
             mine = set()
@@ -306,13 +327,14 @@ class Plan:
             self.fused.add(op)
 
     def _fuse_transpose(self, block: Block, pos: int, op: Operation):
-        """A transpose whose only uses are matrix products is not materialized: each product
+        """A transpose whose only uses are matrix products (or solvers that take a transposed
+        matrix as it is, ``rules_lapack.TAKES_TRANSPOSED``) is not materialized: each user
         reads the source with the permutation composed into its own layout choice (a BLAS
-        transpose flag; X.T @ X and X.T @ y of one X stay a syrk and a gemv)."""
+        or LAPACK transpose flag; X.T @ X and X.T @ y of one X stay a syrk and a gemv)."""
         r = op.results[0]
         users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
-        if not users or any(u.name != "tensor.dot_general" for _, u in users) or \
-                not r.type.static:
+        if not users or not r.type.static or not all(
+                u.name == "tensor.dot_general" or _reads_transposed(u, op) for _, u in users):
             return
         k = users[-1][0]
         src = self.of.get(op.operands[0])

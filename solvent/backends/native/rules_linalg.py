@@ -56,18 +56,23 @@ def blas_symbols() -> dict:
             from scipy.linalg import cython_blas
         except ImportError:  # pragma: no cover - scipy is optional
             return _BLAS
-        api = ctypes.pythonapi
-        api.PyCapsule_GetName.restype = ctypes.c_char_p
-        api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-        api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-        api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
         for dt, prefix in (("f64", "d"), ("f32", "s")):
             for kind in ("gemm", "gemv", "syrk"):
-                cap = cython_blas.__pyx_capi__[prefix + kind]
-                addr = api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
-                llvm.add_symbol(f"solvent_{prefix}{kind}", addr)
+                bind_symbol(f"solvent_{prefix}{kind}", cython_blas, prefix + kind)
             _BLAS[dt] = f"solvent_{prefix}"
     return _BLAS
+
+
+def bind_symbol(symbol: str, module, name: str) -> None:
+    """Make the LLVM symbol ``symbol`` the address of the routine ``name`` that a Cython
+    module (``scipy.linalg.cython_blas`` / ``cython_lapack``) exports in its capsules."""
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    cap = module.__pyx_capi__[name]
+    llvm.add_symbol(symbol, api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap)))
 
 
 def _prod(xs):

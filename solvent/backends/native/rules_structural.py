@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .context import BufRef
+from .context import BufRef, Lazy
 from .types import I64, const
 from . import scalar_math
 
@@ -50,8 +50,11 @@ def _transpose(op, ctx):
 
 
 def _iota(op, ctx):
-    out = ctx.out(op)
     dt, dim = op.attrs["dtype"], op.attrs["dim"]
+    if op in ctx.plan.fused:   # computed where its only consumer reads it (np.eye's mask)
+        return [Lazy(lambda idx: scalar_math.convert(ctx, "i64", dt, idx[dim]),
+                     op.results[0].type.shape, dt)]
+    out = ctx.out(op)
     ctx.loop_nest(out.shape, lambda idx: ctx.store(
         out, idx, scalar_math.convert(ctx, "i64", dt, idx[dim])))
     return [out]

@@ -137,14 +137,17 @@ def _sole_use(v, op) -> bool:
 
 def _reduce_of_transpose(op, rw):
     """reduce(f(transpose(x, p)), axes) -> transpose(reduce(f(x), p[axes])): f a chain of
-    elementwise ops whose other operands are scalars, each value used once."""
+    elementwise ops whose other operands are scalars, each value of the chain used once (the
+    transpose may have other uses: it stays for them, and this reduction reads ``x``)."""
     chain, v = [], op.operands[0]
     while True:
         d = defining(v)
-        if d is None or not _sole_use(v, op if not chain else chain[-1]):
+        if d is None:
             return False
-        if d.name == "tensor.transpose":
+        if d.name == "tensor.transpose":   # other uses keep it; this one reads x itself
             break
+        if not _sole_use(v, op if not chain else chain[-1]):
+            return False
         rec = get(d.name)
         if not rec.elementwise or len(d.results) != 1 or not any(
                 o.type.rank == v.type.rank for o in d.operands) or any(
@@ -200,6 +203,15 @@ SHAPES = [
                   lambda b, x, k=k: b.one(f"tensor.reduce_{k}", _t(b, x, [1, 0]), axes=[0],
                                           keepdims=True)), "f64", rank=2))
       for k in ("sum", "max", "min")],
+    # the frontend's finiteness check of a solver's transposed operand (solve(L.T, b))
+    *[Pattern(f"reduce-of-transpose-{k}", f"tensor.reduce_{k}", _reduce_of_transpose,
+              f"reduce_{k}(f(transpose(x, p)), axes) -> transpose(reduce_{k}(f(x), p[axes])) "
+              "for f elementwise with scalar other operands: the same booleans combined, read "
+              "in x's own layout",
+              sample=unary_chain(lambda b, x, k=k: b.one(
+                  f"tensor.reduce_{k}", b.one("tensor.isfinite", _t(b, x, [1, 0])),
+                  axes=[0, 1], keepdims=False), "f64", rank=2))
+      for k in ("all", "any")],
     Pattern("transpose-identity", "tensor.transpose", _identity_transpose,
             "transpose(x, (0, 1, ...)) -> x",
             sample=unary_chain(lambda b, x: _t(b, x, [0, 1]), "i32", rank=2)),

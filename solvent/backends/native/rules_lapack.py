@@ -1,0 +1,359 @@
+"""Lowering rules of the dense solvers on the native backend: ``tensor.cholesky`` (potrf),
+``tensor.solve`` and ``tensor.inv`` (gesv), ``tensor.det`` (getrf), ``tensor.triangular_solve``
+(BLAS trsv/trsm), for float32 and float64 with static shapes.
+
+LAPACK is SciPy's (``scipy.linalg.cython_lapack``), the library NumPy/SciPy already ship, bound
+to LLVM symbols once, as the BLAS of rules_linalg.py. Each rule does what NumPy's own
+``numpy.linalg`` does around the same routine, so the results agree to the last bit where the
+two libraries are the same build: the matrix is copied into Fortran order (a transposed copy
+of the row-major array), factored, and the result copied back into row-major order. Where
+NumPy raises LinAlgError (``info > 0``: not positive definite, singular) the result is NaN,
+as the interpreter's and XLA's rules give; the frontend's error.check raises LinAlgError with
+the source line.
+
+Identities relied on: a row-major ``n x n`` array read as column-major is its transpose; the
+lower triangle of ``a`` is the upper triangle of ``a^T``; ``det(a) = sign * exp(sum(log|u_ii|))``
+with ``sign`` the product of the signs of ``u_ii`` and of the row swaps (NumPy's slogdet path);
+``a X = b`` with row-major ``X, b`` is ``X^T a^T = b^T`` with the column-major views (trsm from
+the right).
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .context import BufRef
+from .rules_linalg import bind_symbol
+from .types import I32, I64, I8, const, reg_type
+
+_PREFIX = {"f64": "d", "f32": "s"}
+_ROUTINES = {"cython_lapack": ("potrf", "gesv", "getrf", "getrs"), "cython_blas": ("trsv", "trsm")}
+_BOUND: bool | None = None
+
+
+def _bind() -> bool:
+    """Bind SciPy's LAPACK/BLAS routines to ``solvent_lapack_<d|s><name>``; False without
+    SciPy (the rules then refuse, and automatic choice takes another backend)."""
+    global _BOUND
+    if _BOUND is None:
+        try:
+            from scipy.linalg import cython_blas, cython_lapack
+        except ImportError:  # pragma: no cover - scipy is a dependency
+            _BOUND = False
+            return _BOUND
+        mods = {"cython_lapack": cython_lapack, "cython_blas": cython_blas}
+        for mod, names in _ROUTINES.items():
+            for p in _PREFIX.values():
+                for name in names:
+                    bind_symbol(f"solvent_lapack_{p}{name}", mods[mod], p + name)
+        _BOUND = True
+    return _BOUND
+
+
+def _routine(ctx, dt, name, sig):
+    """The routine ``name`` for ``dt``; ``sig`` spells its Fortran arguments (all by
+    pointer): c a character, i an int, I an int array, p a ``dt`` array or scalar."""
+    sym = f"solvent_lapack_{_PREFIX[dt]}{name}"
+    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(I32), "I": ir.PointerType(I32),
+             "p": ir.PointerType(reg_type(dt))}
+    fty = ir.FunctionType(ir.VoidType(), [kinds[c] for c in sig])
+    return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
+
+
+class _Call:
+    """Argument cells for Fortran calls (every argument by pointer)."""
+
+    def __init__(self, ctx, dt):
+        self.ctx, self.dt = ctx, dt
+        self.info = self.int(0)
+
+    def cell(self, ty, value):
+        s = self.ctx.alloca_builder.alloca(ty)
+        self.ctx.b.store(value, s)
+        return s
+
+    def char(self, c):
+        return self.cell(I8, ir.Constant(I8, ord(c)))
+
+    def int(self, n):
+        return self.cell(I32, ir.Constant(I32, n))
+
+    def real(self, x):
+        return self.cell(reg_type(self.dt), const(self.dt, x))
+
+    def failed(self):
+        return self.ctx.b.icmp_signed("!=", self.ctx.b.load(self.info), ir.Constant(I32, 0))
+
+
+def _batches(ctx, op, shape, body):
+    """``body(q)`` for every matrix of a stack with ``shape`` (batch dims then the matrix
+    dims), ``q`` the flat batch index (an i64 register)."""
+    count = 1
+    for d in shape[:-2]:
+        count *= d
+    ctx.counted_loop(count, body)
+
+
+def _view(ctx, ref: BufRef, q, rows, cols):
+    """Matrix ``q`` of a C-ordered stack of ``rows x cols`` matrices, as a BufRef."""
+    ptr = ctx.b.gep(ref.ptr, [ctx.b.mul(q, ir.Constant(I64, rows * cols))])
+    return BufRef(ptr, (rows, cols), ref.dtype)
+
+
+def _transposed_copy(ctx, dst: BufRef, src, rows, cols, lead=()):
+    """``dst[j, i] = src[lead..., i, j]``: the Fortran-order copy of a row-major matrix."""
+    ctx.loop_nest((rows, cols), lambda idx: ctx.store(
+        dst, [idx[1], idx[0]], ctx.element(src, list(lead) + [idx[0], idx[1]])))
+
+
+def _fill(ctx, dst: BufRef, rows, cols, value):
+    c = const(dst.dtype, value)
+    ctx.loop_nest((rows, cols), lambda idx: ctx.store(dst, idx, c))
+
+
+def _static(op):
+    if not _bind():
+        return "LAPACK from SciPy (scipy.linalg.cython_lapack) is not available"
+    for v in list(op.operands) + list(op.results):
+        if not v.type.static:
+            return "a matrix whose size is known only at run time"
+        if v.type.dtype not in _PREFIX:
+            return f"{v.type.dtype} values (LAPACK is bound for float32 and float64)"
+    return None
+
+
+def _unflatten(ctx, q, batch):
+    """The multi-index (i64 registers) of flat index ``q`` in ``batch`` dims, C order."""
+    idx = []
+    for d in reversed(batch):
+        idx.append(ctx.b.urem(q, ir.Constant(I64, d)))
+        q = ctx.b.udiv(q, ir.Constant(I64, d))
+    return list(reversed(idx))
+
+
+def _source(ctx, v):
+    """(the array to read, whether it is the transpose of ``v``): a transpose the
+    bufferization left unmaterialized for this op (``TAKES_TRANSPOSED``) is read as its
+    source, the rule taking the transpose into its LAPACK/BLAS flags."""
+    from .rules_structural import Transposed
+    ref = ctx.get(v)
+    if isinstance(ref, Transposed):
+        return ref.src, True
+    return ref, False
+
+
+def _copy(ctx, dst: BufRef, src, rows, cols, lead=()):
+    """``dst[i, j] = src[lead..., i, j]`` (a contiguous copy LLVM vectorizes)."""
+    ctx.loop_nest((rows, cols), lambda idx: ctx.store(
+        dst, idx, ctx.element(src, list(lead) + idx)))
+
+
+def _nan_if(ctx, call, res: BufRef, rows, cols):
+    """NaN in ``res`` where the call reported failure (``info != 0``)."""
+    with ctx.b.if_then(call.failed()):
+        _fill(ctx, res, rows, cols, float("nan"))
+
+
+def _getrf(ctx, dt, work: BufRef, ipiv: BufRef, n, call):
+    getrf = _routine(ctx, dt, "getrf", "iipiIi")
+    ctx.b.call(getrf, [call.int(n), call.int(n), work.ptr, call.int(max(1, n)), ipiv.ptr,
+                       call.info])
+
+
+# --- cholesky ---------------------------------------------------------------------------------
+def _cholesky(op, ctx):
+    """numpy.linalg.cholesky: potrf('U') on a copy of ``a`` in the result's buffer. Read as
+    column-major that copy is ``a^T``, whose upper triangle is ``a``'s lower one (the triangle
+    NumPy reads); the factor ``U`` with ``a^T = U^T U`` read back as row-major is ``L = U^T``
+    with ``a = L L^T``. The strict upper triangle of the result is then set to zero."""
+    dt = op.results[0].type.dtype
+    shape = op.results[0].type.shape
+    n = shape[-1]
+    a = ctx.get(op.operands[0])
+    out = ctx.out(op)
+    potrf = _routine(ctx, dt, "potrf", "cipii")
+    call = _Call(ctx, dt)
+    uplo, nn, lda = call.char("U"), call.int(n), call.int(max(1, n))
+    batch = list(shape[:-2])
+    b = ctx.b
+    zero = const(dt, 0.0)
+
+    def one(q):
+        res = _view(ctx, out, q, n, n)
+        _copy(ctx, res, a, n, n, _unflatten(ctx, q, batch))
+        b.call(potrf, [uplo, nn, res.ptr, lda, call.info])
+        with b.if_else(call.failed()) as (bad, good):
+            with bad:
+                _fill(ctx, res, n, n, float("nan"))
+            with good:
+                ctx.counted_loop(n, lambda i: ctx.counted_loop(
+                    b.sub(ir.Constant(I64, n), b.add(i, ir.Constant(I64, 1))),
+                    lambda j: ctx.store(res, [i, b.add(b.add(i, ir.Constant(I64, 1)), j)],
+                                        zero)))
+    _batches(ctx, op, shape, one)
+    return [out]
+
+
+# --- solve and inv ----------------------------------------------------------------------------
+def _solve(op, ctx):
+    """numpy.linalg.solve(a, b): getrf on a copy of ``a`` (column-major: ``a^T = P L U``),
+    then getrs('T') solves ``(a^T)^T x = a x = b``. Several right-hand sides are the columns
+    of the column-major (transposed) copy of ``b``. For ``a = s^T`` left unmaterialized, the
+    copy of ``s`` is ``a`` in column-major, and getrs('N') solves."""
+    dt = op.results[0].type.dtype
+    a_t, b_t = (v.type for v in op.operands)
+    n = a_t.shape[0]
+    (a, a_transposed), rhs = _source(ctx, op.operands[0]), ctx.get(op.operands[1])
+    out = ctx.out(op)
+    k = 1 if b_t.rank == 1 else b_t.shape[1]
+    work = ctx.scratch(op, (n, n), dt)
+    ipiv = ctx.scratch(op, (max(1, n),), "i32")
+    call = _Call(ctx, dt)
+    _copy(ctx, work, a, n, n)
+    _getrf(ctx, dt, work, ipiv, n, call)
+    if b_t.rank == 1:
+        sol = BufRef(out.ptr, (1, n), dt)
+        ctx.loop_nest((n,), lambda idx: ctx.store(sol, [0, idx[0]], ctx.element(rhs, idx)))
+    else:
+        sol = ctx.scratch(op, (k, n), dt)
+        _transposed_copy(ctx, sol, rhs, n, k)
+    getrs = _routine(ctx, dt, "getrs", "ciipiIpii")
+    status = _Call(ctx, dt)
+    with ctx.b.if_then(ctx.b.not_(call.failed())):
+        ctx.b.call(getrs, [status.char("N" if a_transposed else "T"), status.int(n), status.int(k), work.ptr,
+                           status.int(max(1, n)), ipiv.ptr, sol.ptr, status.int(max(1, n)),
+                           status.info])
+    res = BufRef(out.ptr, (n, k), dt)
+    if b_t.rank == 2:
+        ctx.loop_nest((n, k), lambda idx: ctx.store(res, idx, ctx.load(sol, [idx[1], idx[0]])))
+    _nan_if(ctx, call, res, n, k)
+    return [out]
+
+
+def _inv(op, ctx):
+    """numpy.linalg.inv(a): gesv with the identity as right-hand side, on a copy of ``a``
+    (column-major: ``a^T``) and in the result's buffer. The column-major solution is
+    ``inv(a^T)``; read as row-major it is ``inv(a^T)^T = inv(a)``."""
+    dt = op.results[0].type.dtype
+    shape = op.results[0].type.shape
+    n = shape[-1]
+    a = ctx.get(op.operands[0])
+    out = ctx.out(op)
+    work = ctx.scratch(op, (n, n), dt)
+    ipiv = ctx.scratch(op, (max(1, n),), "i32")
+    gesv = _routine(ctx, dt, "gesv", "iipiIpii")
+    call = _Call(ctx, dt)
+    batch = list(shape[:-2])
+    b = ctx.b
+    one_, zero = const(dt, 1.0), const(dt, 0.0)
+
+    def one(q):
+        res = _view(ctx, out, q, n, n)
+        _copy(ctx, work, a, n, n, _unflatten(ctx, q, batch))
+        ctx.loop_nest((n, n), lambda idx: ctx.store(
+            res, idx, b.select(b.icmp_signed("==", idx[0], idx[1]), one_, zero)))
+        b.call(gesv, [call.int(n), call.int(n), work.ptr, call.int(max(1, n)), ipiv.ptr,
+                      res.ptr, call.int(max(1, n)), call.info])
+        _nan_if(ctx, call, res, n, n)
+    _batches(ctx, op, shape, one)
+    return [out]
+
+
+# --- det --------------------------------------------------------------------------------------
+def _det(op, ctx):
+    """numpy.linalg.det: getrf on a copy (column-major: ``a^T``, and ``det(a^T) = det(a)``),
+    then ``sign * exp(logdet)`` from the diagonal and the row swaps, as NumPy's slogdet path;
+    a singular factor (``info > 0``) gives sign 0 and logdet -inf, so 0."""
+    from . import scalar_math
+    dt = op.operands[0].type.dtype
+    shape = op.operands[0].type.shape
+    n = shape[-1]
+    a, _ = _source(ctx, op.operands[0])   # det(a^T) = det(a): a transpose is read as it is
+    out = ctx.out(op) if op.results[0].type.rank else ctx.scratch(op, (1,), dt)
+    flat = BufRef(out.ptr, (max(1, _count(shape[:-2])),), dt)
+    work = ctx.scratch(op, (n, n), dt)
+    ipiv = ctx.scratch(op, (max(1, n),), "i32")
+    call = _Call(ctx, dt)
+    batch = list(shape[:-2])
+    b = ctx.b
+    sign, logdet = ctx.slot(dt), ctx.slot(dt)
+
+    def one(q):
+        _copy(ctx, work, a, n, n, _unflatten(ctx, q, batch))
+        _getrf(ctx, dt, work, ipiv, n, call)
+        b.store(const(dt, 1.0), sign)
+        b.store(const(dt, 0.0), logdet)
+
+        def diag(i):
+            u = ctx.load(work, [i, i])
+            neg = b.fcmp_ordered("<", u, const(dt, 0.0))
+            swapped = b.icmp_signed("!=", ctx.load(ipiv, [i]),
+                                    b.trunc(b.add(i, ir.Constant(I64, 1)), I32))
+            flip = b.xor(neg, swapped)
+            s = b.load(sign)
+            b.store(b.select(flip, b.fneg(s), s), sign)
+            mag = b.select(neg, b.fneg(u), u)
+            b.store(b.fadd(b.load(logdet), scalar_math.UNARY["log"](ctx, dt, mag)), logdet)
+        ctx.counted_loop(n, diag)
+        with b.if_then(call.failed()):
+            b.store(const(dt, 0.0), sign)
+            b.store(const(dt, float("-inf")), logdet)
+        det = b.fmul(b.load(sign), scalar_math.UNARY["exp"](ctx, dt, b.load(logdet)))
+        ctx.store(flat, [q], det)
+    _batches(ctx, op, shape, one)
+    if op.results[0].type.rank == 0:
+        return [ctx.load(out, [0])]
+    return [out]
+
+
+def _count(dims):
+    c = 1
+    for d in dims:
+        c *= d
+    return c
+
+
+# --- triangular solve -------------------------------------------------------------------------
+def _triangular_solve(op, ctx):
+    """scipy.linalg.solve_triangular(a, b, lower, unit_diagonal): substitution by BLAS, which
+    reads only ``a``'s triangle and gives inf/NaN for a zero pivot (as the op's rule says).
+    The row-major ``a`` read in place is the column-major ``a^T``: its triangle is the other
+    one. One right-hand side: trsv with op(a^T) = a; several: trsm from the right on the
+    column-major view ``b^T`` of the row-major result (``X^T a^T = b^T``). For ``a = s^T``
+    left unmaterialized, the copy of ``s`` is ``a`` in column-major: the flags swap."""
+    dt = op.results[0].type.dtype
+    a_t, b_t = (v.type for v in op.operands)
+    n = a_t.shape[0]
+    lower, unit = op.attrs["lower"], op.attrs["unit_diagonal"]
+    (a, t), rhs = _source(ctx, op.operands[0]), ctx.get(op.operands[1])
+    out = ctx.out(op)
+    mat = ctx.scratch(op, (n, n), dt)     # a (or s, for a = s^T), contiguous, for BLAS
+    _copy(ctx, mat, a, n, n)
+    ctx.loop_nest(b_t.shape, lambda idx: ctx.store(out, idx, ctx.element(rhs, idx)))
+    call = _Call(ctx, dt)
+    # column-major, mat is a^T (its other triangle), or for a = s^T it is a itself
+    uplo = call.char(("L" if lower else "U") if t else ("U" if lower else "L"))
+    diag = call.char("U" if unit else "N")
+    if n == 0:
+        return [out]
+    if b_t.rank == 1:
+        trsv = _routine(ctx, dt, "trsv", "cccipipi")
+        ctx.b.call(trsv, [uplo, call.char("N" if t else "T"), diag, call.int(n), mat.ptr,
+                          call.int(n), out.ptr, call.int(1)])
+    else:
+        k = b_t.shape[1]
+        if k:
+            trsm = _routine(ctx, dt, "trsm", "cccciippipi")
+            ctx.b.call(trsm, [call.char("R"), uplo, call.char("T" if t else "N"), diag,
+                              call.int(k), call.int(n), call.real(1.0), mat.ptr,
+                              call.int(n), out.ptr, call.int(k)])
+    return [out]
+
+
+for _rule in (_cholesky, _solve, _inv, _det, _triangular_solve):
+    _rule.check = _static
+
+# the ops whose rule reads a transposed matrix operand (operand 0) from its source
+TAKES_TRANSPOSED = frozenset({"tensor.solve", "tensor.det", "tensor.triangular_solve"})
+
+RULES = {"tensor.cholesky": _cholesky, "tensor.solve": _solve, "tensor.inv": _inv,
+         "tensor.det": _det, "tensor.triangular_solve": _triangular_solve}

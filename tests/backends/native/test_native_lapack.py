@@ -1,0 +1,172 @@
+"""The dense solvers on the native backend (rules_lapack.py: SciPy's LAPACK and BLAS):
+differential against NumPy/SciPy on the same source, with the backend forced and under
+automatic choice, for float32/float64, sizes 0, 1 and larger, batches, Fortran-ordered and
+strided arguments, transposed operands read without a copy, and the errors NumPy raises."""
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+import solvent
+from differential import check
+
+rng = np.random.default_rng(11)
+
+
+def spd(n, dtype=np.float64, batch=()):
+    m = rng.standard_normal(batch + (n, n))
+    return (m @ np.swapaxes(m, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def general(n, dtype=np.float64, batch=()):
+    return (rng.standard_normal(batch + (n, n)) + n * np.eye(n)).astype(dtype)
+
+
+def chol(a):
+    return np.linalg.cholesky(a)
+
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def solve_t(a, b):
+    return np.linalg.solve(a.T, b)
+
+
+def det_t(a):
+    return np.linalg.det(a.T)
+
+
+def tri_lower(a, b):
+    return sla.solve_triangular(a, b, lower=True)
+
+
+def tri_upper_unit(a, b):
+    return sla.solve_triangular(a, b, lower=False, unit_diagonal=True)
+
+
+def tri_t(a, b):
+    return sla.solve_triangular(a.T, b, lower=False)
+
+
+def tri_t_lower(a, b):
+    return sla.solve_triangular(a.T, b, lower=True)
+
+
+def cholesky_solve(G, y):
+    """The normal-equations idiom: factor, then two solves (the second with L.T)."""
+    L = np.linalg.cholesky(G)
+    z = np.linalg.solve(L, y)
+    w = np.linalg.solve(L.T, z)
+    v = sla.solve_triangular(L.T, sla.solve_triangular(L, y, lower=True), lower=False)
+    return w, v, np.linalg.det(G), np.linalg.inv(G) @ y
+
+
+def scalar_first(lam, a, b):
+    return np.linalg.solve(a + lam * np.eye(a.shape[0]), b)
+
+
+BACKENDS = ["native", None]
+SIZES = [0, 1, 2, 5, 17]
+DTYPES = [np.float64, np.float32]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_square_factorizations_match_numpy(n, dtype, backend):
+    check(chol, spd(n, dtype), backend=backend)
+    check(inv, general(n, dtype), backend=backend)
+    check(det, general(n, dtype), backend=backend)
+    check(det_t, general(n, dtype), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_solves_match_numpy_and_scipy(n, k, dtype, backend):
+    a = general(n, dtype)
+    b = rng.standard_normal((n,) if k is None else (n, k)).astype(dtype)
+    check(solve, a, b, backend=backend)
+    check(solve_t, a, b, backend=backend)
+    for f in (tri_lower, tri_upper_unit, tri_t, tri_t_lower):
+        check(f, a, b, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_batched_stacks(backend):
+    check(chol, spd(4, batch=(2, 3)), backend=backend)
+    check(inv, general(3, batch=(5,)), backend=backend)
+    check(det, general(4, batch=(2, 3)), backend=backend)
+    check(det, np.zeros((0, 3, 3)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fortran_ordered_and_strided_arguments(backend):
+    a = np.asfortranarray(general(6))
+    b = np.asfortranarray(rng.standard_normal((6, 2)))
+    check(solve, a, b, backend=backend)
+    check(inv, a, backend=backend)
+    check(chol, np.asfortranarray(spd(6)), backend=backend)
+    big = general(12)
+    check(solve, big[::2, ::2], rng.standard_normal(12)[::2], backend=backend)
+    check(det, big[1::2, ::2], backend=backend)
+    check(tri_t, big[::2, 1::2], rng.standard_normal((6, 3)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [0, 1, 8])
+def test_composed_solvers_and_scalar_first(n, backend):
+    check(cholesky_solve, spd(n), rng.standard_normal(n), backend=backend)
+    check(scalar_first, 0.5, general(n), rng.standard_normal(n), backend=backend)
+
+
+def test_singular_and_indefinite_raise_linalgerror_with_the_line_and_leave_arguments():
+    a = np.zeros((3, 3))
+    keep = a.copy()
+    with pytest.raises(np.linalg.LinAlgError, match=r"test_native_lapack.py:\d+:\d+: Singular"):
+        solvent.jit(solve, backend="native")(a, np.ones(3))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular"):
+        solvent.jit(inv, backend="native")(a)
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        solvent.jit(chol, backend="native")(-np.eye(3))
+    assert np.array_equal(a, keep)
+
+
+def test_singular_det_is_zero_and_a_row_swap_flips_the_sign():
+    f = solvent.jit(det, backend="native")
+    assert f(np.zeros((3, 3))) == 0.0
+    assert f(np.array([[0.0, 1.0], [1.0, 0.0]])) == -1.0
+    assert type(f(np.eye(2))) is np.float64
+
+
+def test_nan_input_gives_numpy_result_or_error():
+    a = general(3)
+    a[1, 1] = np.nan
+    with np.errstate(all="ignore"):
+        exp = np.linalg.det(a)
+    assert np.isnan(solvent.jit(det, backend="native")(a)) and np.isnan(exp)
+
+
+def test_a_transposed_operand_is_read_without_a_copy():
+    """solve(L.T, b) factors a copy of L read as it is (getrs 'N'): no transposed buffer."""
+    L = np.tril(general(5))
+    c = solvent.jit(solve_t, backend="native").compile((L, np.ones(5)))
+    assert any(op.name == "tensor.transpose" for op in c.fn.walk())
+    assert any(op.name == "tensor.transpose" for op in c.executable.plan.fused)
+
+
+def test_complex_values_stay_on_xla_under_automatic_choice():
+    a = general(4).astype(np.complex128) + 1j * np.eye(4)
+    b = np.ones(4, np.complex128)
+    check(solve, a, b, backend=None)
+    assert solvent.jit(solve).compile((a, b)).backend == "xla"
