@@ -170,3 +170,43 @@ def test_complex_values_stay_on_xla_under_automatic_choice():
     b = np.ones(4, np.complex128)
     check(solve, a, b, backend=None)
     assert solvent.jit(solve).compile((a, b)).backend == "xla"
+
+
+def eigh_product(a):
+    """Eigenvectors are unique up to sign: compare what does not depend on it."""
+    w, v = np.linalg.eigh(a)
+    return w, (v * w) @ v.T, np.abs(v[0] @ v[0])
+
+
+def eigh_upper(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return w, (v * w) @ v.T
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_eigh_matches_numpy(n, dtype, backend):
+    a = rng.standard_normal((n, n)).astype(dtype)
+    check(eigh_product, a + a.T, backend=backend)
+    # one triangle read: the other holds garbage that must not change the result
+    lower = np.tril(a) + np.triu(np.full((n, n), 7.0, dtype), 1)
+    check(eigh_product, lower, backend=backend)
+    check(eigh_upper, np.triu(a) - np.tril(np.full((n, n), 3.0, dtype), -1), backend=backend)
+
+
+def eigh_stack(a):
+    w, v = np.linalg.eigh(a)
+    return w, (v * w[:, None, :]) @ np.swapaxes(v, 1, 2)
+
+
+def test_eigh_batched_and_nan():
+    a = rng.standard_normal((3, 4, 4))
+    check(eigh_stack, a + np.swapaxes(a, 1, 2), backend="native")
+    bad = np.eye(3)
+    bad[0, 0] = np.nan
+    with np.errstate(all="ignore"):
+        exp = np.linalg.eigh(bad)[0]
+    got = solvent.jit(eigh_product, backend="native")(bad)[0]
+    assert np.isnan(exp).any()   # NumPy gives NaN (LAPACK's result), no error; so does solvent
+    np.testing.assert_allclose(got, exp, equal_nan=True)
