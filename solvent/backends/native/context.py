@@ -57,6 +57,9 @@ class Lazy:
     at: object         # idx -> register
     shape: tuple
     dtype: str
+    # (pointer to element 0, stride per dim in elements: ints or i64 registers) when the
+    # value is a strided window of one buffer (a fused slice): BLAS may read it in place
+    view: tuple | None = None
 
 
 class Ctx:

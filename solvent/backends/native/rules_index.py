@@ -16,7 +16,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...ops import indexspec
-from .context import Lazy
+from .context import BufRef, Lazy
 from .types import I64, const
 
 
@@ -119,6 +119,13 @@ def _on_empty_axis(spec, dims) -> bool:
     return indexspec.int_index_on_empty_axis(spec, static) is not None
 
 
+def _scaled(ctx, stride, step):
+    """``stride * step`` (an int, or an i64 register for a run-time stride)."""
+    if isinstance(stride, int):
+        return stride * step
+    return stride if step == 1 else ctx.b.mul(stride, ir.Constant(I64, step))
+
+
 def _slice(op, ctx):
     x = ctx.get(op.operands[0])
     if op.operands[0].type.rank == 0:          # x[()] of a scalar
@@ -127,14 +134,22 @@ def _slice(op, ctx):
     items = _resolve(op, ctx, op.attrs["spec"], dims, op.operands[1:])
     res = op.results[0]
     read = lambda idx: ctx.load(x, _source_index(ctx, items, idx))
+    zero_read = None
     if _on_empty_axis(op.attrs["spec"], dims):
         zero = const(res.type.dtype, 0)
-        read = lambda idx: zero
+        read = zero_read = lambda idx: zero
     if res.type.rank == 0:
         return [read([])]
     shape = _kept_shape(items)
     if op in ctx.plan.fused:
-        return [Lazy(read, shape, res.type.dtype)]
+        view = None
+        if isinstance(x, BufRef) and read is not zero_read and all(
+                it[0] == "at" or (it[0] == "run" and it[2] > 0) for it in items):
+            origin = ctx.b.gep(x.ptr, [ctx.offset(x, _source_index(
+                ctx, items, [ir.Constant(I64, 0)] * len(shape)))], inbounds=False)
+            view = (origin, [_scaled(ctx, s, it[2]) for it, s in zip(items, x.strides)
+                             if it[0] == "run"])
+        return [Lazy(read, shape, res.type.dtype, view)]
     out = ctx.out(op, shape=shape)
     ctx.loop_nest(shape, lambda idx: ctx.store(out, idx, read(idx)))
     return [out]

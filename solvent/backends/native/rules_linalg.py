@@ -39,7 +39,7 @@ import ctypes
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from .context import BufRef
+from .context import BufRef, Lazy
 from .matvec_pairs import lower_pair
 from .types import I32, I8, I64, const, reg_type
 from . import scalar_math
@@ -155,11 +155,63 @@ def _runtime_dot(op, ctx):
         return [one([])]
     shape = tuple(da[d] for d in fa) + tuple(db[d] for d in fb)
     out = ctx.out(op, shape=shape)
+    if _runtime_gemv(ctx, op, x, y, da, db, k_len, out):
+        return [out]
     if a.type.rank == 1 and b.type.rank == 2 and cb == 0:
         _vector_matrix(ctx, dt, x, y, k_len, shape[0], out)
         return [out]
     ctx.loop_nest(shape, lambda idx: ctx.store(out, idx, one(list(idx))))
     return [out]
+
+
+def _strided(ctx, v):
+    """(pointer, strides) of a lowered array read in place: a buffer, or a fused slice of one
+    (``Lazy.view``); None for anything computed element by element."""
+    if isinstance(v, BufRef):
+        return v.ptr, list(v.strides)
+    if isinstance(v, Lazy) and v.view is not None:
+        return v.view
+    return None
+
+
+def _runtime_gemv(ctx, op, x, y, da, db, k_len, out) -> bool:
+    """A matrix-vector or vector-matrix product with run-time lengths whose operands are
+    windows of buffers (``A[i + 1:, :i] @ A[:i, i]``, ``A[i, :i] @ A[:i, i:]``) is one BLAS
+    gemv call on them in place, with the run-time lengths, leading dim and increments (NumPy
+    calls the same routine on the same strided views). The matrix needs unit stride along
+    its rows; the vector any positive stride. A zero contracted length gives zeros (gemv
+    returns without touching the result then). False where the operands do not fit."""
+    a, b = op.operands
+    dt = a.type.dtype
+    sym = blas_symbols().get(dt)
+    if sym is None or sorted((a.type.rank, b.type.rank)) != [1, 2]:
+        return False
+    mat, vec, dm, c_mat = (y, x, db, op.attrs["rhs_contract"][0]) if b.type.rank == 2 \
+        else (x, y, da, op.attrs["lhs_contract"][0])
+    mv, vv = _strided(ctx, mat), _strided(ctx, vec)
+    # slices with positive steps of C-ordered buffers: positive strides, run-time or not
+    if mv is None or vv is None or mv[1][1] != 1:
+        return False
+    free, ld = dm[1 - c_mat], mv[1][0]
+    bld = ctx.b
+    i32 = lambda v: bld.trunc(ctx.as_value(v), I32)   # noqa: E731
+    cell = _cells(ctx)
+    t = reg_type(dt)
+    # row-major (R x C, row stride s) is column-major (C x R, ld s): a contraction over the
+    # rows (c_mat == 0) is 'N' on it, over the columns 'T'
+    m, n = (free, k_len) if c_mat == 0 else (k_len, free)
+    ld = ctx.as_value(ld)
+    ld = bld.select(bld.icmp_signed("<", ld, ir.Constant(I64, 1)), ir.Constant(I64, 1), ld)
+    fn = _declare(ctx, sym + "gemv", dt, "ciippipippi")
+    with bld.if_else(bld.icmp_signed("==", k_len, ir.Constant(I64, 0))) as (empty, full):
+        with empty:
+            ctx.counted_loop(ctx.as_value(free), lambda j: ctx.store(out, [j], const(dt, 0)))
+        with full:
+            bld.call(fn, [cell(I8, ir.Constant(I8, ord("N" if c_mat == 0 else "T"))),
+                          cell(I32, i32(m)), cell(I32, i32(n)), cell(t, const(dt, 1.0)),
+                          mv[0], cell(I32, i32(ld)), vv[0], cell(I32, i32(vv[1][0])),
+                          cell(t, const(dt, 0.0)), out.ptr, cell(I32, ir.Constant(I32, 1))])
+    return True
 
 
 def _vector_matrix(ctx, dt, x, y, k_len, n, out):
