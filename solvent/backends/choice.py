@@ -263,9 +263,11 @@ def _elements(v) -> int:
 
 
 def _libm_call(op) -> bool:
-    from .native.scalar_math import LIBM_CALLS, POW_ARITHMETIC
+    """Whether ``op`` is one scalar C math call per element natively (a function with a
+    vector variant in the C library is vectorized instead: engine.vector_math)."""
+    from .native.scalar_math import POW_ARITHMETIC, scalar_libm_calls
     short = op.name.rpartition(".")[2]
-    if short not in LIBM_CALLS or not op.results or \
+    if short not in scalar_libm_calls() or not op.results or \
             not getattr(op.results[0].type, "dtype", "").startswith("f"):
         return False
     if short == "pow":   # x ** 2 is x * x once LLVM sees the constant (converted or not)

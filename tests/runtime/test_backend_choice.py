@@ -2,14 +2,24 @@
 import math
 
 import numpy as np
+import pytest
 
 import solvent
+from solvent.backends.native import scalar_math
+from solvent.backends.native.engine import vector_math
 from solvent.backends.choice import (DOT_SHARE, SMALL_WORK, STEP_WORK, array_work, choose,
                                      dot_work, loop_work, step_work)
 
 
 def _ir(fn, *args):
     return solvent.jit(fn).compile(args).fn
+
+
+@pytest.fixture
+def scalar_libm(monkeypatch):
+    """The cost model as on a host without a vector math library (not x86-64 glibc, or
+    SOLVENT_VECTOR_MATH=0): every C math call is one scalar call per element natively."""
+    monkeypatch.setattr(scalar_math, "_SCALAR_LIBM", [scalar_math.LIBM_CALLS])
 
 
 def sweep(A):
@@ -106,7 +116,7 @@ def concatenations(x):
     return np.concatenate([x, x[::-1], x]) * 2.0
 
 
-def test_loop_free_plain_element_work_goes_native_libm_and_data_movement_to_xla():
+def test_loop_free_plain_element_work_goes_native_libm_and_data_movement_to_xla(scalar_libm):
     fn = _ir(plain_elementwise, 2.0, np.ones(1000), np.ones(1000))
     a = array_work(fn)
     assert a.libm == 0 and a.moves == 0 and a.plain >= 3000 and a.native_friendly
@@ -136,7 +146,7 @@ def scaled_batched_product(a, b):
     return (a @ b) * 2.0 + 1.0
 
 
-def test_a_checked_math_call_weighs_less_against_native_and_a_batched_product_not_at_all():
+def test_a_checked_math_call_weighs_less_against_native_and_a_batched_product_not_at_all(scalar_libm):
     """math.exp in a loop is checked per element for its range error (isinf of the result):
     XLA then runs the call and the check apart (``CHECKED_LIBM_COST``); np.exp is not."""
     x = np.ones((40, 50))
@@ -179,9 +189,26 @@ def odd_power(x):
     return x ** 1.5 + x ** 2
 
 
-def test_only_a_non_trivial_power_counts_as_a_libm_call():
+def test_only_a_non_trivial_power_counts_as_a_libm_call(scalar_libm):
     a = array_work(_ir(odd_power, np.ones(64)))
     assert a.libm == 64 and a.plain == 64 * 2
+
+
+def log1p_heavy(x):
+    return np.log1p(x) / np.cbrt(x + 1.0)
+
+
+@pytest.mark.skipif(vector_math() is None, reason="no vector math library on this host")
+def test_with_vector_math_exp_and_pow_are_plain_work_and_go_native():
+    """glibc's libmvec vectorizes exp, pow, tanh... natively (engine.use_vector_math), so
+    they weigh as plain element work; functions it lacks (log1p, cbrt) stay libm calls."""
+    fn = _ir(exp_heavy, np.ones(1000))
+    a = array_work(fn)
+    assert a.libm == 0 and a.native_friendly
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "native"
+    assert array_work(_ir(odd_power, np.ones(64))).libm == 0
+    a = array_work(_ir(log1p_heavy, np.ones(64)))
+    assert a.libm == 128 and not a.native_friendly
 
 
 def test_only_accepting_backend_is_chosen_with_the_refusal_quoted():
@@ -190,7 +217,7 @@ def test_only_accepting_backend_is_chosen_with_the_refusal_quoted():
     assert name == "native" and "xla refuses it: run-time shape at f.py:3" in why
 
 
-def test_product_dominated_code_goes_native_where_blas_runs_it():
+def test_product_dominated_code_goes_native_where_blas_runs_it(scalar_libm):
     """n x n products do n multiply-adds per result element: at n = 256 they outweigh
     the scale and add around them (DOT_SHARE), so the BLAS call on the native side wins."""
     fn = _ir(scaled_product, 2.0, np.ones((256, 256)), np.ones((256, 256)))

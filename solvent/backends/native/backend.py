@@ -24,7 +24,7 @@ from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rul
                rules_lapack, rules_linalg, rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
-from .engine import Compiled, free, python_caller
+from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import error_slots
 from . import threads
 from .types import I64, SUPPORTED
@@ -114,11 +114,15 @@ class NativeBackend(Backend):
         t0 = time.perf_counter()
         plan = Plan(fn)
         module, ctx = lower(fn, plan)
-        text = str(module)
+        text = loop_ids(str(module))
         t1 = time.perf_counter()
         comp = Compiled(text, "solvent_entry", self.opt_level)
         exe = NativeExecutable(fn, plan, comp, ctx.locs, text)
         exe.explain_lines = [f"native: {n}" for n in ctx.notes]
+        if comp.vector_calls:
+            exe.explain_lines.append(
+                "native: vectorized math calls glibc's libmvec (SOLVENT_VECTOR_MATH=0 turns "
+                "it off): " + ", ".join(comp.vector_calls))
         exe.seconds = {"lower": t1 - t0, **comp.seconds}
         return exe
 

@@ -70,6 +70,11 @@ def _uses(op: Operation, v: Value) -> bool:
 
 
 
+# ops cheaper to compute again in each consumer than to write out and read back (np.mgrid's
+# coordinate grids: broadcasts of an iota, converted to float)
+_RECOMPUTED = frozenset({"tensor.broadcast_to", "tensor.convert", "tensor.iota"})
+
+
 def _reads_transposed(user: Operation, t: Operation) -> bool:
     """``user`` reads transpose ``t`` only as its matrix operand, and its native rule takes
     that operand transposed (swapping the last two dims) without a copy."""
@@ -279,9 +284,12 @@ class Plan:
         the two writes into an existing buffer, and the consumer itself does not write in
         place into a buffer the fused computation reads (its write at one index could
         precede a read at another). The consumer must iterate over exactly the fused value's
-        shape (a broadcast would recompute it)."""
+        shape (a broadcast would recompute it). A value of ``_RECOMPUTED`` ops only (a
+        broadcast, a conversion, an iota: no arithmetic) is fused into each of several
+        consumers the same way, computed again in each."""
         from .rules_elementwise import ELEMENTWISE
         leaves: dict[Operation, set] = {}
+        cheap: dict[Operation, bool] = {}
         for pos, op in enumerate(block.ops):
             for region in op.regions:
                 self._fuse(region.block)
@@ -300,31 +308,45 @@ class Plan:
                 elif is_array(o):
                     mine.add(id(self.of[o]))
             leaves[op] = mine
+            cheap[op] = op.name in _RECOMPUTED and all(
+                o.owner in cheap and cheap[o.owner] for o in op.operands
+                if isinstance(o.owner, Operation) and o.owner in self.fused)
             # tensor.dim reads only the length, which a fused value carries too
             users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)
                      and u.name != "tensor.dim"]
-            if len(users) != 1:
+            # a cheap value (a broadcast, a conversion) is recomputed in each of its users
+            # rather than written out and read back
+            if not users or len(users) > 1 and not cheap[op]:
                 continue
-            k, user = users[0]
-            if sum(o is r for o in user.operands) != 1:
+            if not all(self._fusable_into(u, r, mine, ELEMENTWISE) for _, u in users):
                 continue
-            if user.name in ELEMENTWISE:
-                ok = user.results[0].type.shape == r.type.shape
-            elif user.name == "tensor.update_slice":
-                ok = user.operands[1] is r
-            elif user.name.startswith("tensor.reduce_"):
-                ok = True
-            elif user.name == "tensor.dot_general":   # the run-time-length vector dot
-                ok = not all(u.type.static for u in user.operands)
-            else:
-                ok = False
-            if not ok:
-                continue
-            if any(self._writes(w) for w in block.ops[pos + 1:k]):
-                continue
-            if self._writes(user) and id(self.of[user.results[0]]) in mine:
+            if any(self._writes_into(w, mine) for w in block.ops[pos + 1:users[-1][0]]):
                 continue
             self.fused.add(op)
+
+    def _writes_into(self, op, bufs: set) -> bool:
+        """Whether ``op`` may write into one of the buffers ``bufs`` (ids) that existed
+        before it (a loop: into any)."""
+        if not self._writes(op):
+            return False
+        return op.name in ("loop.for", "loop.while") or not op.results or \
+            id(self.of.get(op.results[0])) in bufs
+
+    def _fusable_into(self, user: Operation, r: Value, mine: set, elementwise) -> bool:
+        """Whether ``user`` may compute ``r`` element by element where it reads it."""
+        if sum(o is r for o in user.operands) != 1:
+            return False
+        if user.name in elementwise:
+            ok = user.results[0].type.shape == r.type.shape
+        elif user.name == "tensor.update_slice":
+            ok = user.operands[1] is r
+        elif user.name.startswith("tensor.reduce_"):
+            ok = True
+        elif user.name == "tensor.dot_general":   # the run-time-length vector dot
+            ok = not all(u.type.static for u in user.operands)
+        else:
+            ok = False
+        return ok and not (self._writes(user) and id(self.of[user.results[0]]) in mine)
 
     def _fuse_transpose(self, block: Block, pos: int, op: Operation):
         """A transpose whose only uses are matrix products (or solvers that take a transposed

@@ -94,6 +94,9 @@ class Ctx:
         # (matvec_pairs.py) -> their result buffer
         self.paired: dict = {}
         self.dyn_slots: list = []      # allocas of run-time allocations, freed on leaving
+        # loops being emitted, innermost last: [has an inner loop, widest element in bits
+        # of a vector math call (0: none)]
+        self._loops: list[list] = []
         self._exit = None
         self._rc = None
         # error_exit.py: loops carrying the function's error code and payload, and the
@@ -269,6 +272,43 @@ class Ctx:
         self.loop_nest((n,), lambda idx: self.store(flat_d, idx, self.load(flat_s, idx)))
 
     # --- loops --------------------------------------------------------------------------------
+    def loop_begin(self) -> list:
+        """Open a loop's record (see ``loop_end``)."""
+        if self._loops:
+            self._loops[-1][0] = True
+        rec = [False, 0]
+        self._loops.append(rec)
+        return rec
+
+    def loop_end(self, rec: list, back_edge) -> None:
+        """Close a loop: an innermost loop that calls a vector math function (exp, log,
+        tanh...) is marked for vectorization (``llvm.loop.vectorize.enable``). LLVM's cost
+        model prices those calls as one scalar call per lane and keeps such loops scalar;
+        vectorized, each call becomes one call of the C library's vector variant
+        (engine.use_vector_math). Legality is still LLVM's to decide."""
+        self._loops.pop()
+        if rec[1] and not rec[0]:
+            from .engine import vector_math
+            vec = vector_math()
+            if vec is not None:
+                m = self.module
+
+                def hint(key, value):
+                    return m.add_metadata([ir.MetaDataString(m, key), value])
+                # the widest vectors the host has, for the widest element the loop computes
+                width = max(vec.isa) // rec[1]
+                md = m.add_metadata([
+                    hint("llvm.loop.vectorize.enable", ir.Constant(I1, 1)),
+                    hint("llvm.loop.vectorize.width", ir.Constant(I32, width)),
+                    hint("solvent.loop", ir.Constant(I64, len(m.metadata)))])
+                back_edge.set_metadata("llvm.loop", md)
+
+    def note_vector_math(self, dtype: str) -> None:
+        """The loop being emitted calls a math function with a vector variant on
+        ``dtype`` values."""
+        if self._loops:
+            self._loops[-1][1] = max(self._loops[-1][1], 64 if dtype == "f64" else 32)
+
     def counted_loop(self, n, body):
         """``for i in range(n): body(i)`` with ``i`` an i64 register."""
         b = self.b
@@ -286,9 +326,10 @@ class Ctx:
         i = b.load(iv)
         b.cbranch(b.icmp_signed("<", i, n), loop, done)
         b.position_at_end(loop)
+        rec = self.loop_begin()
         body(i)
         b.store(b.add(i, ir.Constant(I64, 1)), iv)
-        b.branch(head)
+        self.loop_end(rec, b.branch(head))
         b.position_at_end(done)
 
     def loop_nest(self, shape, body):

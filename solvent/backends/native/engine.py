@@ -32,6 +32,103 @@ def target_machine():
         opt=3, jit=True)
 
 
+class VectorMath:
+    """glibc's vector math library (libmvec), loaded into the process: ``functions`` are the
+    C names it has vector variants of (exp, log, sin, tanh, pow...), ``isa`` maps a vector
+    width in bits to the variant letter the host runs (b: SSE, c: AVX, d: AVX2, e: AVX-512)."""
+
+    def __init__(self, functions: frozenset, isa: dict):
+        self.functions, self.isa = functions, isa
+
+    def variant(self, name: str, lanes: int, bits: int, nargs: int) -> str | None:
+        """The libmvec symbol for ``lanes`` x ``bits``-bit ``name`` with ``nargs`` vector
+        arguments (x86-64 vector function ABI names), or None."""
+        letter = self.isa.get(lanes * bits)
+        if letter is None or name not in self.functions:
+            return None
+        sym = f"_ZGV{letter}N{lanes}{'v' * nargs}_{name}{'f' if bits == 32 else ''}"
+        return sym if llvm.address_of_symbol(sym) else None
+
+
+# C math functions libmvec has vector variants of that are also LLVM intrinsics (the
+# vectorizer emits llvm.<name>.v<N>f<bits> for them)
+_VECTORIZABLE = ("exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "asin",
+                 "acos", "atan", "sinh", "cosh", "tanh", "pow", "atan2")
+ENV_VECTOR_MATH = "SOLVENT_VECTOR_MATH"
+_VECTOR_MATH: list = []
+
+
+def vector_math() -> VectorMath | None:
+    """The vector math library, or None: not x86-64 Linux with glibc's libmvec, or turned off
+    with ``SOLVENT_VECTOR_MATH=0``. Loaded once."""
+    if not _VECTOR_MATH:
+        _VECTOR_MATH.append(_load_vector_math())
+    return _VECTOR_MATH[0]
+
+
+def _load_vector_math():
+    import os
+    import platform
+    if os.environ.get(ENV_VECTOR_MATH, "1") == "0" or platform.machine() not in (
+            "x86_64", "AMD64") or not platform.system() == "Linux":
+        return None
+    path = ctypes.util.find_library("mvec")
+    if not path:
+        return None
+    try:
+        llvm.load_library_permanently(path)
+    except RuntimeError:
+        return None
+    target_machine()   # the native target, initialized
+    features = llvm.get_host_cpu_features()
+    isa = {128: "b"}
+    if features.get("avx2"):
+        isa[256] = "d"
+    elif features.get("avx"):
+        isa[256] = "c"
+    if features.get("avx512f"):
+        isa[512] = "e"
+    two = ("pow", "atan2")
+    return VectorMath(frozenset(n for n in _VECTORIZABLE if llvm.address_of_symbol(
+        f"_ZGVbN2v{'v' * (n in two)}_{n}")), isa)
+
+
+_VECTOR_INTRINSIC = re.compile(r"llvm\.(\w+)\.v(\d+)f(64|32)")
+
+
+def use_vector_math(mod) -> list[str]:
+    """Point the vector math intrinsics the loop vectorizer left in ``mod`` (each would be
+    split into one scalar libm call per lane) at libmvec's vector functions instead, by
+    renaming their declarations (the same type and calling convention: the x86-64 vector
+    function ABI passes a vector in one register). Returns the symbols used."""
+    vec = vector_math()
+    if vec is None:
+        return []
+    used = []
+    for fn in mod.functions:
+        m = _VECTOR_INTRINSIC.fullmatch(fn.name)
+        if not m:
+            continue
+        sym = vec.variant(m.group(1), int(m.group(2)), int(m.group(3)),
+                          len(list(fn.arguments)))
+        if sym is not None:
+            fn.name = sym
+            used.append(sym)
+    return sorted(used)
+
+
+_LOOP_ID = re.compile(r"!llvm\.loop !(\d+)")
+
+
+def loop_ids(text: str) -> str:
+    """Make each ``!llvm.loop`` node of ``text`` (llvmlite's IR) a loop ID as LLVM reads one:
+    distinct, with itself as first operand (llvmlite's builder cannot spell that)."""
+    for n in set(_LOOP_ID.findall(text)):
+        text = re.sub(rf"^!{n} = !{{ ", f"!{n} = distinct !{{ !{n}, ", text, count=1,
+                      flags=re.M)
+    return text
+
+
 def optimize(mod, tm, speed_level: int = 3):
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = speed_level >= 2
@@ -79,6 +176,7 @@ class Compiled:
         mod.verify()
         if opt_level:
             optimize(mod, tm, opt_level)
+        self.vector_calls = use_vector_math(mod)
         self.optimized_ir = str(mod)
         self.returns_zero = _returns_zero(mod.get_function(name)) or \
             _returns_zero_past_chunks(mod, name, tm)

@@ -106,10 +106,11 @@ def _for(op, ctx):
         go = b.select(up, cmp("<", i, ub), cmp(">", i, ub))
     b.cbranch(go, loop, done)
     b.position_at_end(loop)
+    rec = ctx.loop_begin()
     term = ctx.lower_block(body, [i] + _read(ctx, slots, inits))
     _write_back(ctx, term, slots, errs)
     b.store(b.add(i, step), iv)
-    b.branch(head)
+    ctx.loop_end(rec, b.branch(head))
     b.position_at_end(done)
     return _read(ctx, slots, inits)
 

@@ -39,8 +39,12 @@ _HARDWARE = frozenset({"sqrt", "copysign", "rint", "floor", "fabs"})
 
 
 def _call_intr(name):
-    rule = lambda ctx, dt, *xs: ctx.b.call(_intrinsic(ctx, name, dt, len(xs)), list(xs))  # noqa: E731
+    def rule(ctx, dt, *xs):
+        if name not in _HARDWARE:
+            _vector_candidate(ctx, dt)
+        return ctx.b.call(_intrinsic(ctx, name, dt, len(xs)), list(xs))
     rule.libm = name not in _HARDWARE
+    rule.c_name = None if name in _HARDWARE else name
     return rule
 
 
@@ -48,6 +52,22 @@ def _call_libm(name):
     rule = lambda ctx, dt, *xs: ctx.b.call(_libm(ctx, name, dt, len(xs)), list(xs))  # noqa: E731
     rule.libm = True
     return rule
+
+
+def _math(name, since):
+    """An LLVM intrinsic where this LLVM has it (``since``: the first LLVM version that
+    does), a libm call otherwise. Either is a libm call per element in scalar code; the
+    intrinsic is what the loop vectorizer turns into a vector call, which engine.py maps to
+    the C library's vector math (glibc's libmvec)."""
+    import llvmlite.binding as llvm
+    return _call_intr(name) if llvm.llvm_version_info >= since else _call_libm(name)
+
+
+def _vector_candidate(ctx, dt):
+    """Tell the loop being emitted that it calls a math intrinsic (Ctx.loop_end)."""
+    note = getattr(ctx, "note_vector_math", None)
+    if note is not None and is_float(dt):
+        note(dt)
 
 
 def _zero(dt):
@@ -157,6 +177,7 @@ def _float_divmod(ctx, dt, a, d):
 def power(ctx, dt, a, e):
     b = ctx.b
     if is_float(dt):
+        _vector_candidate(ctx, dt)
         return b.call(_intrinsic(ctx, "pow", dt, 2), [a, e])
     # integers: square-and-multiply over the exponent's bits (a negative exponent gives 0)
     t = reg_type(dt)
@@ -281,9 +302,10 @@ UNARY = {
     "sqrt": _call_intr("sqrt"), "exp": _call_intr("exp"), "exp2": _call_intr("exp2"),
     "log": _call_intr("log"), "log2": _call_intr("log2"), "log10": _call_intr("log10"),
     "sin": _call_intr("sin"), "cos": _call_intr("cos"),
-    "expm1": _call_libm("expm1"), "log1p": _call_libm("log1p"), "tan": _call_libm("tan"),
-    "arcsin": _call_libm("asin"), "arccos": _call_libm("acos"), "arctan": _call_libm("atan"),
-    "sinh": _call_libm("sinh"), "cosh": _call_libm("cosh"), "tanh": _call_libm("tanh"),
+    "expm1": _call_libm("expm1"), "log1p": _call_libm("log1p"), "tan": _math("tan", (19,)),
+    "arcsin": _math("asin", (19,)), "arccos": _math("acos", (19,)),
+    "arctan": _math("atan", (19,)),
+    "sinh": _math("sinh", (19,)), "cosh": _math("cosh", (19,)), "tanh": _math("tanh", (19,)),
     "arcsinh": _call_libm("asinh"), "arccosh": _call_libm("acosh"),
     "arctanh": _call_libm("atanh"), "cbrt": _call_libm("cbrt"),
     "floor": _int_identity("floor"), "ceil": _int_identity("ceil"),
@@ -303,7 +325,7 @@ BINARY = {
     "pow": power,
     "max": _minmax(">="), "min": _minmax("<="),
     "fmax": _minmax(">=", nan_propagates=False), "fmin": _minmax("<=", nan_propagates=False),
-    "atan2": _call_libm("atan2"), "hypot": _call_libm("hypot"),
+    "atan2": _math("atan2", (20,)), "hypot": _call_libm("hypot"),
     "copysign": _call_intr("copysign"),
     "and": lambda ctx, dt, a, b: ctx.b.and_(a, b),
     "or": lambda ctx, dt, a, b: ctx.b.or_(a, b),
@@ -321,10 +343,29 @@ BINARY = {
 # is a call of the C library's pow
 POW_ARITHMETIC = (2.0, 1.0, 0.0, -1.0)
 power.libm = True
+power.c_name = "pow"   # the llvm.pow intrinsic on floats
 # the ops (short names: "exp", "tanh", "pow"...) lowered to a scalar C math library call per
 # element on floats (backends/choice.py weighs them: XLA's are vectorized)
 LIBM_CALLS = frozenset(name for table in (UNARY, BINARY) for name, rule in table.items()
                        if getattr(rule, "libm", False))
+# of those, the ones lowered to an LLVM intrinsic (the short op name -> the C name): in a
+# vectorized loop they become vector calls (engine.vector_math)
+INTRINSIC_CALLS = {name: rule.c_name for table in (UNARY, BINARY)
+                   for name, rule in table.items() if getattr(rule, "c_name", None)}
+
+
+_SCALAR_LIBM: list = []
+
+
+def scalar_libm_calls() -> frozenset:
+    """The ops that stay one scalar C math call per element: all of ``LIBM_CALLS`` without
+    vector math, else those that have no vector variant in the C library."""
+    if not _SCALAR_LIBM:
+        from .engine import vector_math
+        vec = vector_math()
+        _SCALAR_LIBM.append(frozenset(n for n in LIBM_CALLS if not (
+            vec and INTRINSIC_CALLS.get(n) in vec.functions)))
+    return _SCALAR_LIBM[0]
 
 
 def _fptosi_numpy(b, v, width: int):

@@ -57,6 +57,69 @@ def _full_slice(op, rw):
     return True
 
 
+def _slice_of_concatenate(op, rw):
+    """slice(concatenate(x_0..x_m, axis), spec) -> slice(x_k, spec') when the spec's item on
+    ``axis`` is a static index or a static increasing range that lies inside one operand
+    ``x_k`` (spec' shifts it by ``x_k``'s offset): the same elements, read from where the
+    concatenation copied them (np.mgrid's stacked grids, unpacked again)."""
+    cat = defining(op.operands[0], "tensor.concatenate")
+    if cat is None:
+        return False
+    axis = cat.attrs["axis"]
+    spec = [list(it) for it in op.attrs["spec"]]
+    dims = [k for k, it in enumerate(spec) if it[0] != "n"]
+    if len(dims) <= axis:
+        return False
+    k = dims[axis]
+    it = spec[k]
+    if it[0] == "c":
+        lo = hi = it[1]
+    elif it[0] == "s" and it[3] > 0 and len(range(*it[1:])):
+        lo, hi = it[1], range(*it[1:])[-1]
+    elif it[0] == "s" and it[3] > 0:   # no rows at all: none of the first operand's
+        spec[k] = ["s", 0, 0, 1]
+        rw.replace_op(op, [rw.one("tensor.slice", cat.operands[0], *op.operands[1:],
+                                  spec=spec)])
+        return True
+    else:
+        return False
+    off = 0
+    for x in cat.operands:
+        n = x.type.shape[axis]
+        if n is None:
+            return False
+        if off <= lo and hi < off + n:
+            spec[k] = ["c", it[1] - off] if it[0] == "c" else \
+                ["s", it[1] - off, min(it[2] - off, n), it[3]]
+            rw.replace_op(op, [rw.one("tensor.slice", x, *op.operands[1:], spec=spec)])
+            return True
+        off += n
+    return False
+
+
+def _slice_drops_unit_dims(op, rw):
+    """slice(y, spec) -> reshape(y, shape) when every item takes a whole dim or index 0 of a
+    dim of length 1: the same elements in the same C order, only unit dims dropped."""
+    y = op.operands[0]
+    spec = op.attrs["spec"]
+    if len(op.operands) != 1 or not y.type.static or len(spec) != y.type.rank or \
+            all(it[0] == "s" for it in spec) or op.result.type.rank == 0:
+        return False   # (an element read, s[0] of one element, stays one for the analyses)
+    for it, n in zip(spec, y.type.shape):
+        if not (it[0] == "c" and n == 1 or it[0] == "s" and it[1:] == [0, n, 1]):
+            return False
+    rw.replace_op(op, [rw.one("tensor.reshape", y, shape=list(op.result.type.shape))])
+    return True
+
+
+def _concat_rows(b, x):
+    cat = b.one("tensor.concatenate", x, b.one("tensor.neg", x), axis=0)
+    n = x.type.shape[0]
+    return b.one("tensor.add", b.one("tensor.slice", cat, spec=[
+        ["s", n, 2 * n, 1]] + [["s", 0, d, 1] for d in x.type.shape[1:]]), b.one(
+        "tensor.slice", cat, spec=[["s", 0, n, 1]] + [["s", 0, d, 1] for d in x.type.shape[1:]]))
+
+
 def _full_update(op, rw):
     from ...ops.indexspec import is_full
     x, v = op.operands[0], op.operands[1]
@@ -228,6 +291,15 @@ SHAPES = [
             "broadcast_to(x, shape(x)) -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.broadcast_to", x,
                                                   shape=list(x.type.shape)), "i1", rank=2)),
+    Pattern("slice-of-concatenate", "tensor.slice", _slice_of_concatenate,
+            "concatenate(x_0..x_m, axis)[.., a:b:s (s > 0) or c, ..] -> x_k[.., a-o:b-o:s "
+            "or c-o, ..] when those rows lie inside x_k (o: its offset on the axis)",
+            sample=unary_chain(_concat_rows, "f64", rank=2)),
+    Pattern("slice-drops-unit-dims", "tensor.slice", _slice_drops_unit_dims,
+            "y[.., 0 on a dim of length 1, .., :, ..] -> reshape(y, the result's shape)",
+            sample=unary_chain(lambda b, x: b.one("tensor.slice", b.one(
+                "tensor.reshape", x, shape=[1] + list(x.type.shape)), spec=[["c", 0]] + [
+                ["s", 0, n, 1] for n in x.type.shape]), "i64", rank=2)),
     Pattern("update-full", "tensor.update_slice", _full_update, "x[:, :, ...] = v -> v",
             sample=unary_chain(lambda b, x: b.create("tensor.update_slice", [x, b.one(
                 "tensor.neg", x)], {"spec": [["s", 0, n, 1] for n in x.type.shape]}).result,
