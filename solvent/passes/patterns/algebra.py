@@ -179,6 +179,14 @@ def _bool_identity(value):
     return rewrite
 
 
+def _not_constant(op, rw):
+    c = constant_value(op.operands[0])
+    if not isinstance(c, bool):
+        return False
+    rw.replace_op(op, [rw.constant_like(op.result, not c)])
+    return True
+
+
 def _not_not(op, rw):
     inner = defining(op.operands[0], "tensor.not")
     if inner is None or inner.operands[0].type != op.result.type:
@@ -192,6 +200,114 @@ def _eq_self(op, rw):
     if op.operands[1] is not x or x.type.dtype[0] not in "iub":
         return False
     rw.replace_op(op, [rw.constant_like(op.result, True)])
+    return True
+
+
+def int_range(v, depth: int = 8):
+    """(lo, hi) bounding every element of integer value ``v``, from constants, iota and
+    min/max/clip-like chains (max(x, a) >= a; min(x, b) <= b), selects, and additions or
+    subtractions of constants; None where unknown. Python ints: no overflow is assumed only
+    where both bounds fit the dtype (a wrapping add gives None)."""
+    if depth == 0 or v.type.dtype[0] not in "iu" or v.type.dtype == "i1":
+        return None
+    c = constant_value(v)
+    if c is not None and not isinstance(c, bool):
+        return (int(c), int(c))
+    op = defining(v)
+    if op is None:
+        return None
+    name = op.name
+    if name == "tensor.iota":
+        n = op.result.type.shape[op.attrs["dim"]]
+        return (0, n - 1) if n else None
+    if name in ("tensor.broadcast_to", "tensor.reduce_max", "tensor.reduce_min"):
+        return int_range(op.operands[0], depth - 1)   # (a max/min of elements is one)
+    if name in ("tensor.max", "tensor.min", "tensor.add", "tensor.sub", "tensor.select"):
+        xs = op.operands[1:] if name == "tensor.select" else op.operands
+        r = [int_range(x, depth - 1) for x in xs]
+        if name == "tensor.max":
+            known = [x for x in r if x is not None]
+            if not known:
+                return None
+            lo = max(x[0] for x in known)
+            return (lo, max(x[1] for x in r)) if None not in r else (lo, None)
+        if name == "tensor.min":
+            known = [x for x in r if x is not None]
+            if not known:
+                return None
+            hi = min(x[1] for x in known if x[1] is not None) if any(
+                x[1] is not None for x in known) else None
+            if hi is None:
+                return None
+            return (min(x[0] for x in r), hi) if None not in r else (None, hi)
+        if None in r or any(None in x for x in r):
+            return None
+        if name == "tensor.select":
+            out = (min(r[0][0], r[1][0]), max(r[0][1], r[1][1]))
+        elif name == "tensor.add":
+            out = (r[0][0] + r[1][0], r[0][1] + r[1][1])
+        else:
+            out = (r[0][0] - r[1][1], r[0][1] - r[1][0])
+        bits = int(v.type.dtype[1:])
+        lo_t, hi_t = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if v.type.dtype[0] == "i" \
+            else (0, (1 << bits) - 1)
+        return out if lo_t <= out[0] and out[1] <= hi_t else None
+    return None
+
+
+_DECIDE = {"tensor.lt": lambda lo, hi, c: True if hi is not None and hi < c else (
+               False if lo is not None and lo >= c else None),
+           "tensor.le": lambda lo, hi, c: True if hi is not None and hi <= c else (
+               False if lo is not None and lo > c else None),
+           "tensor.gt": lambda lo, hi, c: True if lo is not None and lo > c else (
+               False if hi is not None and hi <= c else None),
+           "tensor.ge": lambda lo, hi, c: True if lo is not None and lo >= c else (
+               False if hi is not None and hi < c else None)}
+_MIRROR = {"tensor.lt": "tensor.gt", "tensor.gt": "tensor.lt", "tensor.le": "tensor.ge",
+           "tensor.ge": "tensor.le"}
+
+
+def _compare_by_range(op, rw):
+    """x < c (<=, >, >=; either side) -> True or False when ``int_range(x)`` decides it for
+    every element: the bounds checks of indices already clipped into range."""
+    for k, name in ((1, op.name), (0, _MIRROR[op.name])):
+        c = constant_value(op.operands[k])
+        if c is None or isinstance(c, bool) or isinstance(c, float) and not c.is_integer():
+            continue
+        r = int_range(op.operands[1 - k])
+        if r is None:
+            continue
+        verdict = _DECIDE[name](r[0], r[1], c)
+        if verdict is not None:
+            rw.replace_op(op, [rw.constant_like(op.result, verdict)])
+            return True
+    return False
+
+
+def _clipped_index_check(cmp):
+    def body(b, x):
+        clipped = b.one("tensor.min", b.one("tensor.max", x, b.constant(0, "i64")),
+                        b.constant(4, "i64"))
+        return b.one(cmp, clipped, b.constant(5 if cmp in ("tensor.lt", "tensor.ge") else -1,
+                                              "i64"))
+    return unary_chain(body, "i64", rank=2)
+
+
+def _reduce_of_constant(op, rw):
+    """all/any/max/min over a constant's copies -> the constant (an empty all: True, an empty
+    any: False; an empty max/min is left alone: NumPy raises there)."""
+    c = constant_value(op.operands[0])
+    if c is None or not op.operands[0].type.static:
+        return False
+    shape = op.operands[0].type.shape
+    empty = math.prod(shape[a] for a in op.attrs["axes"]) == 0   # nothing to reduce
+    if op.name in ("tensor.reduce_max", "tensor.reduce_min"):
+        if empty:
+            return False
+        value = c
+    else:
+        value = (op.name == "tensor.reduce_all") if empty else bool(c)
+    rw.replace_op(op, [rw.constant_like(op.result, value)])
     return True
 
 
@@ -286,6 +402,10 @@ ALGEBRA = [
             sample=binary_with_constant("tensor.or", False, "i1")),
     Pattern("and-true", "tensor.and", _bool_identity(True), "x and True -> x (booleans)",
             sample=binary_with_constant("tensor.and", True, "i1")),
+    Pattern("not-constant", "tensor.not", _not_constant, "not(True) -> False, not(False) -> True",
+            sample=unary_chain(lambda b, x: b.one("tensor.not", b.one(
+                "tensor.broadcast_to", b.constant(True, "i1"), shape=list(x.type.shape))),
+                "i64", rank=2)),
     Pattern("not-not", "tensor.not", _not_not, "not(not(x)) -> x (booleans)",
             sample=unary_chain(lambda b, x: b.one("tensor.not", b.one("tensor.not", x)),
                                "i1", rank=2)),
@@ -293,6 +413,19 @@ ALGEBRA = [
             "x == x -> True for integers and booleans (floats: NaN == NaN is False); the "
             "run-time checks compare an error code with itself where it is a constant",
             sample=unary_chain(lambda b, x: b.one("tensor.eq", x, x), "i16", rank=2)),
+    *[Pattern(f"compare-by-range-{cmp.split('.')[1]}", cmp, _compare_by_range,
+              f"{cmp.split('.')[1]}(x, c) -> a constant when the integer range of x (from "
+              "constants, iota, min/max, select, +/- constants) decides it for every element",
+              sample=_clipped_index_check(cmp))
+      for cmp in ("tensor.lt", "tensor.le", "tensor.gt", "tensor.ge")],
+    *[Pattern(f"reduce-of-constant-{k}", f"tensor.reduce_{k}", _reduce_of_constant,
+              f"reduce_{k}(broadcast(c), axes) -> c (an empty all: True, an empty any: False)",
+              sample=unary_chain(lambda b, x, k=k: b.one(
+                  f"tensor.reduce_{k}", b.one("tensor.broadcast_to", b.constant(
+                      True if k in ("all", "any") else 3, "i1" if k in ("all", "any")
+                      else "i64"), shape=list(x.type.shape)),
+                  axes=[0] if k in ("all", "any") else [1], keepdims=False), "i64", rank=2))
+      for k in ("all", "any", "max", "min")],
     Pattern("select-equal-constants", "tensor.select", _select_equal_constants,
             "select(c, k, k) -> k broadcast to the result's shape, for equal integer or "
             "boolean constants k (floats are left: 0.0 and -0.0 compare equal): a run-time "
