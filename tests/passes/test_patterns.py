@@ -92,3 +92,36 @@ def test_pattern_names_are_unique_and_rows_compose():
     from solvent.passes.patterns import ALGEBRA, PRODUCTS, SHAPES as SH
     names = [p.name for p in ALL + GRADIENT_ONLY]
     assert len(names) == len(set(names)) and ALL == ALGEBRA + SH + PRODUCTS
+
+
+def test_int_range_bounds_and_refusals():
+    """int_range: clip chains, selects and shifted iotas give bounds; a float, a conversion
+    from float, an add that could wrap and an iota longer than its dtype give none."""
+    from solvent.ir.types import TensorType
+    from solvent.passes.patterns.algebra import int_range
+    from solvent.passes.patterns._samples import _function
+
+    found = {}
+
+    def body(b, x):
+        i8 = b.one("tensor.iota", dim=0, dtype="i8", shape=[300])
+        clipped = b.one("tensor.min", b.one("tensor.max", x, b.constant(-2, "i64")),
+                        b.constant(9, "i64"))
+        found["clip"] = clipped
+        found["half"] = b.one("tensor.max", x, b.constant(4, "i64"))
+        found["shift"] = b.one("tensor.add", clipped, b.constant(10, "i64"))
+        found["select"] = b.one("tensor.select", b.one("tensor.gt", x, x), clipped,
+                                b.one("tensor.broadcast_to", b.constant(40, "i64"),
+                                      shape=[5]))
+        found["wrap"] = b.one("tensor.add", found["half"], b.constant(2 ** 62, "i64"))
+        found["iota_i8"] = i8
+        found["float"] = b.one("tensor.convert", x, dtype="f64")
+        return clipped
+    _function("ranges", [TensorType((5,), "i64")], body)
+    assert int_range(found["clip"]) == (-2, 9)
+    assert int_range(found["half"]) == (4, None)
+    assert int_range(found["shift"]) == (8, 19)
+    assert int_range(found["select"]) == (-2, 40)
+    assert int_range(found["wrap"]) is None
+    assert int_range(found["iota_i8"]) is None
+    assert int_range(found["float"]) is None

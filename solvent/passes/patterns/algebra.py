@@ -219,7 +219,8 @@ def int_range(v, depth: int = 8):
     name = op.name
     if name == "tensor.iota":
         n = op.result.type.shape[op.attrs["dim"]]
-        return (0, n - 1) if n else None
+        bits = int(v.type.dtype[1:]) - (v.type.dtype[0] == "i")
+        return (0, n - 1) if n and n - 1 < (1 << bits) else None   # (no wrapped count)
     if name in ("tensor.broadcast_to", "tensor.reduce_max", "tensor.reduce_min"):
         return int_range(op.operands[0], depth - 1)   # (a max/min of elements is one)
     if name in ("tensor.max", "tensor.min", "tensor.add", "tensor.sub", "tensor.select"):
