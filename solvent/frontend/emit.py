@@ -522,14 +522,18 @@ def _float_predicate(answer):
 
 
 def _complex_order(strict_real, cmp_imag):
-    """NumPy orders complex numbers lexicographically: by real part, then imaginary part."""
+    """NumPy orders complex numbers lexicographically: by real part, then imaginary part;
+    the real parts decide only where neither imaginary part is NaN (NumPy's CLT/CGT:
+    ``(inf + nan j) > 0`` is False)."""
     def rule(em, ts, dt, out_dt):
         if dt[0] != "c":
             return None
         b = em.b
         (ar, ai), (br, bi) = [(b.one("tensor.real", t.v), b.one("tensor.imag", t.v))
                               for t in ts]
-        first = b.one(strict_real, ar, br)
+        ordered = b.one("tensor.not", b.one("tensor.or", b.one("tensor.isnan", ai),
+                                            b.one("tensor.isnan", bi)))
+        first = b.one("tensor.and", b.one(strict_real, ar, br), ordered)
         tie = b.one("tensor.and", b.one("tensor.eq", ar, br), b.one(cmp_imag, ai, bi))
         return b.one("tensor.or", first, tie)
     return rule

@@ -85,6 +85,11 @@ CASES = [
     case(float_predicates_of_ints, INTS, BOOLS),
     case(complex_order, CPX, CPX2),
     case(complex_order, CPX.astype(np.complex128), CPX2.astype(np.complex128), id="c128"),
+    # a NaN imaginary part leaves the pair unordered even where the real parts differ
+    # (fuzzer seed 1500599: (inf + nan j) > 0 is False)
+    case(complex_order, np.array([complex(np.inf, np.nan), complex(-np.inf, 1), complex(
+        2, np.nan), 1j, complex(-1, np.nan)]), np.array([0j, complex(0, np.nan), 2 + 0j,
+        complex(np.nan, 1), 3 + 0j]), id="nan-imag"),
     case(fmin_fmax, np.array([1.0, np.nan, 3.0]), np.array([np.nan, 0.0, 4.0])),
     case(reduce_0d_axis0, np.float64(3.0)), case(reduce_0d_axis0, np.int8(-2), id="int8"),
     case(reduce_0d_axis0, np.array(True), id="bool0d"),
