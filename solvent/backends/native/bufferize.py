@@ -212,7 +212,11 @@ class Plan:
                 if k is not None and self._args[k].type == r.type and r.type.static and \
                         not self._args[k].has_uses:
                     reuse = self._args[k]   # ``a[:] = b + s * c``: the old a is never read
-                reuse = reuse or next((x for x in op.operands if x.type == r.type and r.type.static
+                # a carried or donated array first: the result then lives in the loop's
+                # slot (``select(d < p, d, p)`` into ``p``, not into ``d`` and copied back)
+                order = sorted(op.operands, key=lambda x: not (x.owner is block
+                                                               or x in self._donated))
+                reuse = reuse or next((x for x in order if x.type == r.type and r.type.static
                                        and (not self._unwritten_arg(x)
                                             or k == self.of[x].arg)
                                        and self._can_reuse(block, pos, x, owner_args)), None)
@@ -282,8 +286,10 @@ class Plan:
         Identity: ``y = g(f(x))`` elementwise equals computing ``f`` at each index inside
         ``g``'s loop, provided ``x``'s buffers hold the same contents there: no op between
         the two writes into an existing buffer, and the consumer itself does not write in
-        place into a buffer the fused computation reads (its write at one index could
-        precede a read at another). The consumer must iterate over exactly the fused value's
+        place into a buffer the fused computation reads at another index (its write at one
+        index could precede that read); an elementwise consumer may write in place into a
+        buffer the fused computation reads only at the consumer's own index (``select(d <
+        p, d, p)`` into ``p``). The consumer must iterate over exactly the fused value's
         shape (a broadcast would recompute it). A value of ``_RECOMPUTED`` ops only (a
         broadcast, a conversion, an iota: no arithmetic) is fused into each of several
         consumers the same way, computed again in each."""
@@ -301,13 +307,20 @@ class Plan:
             if op.name not in ELEMENTWISE and op.name not in ("tensor.slice", "tensor.iota"):
                 continue
             r = op.results[0]
-            mine = set()
+            # the buffers the fused computation reads: at its own index (an elementwise
+            # operand of its full shape: ``aligned``) or at other indices (a slice, a
+            # broadcast operand: ``shifted``)
+            aligned, shifted = set(), set()
             for o in op.operands:
+                same = op.name in ELEMENTWISE and o.type.shape == r.type.shape
                 if isinstance(o.owner, Operation) and o.owner in self.fused:
-                    mine |= leaves[o.owner]
+                    al, sh = leaves[o.owner]
+                    (aligned if same else shifted).update(al)
+                    shifted |= sh
                 elif is_array(o):
-                    mine.add(id(self.of[o]))
-            leaves[op] = mine
+                    (aligned if same else shifted).add(id(self.of[o]))
+            leaves[op] = aligned, shifted
+            mine = aligned | shifted
             cheap[op] = op.name in _RECOMPUTED and all(
                 o.owner in cheap and cheap[o.owner] for o in op.operands
                 if isinstance(o.owner, Operation) and o.owner in self.fused)
@@ -316,9 +329,11 @@ class Plan:
                      and u.name != "tensor.dim"]
             # a cheap value (a broadcast, a conversion) is recomputed in each of its users
             # rather than written out and read back
-            if not users or len(users) > 1 and not cheap[op]:
+            if not users or len(users) > 1 and not (cheap[op] or
+                                                    self._feeds_one(block, users, r)):
                 continue
-            if not all(self._fusable_into(u, r, mine, ELEMENTWISE) for _, u in users):
+            if not all(self._fusable_into(u, r, aligned, shifted, ELEMENTWISE)
+                       for _, u in users):
                 continue
             if any(self._writes_into(w, mine) for w in block.ops[pos + 1:users[-1][0]]):
                 continue
@@ -332,7 +347,8 @@ class Plan:
         return op.name in ("loop.for", "loop.while") or not op.results or \
             id(self.of.get(op.results[0])) in bufs
 
-    def _fusable_into(self, user: Operation, r: Value, mine: set, elementwise) -> bool:
+    def _fusable_into(self, user: Operation, r: Value, aligned: set, shifted: set,
+                      elementwise) -> bool:
         """Whether ``user`` may compute ``r`` element by element where it reads it."""
         if sum(o is r for o in user.operands) != 1:
             return False
@@ -346,7 +362,25 @@ class Plan:
             ok = not all(u.type.static for u in user.operands)
         else:
             ok = False
-        return ok and not (self._writes(user) and id(self.of[user.results[0]]) in mine)
+        # an elementwise consumer writing in place writes element k after reading
+        # element k: an aligned read of that buffer still sees the old element
+        unsafe = shifted if user.name in elementwise else aligned | shifted
+        return ok and not (self._writes(user) and id(self.of[user.results[0]]) in unsafe)
+
+    def _feeds_one(self, block: Block, users: list, r: Value) -> bool:
+        """Several elementwise users of ``r`` that all end in the last one (``d`` in
+        ``select(d < p, d, p)``): each earlier user is read only by a later one, over
+        ``r``'s shape, so computing ``r`` inside the last user's loop serves them all (the
+        repeated element is one expression for LLVM)."""
+        from .rules_elementwise import ELEMENTWISE
+        later = {id(u) for _, u in users}
+        for k, u in users[:-1]:
+            if u.name not in ELEMENTWISE or u.results[0].type.shape != r.type.shape:
+                return False
+            nxt = [v for v in block.ops[k + 1:] if _uses(v, u.results[0])]
+            if len(nxt) != 1 or id(nxt[0]) not in later:
+                return False
+        return True
 
     def _fuse_transpose(self, block: Block, pos: int, op: Operation):
         """A transpose whose only uses are matrix products (or solvers that take a transposed

@@ -44,6 +44,7 @@ from ..base import Pass
 from .batching import Batch, Refuse
 from .delinearize import delinearize
 from .slots import Slots, error_slots
+from .versioning import version
 
 
 def _body_elements(loop) -> int:
@@ -134,15 +135,21 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
 
 def raise_loops(fn: Function, max_masked: int = 1 << 16,
                 max_body_elements: int = 1 << 16, gathers: bool = True,
-                masked_under_carried: bool = True) -> int:
+                masked_under_carried: bool = True, versioned: bool = True) -> int:
     """Raise every loop that can be; returns how many were."""
     delinearize(fn)
     refused: dict = {}
+    tried: set = set()
+    opts = (max_masked, max_body_elements, gathers, masked_under_carried)
     count = 0
     while True:
         info = LoopInfo(fn)
         todo = [m for m in reversed(info.loops) if m.name == "loop.for" and m not in refused]
         if not todo:
+            # every loop left is refused: a carried nest may still raise under a guard
+            if versioned and _version_carried(fn, refused, tried, opts):
+                count += 1
+                continue
             break
         loop = todo[0]
         report = classify_loop(info, loop)
@@ -166,6 +173,39 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
         if loop.parent is not None:
             fn.not_raised[loop] = why
     return count
+
+
+def _version_carried(fn: Function, refused: dict, tried: set, opts: tuple) -> bool:
+    """Version the outermost carried nest that versioning.py can batch under a guard."""
+    info = LoopInfo(fn)
+
+    def raise_nest(loops) -> bool:
+        for m in reversed(loops):
+            inner = LoopInfo(fn)
+            report = classify_loop(inner, m)
+            if report.kind == CARRIED:
+                return False
+            try:
+                _try_raise(inner, m, report, *opts)
+            except Refuse:
+                return False
+        return True
+
+    for loop in info.loops:
+        if loop not in refused or loop in tried or loop.parent is None:
+            continue
+        tried.add(loop)
+        report = classify_loop(info, loop)
+        what = version(info, loop, raise_nest)
+        if what is not None:
+            fn.raised.append(f"line {report.line if report.line is not None else '?'}: loop "
+                             f"{report.var}: versioned ({report.reason}) into {what}")
+            # the fallback nest is the loops as written: versioning it again would test
+            # the same writes once more
+            tried.update(op for op in loop.walk() if op.name == "loop.for")
+            apply_patterns(fn, WHOLE_ARRAY)
+            return True
+    return False
 
 
 class RaiseLoops(Pass):
@@ -192,9 +232,14 @@ class RaiseLoops(Pass):
         # work of LU's triangle); XLA gains from it (no scalar iterations), native code runs
         # the triangle itself (NativeBackend.pass_defaults sets it)
         masked_under_carried: bool = True
+        # False: a carried nest whose conflicting writes may store the old values
+        # (Floyd-Warshall's pivot row and column) stays a loop instead of being batched
+        # under a run-time guard with the loop as the fallback (versioning.py)
+        versioned: bool = True
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
             raise_loops(fn, self.options.max_masked, self.options.max_body_elements,
-                        self.options.gathers, self.options.masked_under_carried)
+                        self.options.gathers, self.options.masked_under_carried,
+                        self.options.versioned)
         return fn
