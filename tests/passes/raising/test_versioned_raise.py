@@ -13,6 +13,7 @@ import pytest
 
 import solvent
 from solvent.analysis.explain import explain_loops
+from solvent.corpus.floyd_warshall_loops import kernel as FLOYD
 from solvent.frontend.translator import translate
 from solvent.ir.verifier import verify
 from solvent.passes import pipeline
@@ -24,14 +25,12 @@ from solvent.corpus.floyd_warshall_loops import kernel as FLOYD
 
 BACKENDS = ["native", "xla", "interp"]
 
-
 def _compiled(fn, args):
     f = translate(fn, tuple(args), frozenset()).fn
     for p in pipeline.build_pipeline():
         f = p.run(f)
         verify(f, tensor_only=p.tensor_only)
     return f
-
 
 def _check(fn, args, backend):
     want = copy.deepcopy(list(args))
@@ -45,14 +44,12 @@ def _check(fn, args, backend):
             if a.dtype.kind == "f":
                 assert np.array_equal(np.signbit(a), np.signbit(b))
 
-
 def _floyd_inputs(n, dtype, negative, order="C"):
     rng = np.random.default_rng(n)
     d = (rng.random((n, n)) * 10).astype(dtype)
     if negative and n:
         d[n // 2, n // 2] = -3  # a negative cycle: row/column k change, the guard fails
     return np.asarray(d, order=order)
-
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("negative", [False, True], ids=["diag>=0", "negative-diag"])
@@ -61,7 +58,6 @@ def _floyd_inputs(n, dtype, negative, order="C"):
 def test_floyd_matches_numpy(n, dtype, order, negative, backend):
     dt = {"f64": np.float64, "f32": np.float32, "i8": np.int8}[dtype]
     _check(FLOYD, [_floyd_inputs(n, dt, negative, order)], backend)
-
 
 def test_floyd_is_versioned_and_its_pivot_loop_stays():
     f = _compiled(FLOYD, [_floyd_inputs(6, np.float64, False)])
@@ -73,7 +69,6 @@ def test_floyd_is_versioned_and_its_pivot_loop_stays():
     assert len(fors) == 3  # k, and the fallback i, j in the else branch
     assert all(op in set(ifs[0].regions[1].block.walk()) for op in fors[1:])
 
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("shape,k", [((4, 6), 2), ((6, 3), 0), ((1, 1), 0)])
 def test_scalar_pivot_before_a_non_square_array(shape, k, backend):
@@ -84,7 +79,6 @@ def test_scalar_pivot_before_a_non_square_array(shape, k, backend):
     b[k, k] = -1.0  # the pivot row changes: the fallback loops run
     _check(K.relax_pivot, [k, b], backend)
 
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_negative_zero_written_over_zero_sends_to_the_fallback(backend):
     a = np.array([[0.0, 1.0, 2.0], [0.0, 3.0, 0.5], [2.0, 4.0, 1.0]])
@@ -93,7 +87,6 @@ def test_negative_zero_written_over_zero_sends_to_the_fallback(backend):
     want = a.copy()
     K.sign_flip(want)
     assert want[0, 1] == 5.0  # 1 / -0.0 < 0: the batch alone (1 / 0.0) keeps 1.0
-
 
 @pytest.mark.parametrize("kernel,make", [
     (FLOYD, lambda: [_floyd_inputs(6, np.float64, True)]),
@@ -109,7 +102,6 @@ def test_a_missing_guard_is_caught(monkeypatch, kernel, make):
     solvent.jit(kernel, backend="interp")(*got)
     assert not all(np.array_equal(x, y) and np.array_equal(np.signbit(x), np.signbit(y))
                    for x, y in zip(want, got))
-
 
 @pytest.mark.parametrize("kernel", [K.row_scale, K.neighbour_min])
 def test_real_dependences_are_not_versioned(kernel):
