@@ -21,8 +21,6 @@ from solvent.passes.raising import versioning
 
 import versioned_kernels as K
 
-from solvent.corpus.floyd_warshall_loops import kernel as FLOYD
-
 BACKENDS = ["native", "xla", "interp"]
 
 def _compiled(fn, args):
