@@ -8,9 +8,9 @@ write into an element that another iteration reads stores the value already ther
 nest computes what its batched form computes. This file raises such a nest under a run-time
 guard and keeps the loop as the fallback::
 
-    B, ok = <the nest batched: shared reads read the nest's initial array; ok = AND over
-             the iterations of (not conflict or the write stores the old value)>
-    result = B if ok else <the original loop nest>
+    ok = AND over the iterations that may conflict of (the write stores the old value)
+    result = <the nest batched, its shared reads reading the nest's initial array>
+             if ok else <the original loop nest>
 
 **Which nests** (``version``): a nest of ``loop.for`` ``L0 > L1 > ... > Lm`` (each body of
 ``L0..Lm-1`` only passes the one carried array ``A`` to the next loop and yields its
@@ -26,7 +26,9 @@ every dimension ``d`` where ``R_d`` is defined outside the nest" (the other dime
 with the nest and may meet anything). ``noop(p)``: the value written equals the old element
 (``==``, and for floats the same sign bit, so ``-0.0`` never replaces ``0.0``; a NaN never
 equals, so a NaN written sends the nest to the fallback). ``ok = AND_p (not conflict(p) or
-noop(p))``, computed in the batched form on the initial array.
+noop(p))``, computed on the initial array per shared read by a copy of the nest without
+its write in which every loop whose variable is such a pinned ``W_d`` runs once at ``R_d``
+(``_guard_nest``; Floyd's guard is two vectors, row and column ``k``, not the matrix).
 
 **Identity** (``ok`` true => sequential order == batched form). Induction over the
 iterations in order: before iteration ``p`` every element ``p`` reads holds its initial
@@ -36,8 +38,9 @@ value. Its own element ``W(p)`` is written by ``p`` alone (injective write). An 
 form reads, computes the same value and, if it conflicts, writes the old value again; the
 final array is the batched ``B``. When ``ok`` is false the original loops run: the result
 is always the loop's. The batched form is the ordinary raise (raise_loops.py) of the nest
-with its shared reads redirected to the initial array; if any loop of it does not raise,
-nothing changes.
+with its shared reads redirected to the initial array, inside the branch (the native
+backend updates the incoming array in place there); if any loop of the batch or of a guard
+does not raise, nothing changes.
 """
 from __future__ import annotations
 
@@ -183,77 +186,132 @@ def _add_slot(m: Operation, init: Value) -> Value:
     return m.regions[0].block.add_arg(_BOOL)
 
 
-def version(info, loop: Operation, raise_nest) -> str | None:
-    """Version the nest headed by ``loop`` (see the module docstring); ``raise_nest(loops)``
-    raises the given loops innermost first and returns False (having left them unraised or
-    partly raised inside the outermost) when one does not raise. Returns a description, or
-    None when nothing changed."""
-    nest = _nest(loop)
-    if nest is None or _plan(info, nest) is None:
-        return None
-    b = Builder(loop.parent)
-    b.loc = loop.loc
-    with b.before(loop):
-        true = b.constant(True, "i1")
+def _constant_trips(info, nest) -> bool:
+    """Every loop of the nest runs at least once with constant bounds and unit step (a
+    guard nest evaluates the body at ``lb`` when it pins a loop to an index outside it)."""
+    for m in nest:
+        lb, ub, step = info.loop_bounds(m)
+        if step != 1 or not (lb.is_const and ub.is_const) or ub.const <= lb.const:
+            return False
+    return True
+
+
+def _inline(m: Operation, iv: Value) -> None:
+    """Replace loop ``m`` by one run of its body at loop variable ``iv``."""
+    blk = m.regions[0].block
+    blk.args[0].replace_all_uses_with(iv)
+    for arg, init in zip(blk.args[1:], m.operands[3:]):
+        arg.replace_all_uses_with(init)
+    term = blk.terminator
+    for op in list(blk.ops[:-1]):
+        op.move_before(m)
+    m.replace_with(list(term.operands))
+
+
+def _guard_nest(b: Builder, info, loop: Operation, which: int, true: Value,
+                raise_nest) -> Value | None:
+    """``ok`` for the shared read number ``which``, evaluated only where it can conflict:
+    a copy of the nest without its write, each loop whose variable is a write subscript
+    that the read pins (``W_d == R_d``, ``R_d`` outside the nest) run once at ``R_d``
+    (at ``lb`` when ``R_d`` is outside its range, where ``W_d == R_d`` is false), the
+    other loops raised as a reduction of ``ok``. None when a loop does not raise."""
     vmap: dict = {}
     clone = clone_op(loop, vmap)
     loop.parent.insert_before(loop, clone)
     cnest = _nest(clone)
     scope = _Scope(info, vmap, loop)
     w, shared, _ = _plan(scope, cnest)
-    # the ok slot threaded through the nest
+    r = shared[which]
     ok = true
     for m in cnest:
-        arg = _add_slot(m, ok)
-        ok = arg
+        ok = _add_slot(m, ok)
     for outer, inner in zip(cnest, cnest[1:]):
         outer.regions[0].block.terminator.operands.append(inner.results[1])
+    with b.before(loop):
+        okv = b.one("tensor.and", true, clone.results[1])  # follows the nest's ok result
     body = cnest[-1].regions[0].block
     with b.before(w):
-        ok_next = _guard(b, scope, loop, w, shared, ok)
-    body.terminator.operands.append(ok_next)
-    for r in shared:
-        r.operands[0] = clone.operands[3]  # the shared reads see the initial array
-    # result = B if ok else <the original nest>: the loop moves into the else branch
+        body.terminator.operands.append(_guard(b, scope, loop, w, [r], ok))
+    for x in shared:
+        x.operands[0] = clone.operands[3]
+    wdims = _point_dims(w, 2)
+    w.result.replace_all_uses_with(w.operands[0])
+    w.erase()
+    pinned = set()
+    for wd, rd in zip(wdims, _point_dims(r, 1)):
+        m = next((m for m in cnest if isinstance(wd, Value)
+                  and wd is m.regions[0].block.args[0]), None)
+        if m is None or m in pinned or _inside(scope, rd, loop):
+            continue
+        pinned.add(m)
+        lb, ub = m.operands[0], m.operands[1]
+        with b.before(m):
+            if isinstance(rd, int):
+                rd = b.constant(rd, lb.type.dtype)
+            elif rd.type != lb.type:
+                rd = b.one("tensor.convert", rd, dtype=lb.type.dtype)
+            inside = b.one("tensor.and", b.one("tensor.ge", rd, lb), b.one("tensor.lt", rd, ub))
+            at = b.one("tensor.select", inside, rd, lb)
+        _inline(m, at)
+    rest = [m for m in cnest if m not in pinned]
+    if rest and not raise_nest(rest):
+        return None
+    return okv
+
+
+def version(info, loop: Operation, raise_nest) -> str | None:
+    """Version the nest headed by ``loop`` (see the module docstring); ``raise_nest(loops)``
+    raises the given loops innermost first and returns False (having left them unraised or
+    partly raised inside the outermost) when one does not raise. Returns a description, or
+    None when nothing changed."""
+    nest = _nest(loop)
+    plan = None if nest is None or not _constant_trips(info, nest) else _plan(info, nest)
+    if plan is None:
+        return None
+    block = loop.parent
+    first = block.ops.index(loop)
+    b = Builder(block)
+    b.loc = loop.loc
+    with b.before(loop):
+        true = b.constant(True, "i1")
+    ok, done = true, True
+    for which in range(len(plan[1])):
+        okr = _guard_nest(b, info, loop, which, true, raise_nest)
+        if okr is None:
+            done = False
+            break
+        with b.before(loop):
+            ok = b.one("tensor.and", ok, okr)
+    # result = B if ok else <the original nest>: the batch in the then branch (it updates
+    # the incoming array in place there), the loop moved into the else branch
     then, other = Block(), Block()
-    then.append(Operation("loop.yield", [clone.results[0]], []))
-    iff = Operation("loop.if", [clone.results[1]], [r.type for r in loop.results], {},
+    iff = Operation("loop.if", [ok], [r.type for r in loop.results], {},
                     [Region(then), Region(other)], loop.loc)
-    loop.parent.insert_before(loop, iff)
+    block.insert_before(loop, iff)
     for old, new in zip(loop.results, iff.results):
         old.replace_all_uses_with(new)
     loop._detach()
     other.append(loop)
     other.append(Operation("loop.yield", list(loop.results), []))
-    if raise_nest(cnest):
-        _sink(iff, then)
+    vmap: dict = {}
+    clone = clone_op(loop, vmap)
+    then.append(clone)
+    then.append(Operation("loop.yield", [clone.results[0]], []))
+    cnest = _nest(clone)
+    for x in _plan(_Scope(info, vmap, loop), cnest)[1]:
+        x.operands[0] = clone.operands[3]  # the shared reads see the initial array
+    if done and raise_nest(cnest):
         return f"a batch of {len(cnest)} loop{'s' if len(cnest) > 1 else ''} under a " \
-               "run-time guard, the loops kept as the fallback"
-    # undo: the loop back in place, the clone (or what its raise left) erased
+               "run-time guard on the iterations that may conflict, the loops kept as " \
+               "the fallback"
+    # undo: the loop back in place, everything built in front of it erased
     loop._detach()
-    iff.parent.insert_before(iff, loop)
+    block.insert_before(iff, loop)
     for old, new in zip(iff.results, loop.results):
         old.replace_all_uses_with(new)
-    iff.erase(drop_uses=True)
-    if clone.parent is not None:
-        clone.erase(drop_uses=True)
-    true.owner.erase(drop_uses=True)
+    for op in reversed(block.ops[first:block.ops.index(loop)]):
+        op.erase(drop_uses=True)
     return None
-
-
-def _sink(iff: Operation, then: Block) -> None:
-    """Move the ops in front of ``iff`` that only the then branch uses into it: the batch
-    runs only when the guard holds, and builds its result where the branch yields it (in
-    place of the incoming array, which the native backend donates to the branch)."""
-    block = iff.parent
-    inside = set(then.ops)
-    for op in reversed(block.ops[:block.ops.index(iff)]):
-        if op.regions or not op.results or any(
-                u not in inside for r in op.results for u, _ in r.live_uses()):
-            continue
-        op._detach()
-        then.insert(0, op)
-        inside.add(op)
 
 
 class _Scope:
