@@ -282,10 +282,12 @@ class Ctx:
 
     def loop_end(self, rec: list, back_edge) -> None:
         """Close a loop: an innermost loop that calls a vector math function (exp, log,
-        tanh...) is marked for vectorization (``llvm.loop.vectorize.enable``). LLVM's cost
+        tanh...) gets a vectorization width hint (``llvm.loop.vectorize.width``). LLVM's cost
         model prices those calls as one scalar call per lane and keeps such loops scalar;
         vectorized, each call becomes one call of the C library's vector variant
-        (engine.use_vector_math). Legality is still LLVM's to decide."""
+        (engine.use_vector_math). Legality is still LLVM's to decide: the hint is not
+        ``vectorize.enable``, which makes LLVM print a 'loop not vectorized' warning on the
+        user's terminal for every loop it cannot vectorize (a histogram's scatter)."""
         self._loops.pop()
         if rec[1] and not rec[0]:
             from .engine import vector_math
@@ -298,7 +300,6 @@ class Ctx:
                 # the widest vectors the host has, for the widest element the loop computes
                 width = max(vec.isa) // rec[1]
                 md = m.add_metadata([
-                    hint("llvm.loop.vectorize.enable", ir.Constant(I1, 1)),
                     hint("llvm.loop.vectorize.width", ir.Constant(I32, width)),
                     hint("solvent.loop", ir.Constant(I64, len(m.metadata)))])
                 back_edge.set_metadata("llvm.loop", md)

@@ -35,7 +35,7 @@ def _declare(ctx, name, ret, args):
 # LLVM intrinsics that become one machine instruction on the host; the others (exp, log,
 # sin, cos, pow...) become a call of the C math library per element, which LLVM does not
 # vectorize (no vector math library is configured)
-_HARDWARE = frozenset({"sqrt", "copysign", "rint", "floor", "fabs"})
+_HARDWARE = frozenset({"sqrt", "copysign", "rint", "floor", "ceil", "trunc", "fabs"})
 
 
 def _call_intr(name):
