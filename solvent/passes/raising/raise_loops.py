@@ -15,7 +15,11 @@ reduce ops for reductions; update_slice for the writes). A loop with zero trips 
 replaced by its initial values. Raising an inner loop leaves its parent with tensor ops in
 its body, so the parent may be raised next: nests of independent loops become
 multi-dimensional ops, and a sequential outer loop (a time loop, a sweep, a pivot loop)
-keeps its loop around its raised inner loops (partial raising).
+keeps its loop around its raised inner loops (partial raising). A sequential loop *inside*
+an independent one (a time loop per element, written innermost as ported from C; a row's
+recurrence) is interchanged: it is kept, in front, carrying the values of every iteration
+of the independent loop, which become tensor ops in its body (batching.Batch.inner_loop;
+only a body of scalar work, and a trip count the same in every iteration).
 
 Identity: for an independent loop, running the iterations in any order, or all at once,
 gives the same arrays (no iteration reads or writes an element another one writes);

@@ -440,3 +440,74 @@ RUNTIME_SHAPE = {
                                            _r(n + m, seed=1).astype(np.float32),
                                            np.zeros(n + m, np.float32))),
 }
+
+
+# --- a sequential loop inside an independent one (a time loop per element, written
+# innermost, as ported from C): interchanged, the independent loops become tensor ops
+def per_element_time_loop(steps, x, out):
+    for i in range(x.shape[0]):
+        t = x[i]
+        v = 0.0
+        for s in range(steps):
+            v = 0.9 * v + np.sin(t)
+            t = t + 0.1 * v
+        out[i] = t * v
+
+
+def per_element_scratch(x, out):
+    for i in range(x.shape[0]):
+        acc = np.zeros(4)
+        acc[0] = x[i]
+        for s in range(1, 4):
+            acc[s] = acc[s - 1] * 0.5 + x[i]
+        out[i] = acc[1] + acc[2] - acc[3]
+
+
+def row_recurrences(x, y):
+    for i in range(y.shape[0]):
+        for s in range(1, y.shape[1]):
+            y[i, s] = y[i, s - 1] * 0.5 + x[i]
+
+
+def triangular_time_loop(x, out):
+    for i in range(x.shape[0]):
+        t = x[i]
+        for s in range(i):
+            t = t * 0.5 + 1.0
+        out[i] = t
+
+
+def row_to_row(y):
+    for i in range(y.shape[0] - 1):
+        for s in range(1, y.shape[1]):
+            y[i + 1, s] = y[i, s - 1] * 0.5 + y[i + 1, s]
+
+
+def nearest_centre(X, C, labels):
+    # the inner loop computes a vector per iteration (a distance over the coordinates):
+    # interchanged, it would be materialized for every point; the nest stays as written
+    for p in range(X.shape[0]):
+        best = 0
+        bestd = 0.0
+        for c in range(C.shape[0]):
+            d = np.sum((X[p] - C[c]) ** 2)
+            if c == 0 or d < bestd:
+                bestd = d
+                best = c
+        labels[p] = best
+
+
+RAISED.update({
+    "per_element_time_loop": (per_element_time_loop, lambda n, m: (
+        3, _r(n * m + 1), np.zeros(n * m + 1)), 1),
+    "per_element_scratch": (per_element_scratch, lambda n, m: (_r(n + m), np.zeros(n + m)), 1),
+    "row_recurrences": (row_recurrences, lambda n, m: (_r(n), _r(n, m + 1)), 1),
+})
+CARRIED.update({
+    "triangular_time_loop": (triangular_time_loop, lambda n, m: (_r(n + 1), np.zeros(n + 1)),
+                             "differs between iterations"),
+    "row_to_row": (row_to_row, lambda n, m: (_r(n + 1, m + 2),), "iteration"),
+    "nearest_centre": (nearest_centre, lambda n, m: (_r(n + 2, 3), _r(m, 3),
+                                                     np.zeros(n + 2, np.int64)),
+                       "computes arrays in its body"),
+})

@@ -10,13 +10,15 @@ def relax_pivot(k, a):
 
 
 def sign_flip(a):
-    """Writes -0.0 over 0.0 (== the old value, another sign) in column 0, which later
-    iterations of the row read through 1 / a[i, 0]: the guard must fail."""
+    """Writes -0.0 over 0.0 (== the old value, another sign) at a[0, 0], which later
+    iterations read through 1 / a[0, 0]: the guard must fail. (Reading a[i, 0], each row
+    its own, the rows are independent and the nest is interchanged instead, exactly:
+    test_raise_loops' row_sign_flip.)"""
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
             if a[i, j] == 0.0:
                 a[i, j] = -a[i, j]
-            elif 1.0 / a[i, 0] < 0.0:
+            elif 1.0 / a[0, 0] < 0.0:
                 a[i, j] = 5.0
 
 
