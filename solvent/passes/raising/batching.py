@@ -213,6 +213,7 @@ class Batch:
         block = Block()
         iv = block.add_arg(body.args[0].type, body.args[0].hint)
         attrs = {k: v for k, v in op.attrs.items() if k not in ("parallel", "combiners")}
+        outer_loc, self.builder.loc = self.builder.loc, op.loc   # explain names this loop
         new = self.builder.create("loop.for", [a for a, _ in args[:3]] + inits, attrs,
                                   [Region(block)], [v.type for v in inits])
         self.created.append(new)
@@ -235,6 +236,7 @@ class Batch:
         finally:
             # values built inside the loop body are not visible after it
             self.builder.block, self.builder.index, self.memo = saved
+            self.builder.loc = outer_loc
         self.versions.update(r for r, w in zip(op.results, whole) if w)
         self.what.add("loop")
         return [(r, not w) for r, w in zip(new.results, whole)]
