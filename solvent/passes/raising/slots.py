@@ -33,6 +33,7 @@ import numpy as np
 from ...analysis.accesses import collect
 from ...analysis.dependence import _test_pair
 from ...analysis.reductions import chain, dead_slot, loop_reduction, reduction_kind
+from ...ir.core import Operation
 from ...ir.types import np_dtype
 from .batching import Batch, Refuse
 
@@ -337,9 +338,15 @@ def error_slots(info, loop) -> dict:
     for kc in slots:
         code_seed = block.args[1 + kc]
         conds, v, chain_values = [], term.operands[kc], {code_seed}
+        through: list = []   # inner loops the pair passes through (their own error slots)
         ok = True
         while v is not code_seed:
             op = v.owner
+            inner = _through_inner_loop(info, v, "code")
+            if inner is not None:
+                through.append(inner[0])
+                v = inner[1]
+                continue
             if isinstance(op, type(block)) or op.name != "tensor.select":
                 ok = False
                 break
@@ -356,7 +363,7 @@ def error_slots(info, loop) -> dict:
             conds.append((c, eqs[0]))
             chain_values.add(prev)
             v = prev
-        if not ok or not conds:
+        if not ok or not (conds or through):
             continue
         # the payload: the i64 slot chosen by the same conditions
         for kp, s in enumerate(block.args[1:]):
@@ -366,20 +373,38 @@ def error_slots(info, loop) -> dict:
             good = True
             while pv is not s:
                 op = pv.owner
+                inner = _through_inner_loop(info, pv, "payload")
+                if inner is not None and inner[0] in through:
+                    pv = inner[1]
+                    continue
                 if isinstance(op, type(block)) or op.name != "tensor.select" or \
                         n >= len(conds) or op.operands[0] is not conds[n][0]:
                     good = False
                     break
                 pv, n = op.operands[2], n + 1
             if good and n == len(conds) and _only_chain_uses(info, block, code_seed, s,
-                                                              conds):
+                                                              conds, through):
                 return {kc: ("code",), kp: ("payload",)}
     return {}
 
 
-def _only_chain_uses(info, block, code_seed, pay_seed, conds) -> bool:
-    """The pair is read only by its own selects and ``code == 0`` tests."""
-    allowed = set()
+def _through_inner_loop(info, v, role):
+    """(loop, its init) when ``v`` is the result of an inner ``loop.for`` whose slot is the
+    ``role`` ("code"/"payload") of that loop's own error pair (a check inside the inner
+    loop: the first failure of its trips; the pair passes through it), else None."""
+    op = v.owner
+    if not isinstance(op, Operation) or op.name != "loop.for":
+        return None
+    j = next(k for k, r in enumerate(op.results) if r is v)
+    if error_slots(info, op).get(j) != (role,):
+        return None
+    return op, op.operands[3 + j]
+
+
+def _only_chain_uses(info, block, code_seed, pay_seed, conds, through=()) -> bool:
+    """The pair is read only by its own selects and ``code == 0`` tests (and by the inner
+    loops it passes through, as their initial values)."""
+    allowed = {id(op) for op in through}
     for c, eq in conds:
         allowed.add(id(eq.owner))
         for u in info.uses.get(c, []):
