@@ -49,13 +49,48 @@ def _fold(fe, combine, pred, xs, start):
     return out
 
 
+def _isinf(fe, x):
+    return fe.ufunc(np.isinf, x)
+
+
+def _below(c):
+    return lambda fe, x: fe.ufunc(np.less, x, Const(c))
+
+
+def _beyond_one(fe, x):
+    return fe.ufunc(np.greater, fe.ufunc(np.absolute, x), Const(1.0))
+
+
+def _equal(c):
+    return lambda fe, x: fe.ufunc(np.equal, x, Const(c))
+
+
+# The same rule decided from the argument alone (C99 Annex F: for x not NaN, sin(x) is NaN
+# exactly when x is infinite, sqrt(x) and log(x) exactly when x < 0, asin(x) when |x| > 1,
+# ...; log(x) is -inf exactly at x = 0): the check then does not wait for the result, so the
+# result has one use and fuses into its consumer (arc_distance_loops' seven math calls)
+_NAN_WHEN = {math.sin: _isinf, math.cos: _isinf, math.tan: _isinf, math.sqrt: _below(0.0),
+             math.log: _below(0.0), math.log10: _below(0.0), math.log2: _below(0.0),
+             math.log1p: _below(-1.0), math.asin: _beyond_one, math.acos: _beyond_one,
+             math.acosh: _below(1.0), math.atanh: _beyond_one}
+_INF_WHEN = {math.log: _equal(0.0), math.log10: _equal(0.0), math.log2: _equal(0.0),
+             math.log1p: _equal(-1.0),
+             math.atanh: lambda fe, x: fe.ufunc(np.equal, fe.ufunc(np.absolute, x), Const(1.0))}
+
+
 def _check_errors(fe, mf, r, args):
     """Run-time checks of Python's ValueError/OverflowError for ``r = mf(*args)``."""
-    if mf in _DOMAIN:
+    if mf in _NAN_WHEN and len(args) == 1:
+        fe.check(fe.ufunc(np.logical_not, _NAN_WHEN[mf](fe, args[0])), "ValueError",
+                 _MESSAGE["ValueError"])
+    elif mf in _DOMAIN:
         nan_made = fe.ufunc(np.logical_and, fe.ufunc(np.isnan, r),
                             fe.ufunc(np.logical_not, _fold(fe, np.logical_or, np.isnan, args, False)))
         fe.check(fe.ufunc(np.logical_not, nan_made), "ValueError", _MESSAGE["ValueError"])
-    if mf in _INFINITE:
+    if mf in _INF_WHEN and len(args) == 1:
+        fe.check(fe.ufunc(np.logical_not, _INF_WHEN[mf](fe, args[0])), _INFINITE[mf],
+                 _MESSAGE[_INFINITE[mf]])
+    elif mf in _INFINITE:
         kind = _INFINITE[mf]
         finite_in = _fold(fe, np.logical_and, np.isfinite, args, True)
         inf_made = fe.ufunc(np.logical_and, fe.ufunc(np.isinf, r), finite_in)

@@ -415,3 +415,90 @@ def test_fmod_and_cbrt_as_numpy(dtype, backend):
     x = np.array([-8.0, 27.0, 0.5, -0.0, np.inf, np.nan])
     check(fmod_cbrt, a, b, x, backend=backend)
     check(fmod_cbrt, a[::-2], b[::-2], x[:3].astype(np.float32), backend=backend)
+
+
+def _m_sin(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.sin(A[i])
+
+
+def _m_cos(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.cos(A[i])
+
+
+def _m_tan(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.tan(A[i])
+
+
+def _m_sqrt(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.sqrt(A[i])
+
+
+def _m_log(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.log(A[i])
+
+
+def _m_log2(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.log2(A[i])
+
+
+def _m_log10(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.log10(A[i])
+
+
+def _m_log1p(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.log1p(A[i])
+
+
+def _m_asin(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.asin(A[i])
+
+
+def _m_acos(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.acos(A[i])
+
+
+def _m_acosh(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.acosh(A[i])
+
+
+def _m_atanh(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.atanh(A[i])
+
+
+SPECIAL_MATH = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5,
+                1e-300, -1e-300, 1e300, -1e300]
+
+
+@pytest.mark.parametrize("be", ["native", "xla", "interp"])
+@pytest.mark.parametrize("fn", [_m_sin, _m_cos, _m_tan, _m_sqrt, _m_log, _m_log2, _m_log10,
+                                _m_log1p, _m_asin, _m_acos, _m_acosh, _m_atanh],
+                         ids=lambda f: f.__name__[3:])
+def test_math_domain_and_pole_errors_as_python_on_special_values(fn, be):
+    """The checks are decided from the argument (sin: infinite, sqrt/log: < 0, asin: |x| >
+    1, log: x == 0, ...): each special value raises the error Python raises, or none and
+    NumPy's value; the first failing element is Python's first."""
+    f = solvent.jit(fn, backend=be)
+    for v in SPECIAL_MATH:
+        A = np.array([0.75, v, 0.25])
+        want, got = np.zeros(3), np.zeros(3)
+        try:
+            fn(A, want)
+        except (ValueError, OverflowError) as e:
+            with pytest.raises(type(e), match=str(e)):
+                f(A, got)
+            assert not got.any(), v
+            continue
+        f(A, got)
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0, err_msg=str(v))
