@@ -1,5 +1,6 @@
-"""Shape identities: views and copies that compose or do nothing. All are exact (they move
-elements, never compute with them)."""
+"""Shape identities: views and copies that compose or do nothing, and reads pushed to where
+the elements come from. All are exact (the same elements, or the same elementwise function
+of the same elements)."""
 from __future__ import annotations
 
 from ...ir.registry import get
@@ -110,6 +111,42 @@ def _slice_drops_unit_dims(op, rw):
             return False
     rw.replace_op(op, [rw.one("tensor.reshape", y, shape=list(op.result.type.shape))])
     return True
+
+
+def _element_of_elementwise(op, rw):
+    """f(x, y, ..)[e] -> f(x[e], y[e], ..) for an elementwise f and one element ``e``
+    (every spec item an index): the element computed alone, so ``f``'s array is not kept
+    for that one read (a raised loop's first failing check code, read back at the first
+    failing iteration). Operands of the array's shape are read at ``e``, scalars taken as
+    they are. Only in f's own block: a read inside a loop would compute f again on every
+    trip. A clamped read (``unchecked``) of an array that may be empty gives 0, not
+    f(0): then only when every dim is known and not 0."""
+    f = op.operands[0].owner
+    spec = op.attrs["spec"]
+    if not hasattr(f, "name") or not get(f.name).elementwise or len(f.results) != 1 or \
+            f.regions or any(it[0] not in "ic" for it in spec) or op.result.type.rank != 0:
+        return False
+    if op.parent is not f.parent:
+        return False   # a read inside a loop would compute f again on every trip
+    shape = op.operands[0].type.shape
+    if op.attrs.get("unchecked") and not (all(d is not None for d in shape) and
+                                           all(d > 0 for d in shape)):
+        return False
+    if any(o.type.rank != 0 and o.type.shape != shape for o in f.operands):
+        return False
+    extra = {k: v for k, v in op.attrs.items() if k != "spec"}
+    xs = [o if o.type.rank == 0 else rw.one("tensor.slice", o, *op.operands[1:], spec=spec,
+                                             **extra) for o in f.operands]
+    rw.replace_op(op, [rw.create(f.name, xs, **f.attrs).result])
+    return True
+
+
+def _exp_of_padded(b, x):
+    two = b.one("tensor.broadcast_to", b.constant(0.5, x.type.dtype), shape=[2])
+    y = b.one("tensor.concatenate", x, two, axis=0)
+    z = b.one("tensor.mul", b.one("tensor.exp", y), b.constant(3.0, x.type.dtype))
+    return b.create("tensor.slice", [z, b.constant(1, "i64")],
+                    {"spec": [["i", 0]], "unchecked": True}).result
 
 
 def _concat_rows(b, x):
@@ -300,6 +337,10 @@ SHAPES = [
             sample=unary_chain(lambda b, x: b.one("tensor.slice", b.one(
                 "tensor.reshape", x, shape=[1] + list(x.type.shape)), spec=[["c", 0]] + [
                 ["s", 0, n, 1] for n in x.type.shape]), "i64", rank=2)),
+    Pattern("element-of-elementwise", "tensor.slice", _element_of_elementwise,
+            "f(x, y, ..)[e] -> f(x[e], y[e], ..) for elementwise f and one element e "
+            "(scalar operands as they are; a clamped read only of an array with no empty dim)",
+            sample=unary_chain(_exp_of_padded, "f64", rank=1)),
     Pattern("update-full", "tensor.update_slice", _full_update, "x[:, :, ...] = v -> v",
             sample=unary_chain(lambda b, x: b.create("tensor.update_slice", [x, b.one(
                 "tensor.neg", x)], {"spec": [["s", 0, n, 1] for n in x.type.shape]}).result,
