@@ -86,6 +86,14 @@ def _reads_transposed(user: Operation, t: Operation) -> bool:
         user.operands[0] is t.results[0] and \
         all(o is not t.results[0] for o in user.operands[1:])
 
+def _window(op: Operation):
+    """The elements a static ``tensor.slice`` reads or ``tensor.update_slice`` writes, as
+    a hashable key (the same key: the same elements in the same order), or None."""
+    if len(op.operands) != (1 if op.name == "tensor.slice" else 2):
+        return None
+    return (op.operands[0].type.shape, repr(op.attrs["spec"]))
+
+
 def pointwise_gather(op: Operation) -> bool:
     """``table[k]`` for a 1-D ``table`` and one index array ``k`` proven in range
     (``unchecked``: it never raises), all static: element ``i`` of the result reads element
@@ -308,6 +316,7 @@ class Plan:
         consumers the same way, computed again in each."""
         from .rules_elementwise import ELEMENTWISE
         leaves: dict[Operation, set] = {}
+        windows: dict[Operation, dict] = {}
         cheap: dict[Operation, bool] = {}
         for pos, op in enumerate(block.ops):
             for region in op.regions:
@@ -325,6 +334,9 @@ class Plan:
             # operand of its full shape: ``aligned``) or at other indices (a slice, a
             # broadcast operand: ``shifted``)
             aligned, shifted = set(), set()
+            # shifted buffer -> the windows it is read through (a static slice's spec,
+            # None for any other read at other indices): see ``_fusable_into``
+            win: dict = {}
             for o in op.operands:
                 same = (op.name in ELEMENTWISE or pointwise_gather(op) and
                         o is op.operands[1]) and o.type.shape == r.type.shape
@@ -332,9 +344,17 @@ class Plan:
                     al, sh = leaves[o.owner]
                     (aligned if same else shifted).update(al)
                     shifted |= sh
+                    for b in (sh if same else al | sh):
+                        win.setdefault(b, set()).update(
+                            windows[o.owner].get(b, {None}) if same else {None})
                 elif is_array(o):
-                    (aligned if same else shifted).add(id(self.of[o]))
+                    b = id(self.of[o])
+                    (aligned if same else shifted).add(b)
+                    if not same:
+                        win.setdefault(b, set()).add(
+                            _window(op) if op.name == "tensor.slice" else None)
             leaves[op] = aligned, shifted
+            windows[op] = win
             mine = aligned | shifted
             cheap[op] = op.name in _RECOMPUTED and all(
                 o.owner in cheap and cheap[o.owner] for o in op.operands
@@ -347,7 +367,7 @@ class Plan:
             if not users or len(users) > 1 and not (cheap[op] or
                                                     self._feeds_one(block, users, r)):
                 continue
-            if not all(self._fusable_into(u, r, aligned, shifted, ELEMENTWISE)
+            if not all(self._fusable_into(u, r, aligned, shifted, ELEMENTWISE, win)
                        for _, u in users):
                 continue
             if any(self._writes_into(w, mine) for w in block.ops[pos + 1:users[-1][0]]):
@@ -363,8 +383,13 @@ class Plan:
             id(self.of.get(op.results[0])) in bufs
 
     def _fusable_into(self, user: Operation, r: Value, aligned: set, shifted: set,
-                      elementwise) -> bool:
-        """Whether ``user`` may compute ``r`` element by element where it reads it."""
+                      elementwise, win: dict | None = None) -> bool:
+        """Whether ``user`` may compute ``r`` element by element where it reads it.
+
+        An update written in place may read the buffer it writes only through the window
+        it writes (``ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])``: element ``k`` of the
+        value reads ``ey`` exactly where element ``k`` is then written, and nowhere
+        else), as a static slice of the same spec."""
         if sum(o is r for o in user.operands) != 1:
             return False
         if user.name in elementwise:
@@ -382,6 +407,9 @@ class Plan:
         # an elementwise consumer writing in place writes element k after reading
         # element k: an aligned read of that buffer still sees the old element
         unsafe = shifted if user.name in elementwise else aligned | shifted
+        if user.name == "tensor.update_slice" and win and _window(user) is not None:
+            unsafe = unsafe - {b for b in shifted - aligned
+                               if win.get(b) == {_window(user)}}
         return ok and not (self._writes(user) and id(self.of[user.results[0]]) in unsafe)
 
     def _feeds_one(self, block: Block, users: list, r: Value) -> bool:
