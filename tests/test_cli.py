@@ -18,7 +18,7 @@ def test_explain_prints_every_stage_and_backend(capsys):
         assert f"## after {stage}" in out
     assert "array.write" in out          # array level before functionalization
     # 8 x 8 time steps: the automatic choice is native (backends/choice.py STEP_WORK)
-    assert "loop.for" in out and "## backend: native" in out and "iterations produce" in out
+    assert "loop.for" in out and "## backend: native" in out and "iterations write at most" in out
 
 
 def test_explain_with_explicit_args(capsys, tmp_path):

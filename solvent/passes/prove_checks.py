@@ -7,6 +7,12 @@ known intervals. Comparisons whose outcome is the same over the whole intervals 
 known booleans, and so do ``and``/``or``/``not`` of known booleans. An ``error.check`` whose
 condition is known true is erased: it could never fire.
 
+Integer arrays get one interval holding all their elements (``np.clip(k, 1, 31)``), so a
+check that every element of an index array is in range (``reduce_all`` of comparisons) is
+proven the same way, and a ``tensor.gather`` whose indices are proven in range is marked
+``unchecked`` (it clamps, as every gather does in the IR's semantics, but a backend need not
+test each index).
+
 Inside a ``loop.if``, its condition holds in the then-branch and fails in the else-branch:
 comparisons of an integer with a known interval narrow the other side's interval there
 (``if i < n: a[i]`` proves ``i < n``; ``and``, ``or``, ``not`` and the ``select`` forms of
@@ -24,8 +30,8 @@ _INT_BIN = {
     "tensor.add": lambda a, b: (a[0] + b[0], a[1] + b[1]),
     "tensor.sub": lambda a, b: (a[0] - b[1], a[1] - b[0]),
     "tensor.mul": lambda a, b: (min(p := [x * y for x in a for y in b]), max(p)),
-    "tensor.maximum": lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
-    "tensor.minimum": lambda a, b: (min(a[0], b[0]), min(a[1], b[1])),
+    "tensor.max": lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
+    "tensor.min": lambda a, b: (min(a[0], b[0]), min(a[1], b[1])),
 }
 # comparison -> (always true, always false) over intervals a, b
 _CMP = {
@@ -43,6 +49,8 @@ class _Intervals:
     def __init__(self):
         self.iv: dict = {}     # integer scalar value -> (lo, hi)
         self.known: dict = {}  # i1 scalar value -> bool
+        self.known_all: dict = {}  # i1 array value -> its every element's value
+        self.proved_gathers = 0
         self.removed = 0
 
     def block(self, block: Block) -> None:
@@ -74,7 +82,13 @@ class _Intervals:
             return
         for r in op.regions:
             self.block(r.block)
-        if len(op.results) != 1 or op.result.type.rank != 0:
+        if name == "tensor.gather" and not op.attrs.get("unchecked"):
+            self.gather(op)
+            return
+        if len(op.results) != 1:
+            return
+        if op.result.type.rank != 0:
+            self.array(op)
             return
         out = op.result
         if name == "tensor.constant":
@@ -83,8 +97,8 @@ class _Intervals:
                 self.known[out] = v
             elif isinstance(v, int):
                 self.iv[out] = (v, v)
-        elif name in _INT_BIN and all(i in self.iv for i in ins):
-            lo, hi = _INT_BIN[name](self.iv[ins[0]], self.iv[ins[1]])
+        elif name in _INT_BIN and all(i in self.iv for i in self._bounded(op)):
+            lo, hi = _INT_BIN[name](*self._operand_ivs(op))
             if _fits(out.type.dtype, lo, hi):
                 self.iv[out] = (lo, hi)
         elif name == "tensor.neg" and ins[0] in self.iv:
@@ -100,6 +114,8 @@ class _Intervals:
             true, false = _CMP[name](self.iv[ins[0]], self.iv[ins[1]])
             if true or false:
                 self.known[out] = bool(true)
+        elif name == "tensor.reduce_all" and self.known_all.get(ins[0]):
+            self.known[out] = True
         elif name in ("tensor.and", "tensor.or", "tensor.not"):
             vals = [self.known.get(i) for i in ins]
             if name == "tensor.not":
@@ -114,6 +130,71 @@ class _Intervals:
                 self.known[out] = True
             elif all(v is False for v in vals):
                 self.known[out] = False
+
+    def array(self, op) -> None:
+        """Intervals of integer arrays (one interval holding every element): elementwise
+        integer arithmetic as for scalars, bool converted to an integer (0 or 1), a
+        broadcast, a select (either side's), a sum of known elements (the count of summed
+        elements times each bound). Comparisons of arrays stay unknown, except as the
+        operand of ``reduce_all``/``reduce_any``: true when every element's comparison
+        holds over the intervals (``all(0 <= k)`` for ``k`` in [1, 31])."""
+        name, ins, out = op.name, op.operands, op.result
+        dtype = out.type.dtype
+        if dtype[0] not in "iu" or dtype == "i1":
+            if name in _CMP and all(i in self.iv for i in ins):
+                true, false = _CMP[name](self.iv[ins[0]], self.iv[ins[1]])
+                if true or false:
+                    self.known_all[out] = bool(true)
+            elif name in ("tensor.and", "tensor.bitand") and \
+                    all(self.known_all.get(i) for i in ins):
+                self.known_all[out] = True
+            return
+        iv = None
+        if name in _INT_BIN and all(i in self.iv for i in self._bounded(op)):
+            iv = _INT_BIN[name](*self._operand_ivs(op))
+        elif name == "tensor.convert" and ins[0].type.dtype == "i1":
+            iv = (0, 1)
+        elif name in ("tensor.convert", "tensor.broadcast_to") and ins[0] in self.iv:
+            iv = self.iv[ins[0]]
+        elif name == "tensor.select" and ins[1] in self.iv and ins[2] in self.iv:
+            (a, b), (c, d) = self.iv[ins[1]], self.iv[ins[2]]
+            iv = (min(a, c), max(b, d))
+        elif name == "tensor.reduce_sum" and ins[0] in self.iv:
+            n = 1
+            for ax in op.attrs["axes"]:
+                d = ins[0].type.shape[ax]
+                n = n * d if isinstance(d, int) and n is not None else None
+            if n is not None:
+                lo, hi = self.iv[ins[0]]
+                iv = (min(n * lo, 0), max(n * hi, 0))
+        if iv is not None and _fits(dtype, *iv):
+            self.iv[out] = iv
+
+    @staticmethod
+    def _bounded(op) -> list:
+        """The operands of integer op ``op`` that need a known interval: all of them, but
+        for ``max``/``min`` one known side is enough (max(x, 0) >= 0 whatever x is: the
+        other side is its dtype's whole range)."""
+        if op.name in ("tensor.max", "tensor.min") and op.result.type.dtype[0] in "iu" and \
+                op.result.type.dtype != "i1":
+            return []
+        return list(op.operands)
+
+    def _operand_ivs(self, op) -> list:
+        return [self.iv.get(i) or _type_range(i.type.dtype) for i in op.operands]
+
+    def gather(self, op) -> None:
+        """A gather whose every index lies in [-n, n) for its axis of length n (known
+        intervals) is marked ``unchecked``: it can never raise, so a backend need not test
+        each index (the native backend then computes it inside its consumer's loop)."""
+        x, idx = op.operands[0], op.operands[1:]
+        for ax, i in zip(op.attrs["axes"], idx):
+            n = x.type.shape[ax]
+            iv = self.iv.get(i)
+            if not isinstance(n, int) or iv is None or not (-n <= iv[0] and iv[1] < n):
+                return
+        op.attrs["unchecked"] = True
+        self.proved_gathers += 1
 
     def narrow(self, cond, truth: bool, out: dict, depth: int = 0) -> dict:
         """Intervals of integer scalars where ``cond`` is ``truth`` (added to ``out``)."""

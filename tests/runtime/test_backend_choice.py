@@ -6,6 +6,7 @@ import pytest
 
 import solvent
 from solvent.backends.native import scalar_math
+from solvent.backends.native.bufferize import Plan
 from solvent.backends.native.engine import vector_math
 from solvent.backends.choice import (DOT_SHARE, SMALL_WORK, STEP_WORK, array_work, choose,
                                      dot_work, loop_work, step_work)
@@ -57,26 +58,51 @@ def test_scalar_sweep_counts_as_scalar_loops_and_goes_native_when_native_accepts
 
 def test_small_time_steps_go_native_and_large_stencil_steps_go_to_xla():
     """A loop whose iterations produce few array elements pays more for XLA's While step
-    than for the work (``STEP_WORK``); a large 2-D stencil step is XLA's fused loop."""
+    than for the work (``STEP_WORK``); a large 2-D stencil step whose native temporaries
+    exceed it is XLA's fused loop."""
     fn = _ir(vector_steps, 3, np.ones(16), np.ones(16))
     w, s = loop_work(fn), step_work(fn)
     assert not w.scalar_loops and s.elements == 8 * 14 + 2 * 16 and s.native_friendly
     name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
     assert name == "native" and "XLA While step" in why
-    n = 1200   # 2 * 1198^2 * 4 elements per step: over STEP_WORK
-    fn = _ir(stencil_2d_steps, 2, np.ones((n, n)), np.ones((n, n)))
-    s = step_work(fn)
+    n = 1500   # the blur reads its own neighbours: a temporary and the update, 2 * 1498^2
+    fn = _ir(self_blur_steps, 2, np.ones((n, n)))
+    s = step_work(fn, Plan(fn).fused)
     assert s.elements > STEP_WORK and not s.native_friendly
     name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
     assert name == "xla" and "tensor program" in why
 
 
+def test_only_what_the_native_backend_writes_counts_as_step_work():
+    """A stencil step whose right-hand side the native backend computes inside the
+    update's loop (bufferize.Plan.fused) writes only the updates: 2 * 1198^2 elements a
+    step, not the 8 * 1198^2 its ops produce in all, so it goes native."""
+    n = 1200
+    fn = _ir(stencil_2d_steps, 2, np.ones((n, n)), np.ones((n, n)))
+    assert step_work(fn).elements > STEP_WORK
+    fused = Plan(fn).fused
+    s = step_work(fn, fused)
+    assert s.elements == 2 * n * n and s.native_friendly
+    assert all(op.name in ("tensor.update_slice", "loop.yield", "loop.for")
+               for loop in fn.walk() if loop.name == "loop.for"
+               for op in loop.regions[0].block.ops
+               if op not in fused and op.results and op.results[0].type.rank)
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "write at most" in why
+
+
+def self_blur_steps(T, A):
+    for t in range(T):
+        A[1:-1, 1:-1] = 0.5 * A[1:-1, 1:-1] + 0.125 * (A[:-2, 1:-1] + A[2:, 1:-1]
+                                                       + A[1:-1, :-2] + A[1:-1, 2:])
+
+
 def test_large_1d_time_steps_go_native():
     """A step over 1-D arrays goes native however large (``StepWork.rank``): fused 1-D loops
     natively, where a 2-D step of the same element count goes to XLA."""
-    n = 1_500_000   # 2 * 4 * n elements a step: over STEP_WORK
+    n = 2_500_000   # 2 * n elements written a step (2 * 4 * n produced): over STEP_WORK
     fn = _ir(vector_steps, 2, np.ones(n), np.ones(n))
-    s = step_work(fn)
+    s = step_work(fn, Plan(fn).fused)
     assert s.elements > STEP_WORK and s.rank == 1 and s.native_friendly
     name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
     assert name == "native" and "1-D arrays only" in why

@@ -86,6 +86,25 @@ def _reads_transposed(user: Operation, t: Operation) -> bool:
         user.operands[0] is t.results[0] and \
         all(o is not t.results[0] for o in user.operands[1:])
 
+def _window(op: Operation):
+    """The elements a static ``tensor.slice`` reads or ``tensor.update_slice`` writes, as
+    a hashable key (the same key: the same elements in the same order), or None."""
+    if len(op.operands) != (1 if op.name == "tensor.slice" else 2):
+        return None
+    return (op.operands[0].type.shape, repr(op.attrs["spec"]))
+
+
+def pointwise_gather(op: Operation) -> bool:
+    """``table[k]`` for a 1-D ``table`` and one index array ``k`` proven in range
+    (``unchecked``: it never raises), all static: element ``i`` of the result reads element
+    ``i`` of ``k`` and one element of ``table``, so it fuses like an elementwise op of ``k``
+    (np.interp's and np.histogram's lookups of edges and values)."""
+    return op.name == "tensor.gather" and bool(op.attrs.get("unchecked")) and \
+        len(op.operands) == 2 and op.operands[0].type.rank == 1 and \
+        op.results[0].type.static and op.operands[0].type.static and \
+        op.operands[1].type.shape == op.results[0].type.shape
+
+
 class Plan:
     def __init__(self, fn: Function):
         self.bufs: list[Buf] = []
@@ -290,11 +309,14 @@ class Plan:
         index could precede that read); an elementwise consumer may write in place into a
         buffer the fused computation reads only at the consumer's own index (``select(d <
         p, d, p)`` into ``p``). The consumer must iterate over exactly the fused value's
-        shape (a broadcast would recompute it). A value of ``_RECOMPUTED`` ops only (a
+        shape (a broadcast would recompute it). A ``pointwise_gather`` fuses both ways: it
+        is computed in its consumer's loop, and its index inside it. A value of
+        ``_RECOMPUTED`` ops only (a
         broadcast, a conversion, an iota: no arithmetic) is fused into each of several
         consumers the same way, computed again in each."""
         from .rules_elementwise import ELEMENTWISE
         leaves: dict[Operation, set] = {}
+        windows: dict[Operation, dict] = {}
         cheap: dict[Operation, bool] = {}
         for pos, op in enumerate(block.ops):
             for region in op.regions:
@@ -304,22 +326,35 @@ class Plan:
             if op.name == "tensor.transpose":
                 self._fuse_transpose(block, pos, op)
                 continue
-            if op.name not in ELEMENTWISE and op.name not in ("tensor.slice", "tensor.iota"):
+            if op.name not in ELEMENTWISE and op.name not in ("tensor.slice", "tensor.iota") \
+                    and not pointwise_gather(op):
                 continue
             r = op.results[0]
             # the buffers the fused computation reads: at its own index (an elementwise
             # operand of its full shape: ``aligned``) or at other indices (a slice, a
             # broadcast operand: ``shifted``)
             aligned, shifted = set(), set()
+            # shifted buffer -> the windows it is read through (a static slice's spec,
+            # None for any other read at other indices): see ``_fusable_into``
+            win: dict = {}
             for o in op.operands:
-                same = op.name in ELEMENTWISE and o.type.shape == r.type.shape
+                same = (op.name in ELEMENTWISE or pointwise_gather(op) and
+                        o is op.operands[1]) and o.type.shape == r.type.shape
                 if isinstance(o.owner, Operation) and o.owner in self.fused:
                     al, sh = leaves[o.owner]
                     (aligned if same else shifted).update(al)
                     shifted |= sh
+                    for b in (sh if same else al | sh):
+                        win.setdefault(b, set()).update(
+                            windows[o.owner].get(b, {None}) if same else {None})
                 elif is_array(o):
-                    (aligned if same else shifted).add(id(self.of[o]))
+                    b = id(self.of[o])
+                    (aligned if same else shifted).add(b)
+                    if not same:
+                        win.setdefault(b, set()).add(
+                            _window(op) if op.name == "tensor.slice" else None)
             leaves[op] = aligned, shifted
+            windows[op] = win
             mine = aligned | shifted
             cheap[op] = op.name in _RECOMPUTED and all(
                 o.owner in cheap and cheap[o.owner] for o in op.operands
@@ -332,7 +367,7 @@ class Plan:
             if not users or len(users) > 1 and not (cheap[op] or
                                                     self._feeds_one(block, users, r)):
                 continue
-            if not all(self._fusable_into(u, r, aligned, shifted, ELEMENTWISE)
+            if not all(self._fusable_into(u, r, aligned, shifted, ELEMENTWISE, win)
                        for _, u in users):
                 continue
             if any(self._writes_into(w, mine) for w in block.ops[pos + 1:users[-1][0]]):
@@ -348,8 +383,13 @@ class Plan:
             id(self.of.get(op.results[0])) in bufs
 
     def _fusable_into(self, user: Operation, r: Value, aligned: set, shifted: set,
-                      elementwise) -> bool:
-        """Whether ``user`` may compute ``r`` element by element where it reads it."""
+                      elementwise, win: dict | None = None) -> bool:
+        """Whether ``user`` may compute ``r`` element by element where it reads it.
+
+        An update written in place may read the buffer it writes only through the window
+        it writes (``ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])``: element ``k`` of the
+        value reads ``ey`` exactly where element ``k`` is then written, and nowhere
+        else), as a static slice of the same spec."""
         if sum(o is r for o in user.operands) != 1:
             return False
         if user.name in elementwise:
@@ -360,27 +400,50 @@ class Plan:
             ok = True
         elif user.name == "tensor.dot_general":   # the run-time-length vector dot
             ok = not all(u.type.static for u in user.operands)
+        elif pointwise_gather(user):   # the index, read at the result's own position
+            ok = user.operands[1] is r
         else:
             ok = False
         # an elementwise consumer writing in place writes element k after reading
         # element k: an aligned read of that buffer still sees the old element
         unsafe = shifted if user.name in elementwise else aligned | shifted
+        if user.name == "tensor.update_slice" and win and _window(user) is not None:
+            unsafe = unsafe - {b for b in shifted - aligned
+                               if win.get(b) == {_window(user)}}
         return ok and not (self._writes(user) and id(self.of[user.results[0]]) in unsafe)
 
     def _feeds_one(self, block: Block, users: list, r: Value) -> bool:
-        """Several elementwise users of ``r`` that all end in the last one (``d`` in
-        ``select(d < p, d, p)``): each earlier user is read only by a later one, over
-        ``r``'s shape, so computing ``r`` inside the last user's loop serves them all (the
-        repeated element is one expression for LLVM)."""
+        """Several users of ``r`` whose values all end in one last op, through elementwise
+        steps of ``r``'s shape (and pointwise gathers indexed by them): ``d`` in
+        ``select(d < p, d, p)``, np.interp's bin ``k`` read by ``x[k - 1]``, ``x[k]``,
+        ``f[k - 1]``, ``f[k]``. Computing ``r`` inside the last op's loop serves them all
+        (the repeated element is one expression for LLVM)."""
         from .rules_elementwise import ELEMENTWISE
-        later = {id(u) for _, u in users}
-        for k, u in users[:-1]:
-            if u.name not in ELEMENTWISE or u.results[0].type.shape != r.type.shape:
-                return False
-            nxt = [v for v in block.ops[k + 1:] if _uses(v, u.results[0])]
-            if len(nxt) != 1 or id(nxt[0]) not in later:
-                return False
-        return True
+        derived = {id(r)}   # r and the steps' values computed from it
+        readers = []
+        for u in block.ops[users[0][0]:]:
+            if not any(id(o) in derived for w in u.walk() for o in w.operands):
+                continue
+            readers.append(u)
+            step = len(u.results) == 1 and u.results[0].type.shape == r.type.shape and (
+                u.name in ELEMENTWISE or pointwise_gather(u) and
+                id(u.operands[0]) not in derived)
+            if step:
+                derived.add(id(u.results[0]))
+        steps = [u for u in readers if u.results and id(u.results[0]) in derived]
+        others = [u for u in readers if not (u.results and id(u.results[0]) in derived)]
+        if not others:
+            return True
+        # the values end in the last step (every other reader reads only its result: the
+        # reshape or return of np.interp's answer) or in one last op reading them all
+        if steps:
+            end = steps[-1].results[0]
+            if all(o is end for u in others for w in u.walk() for o in w.operands
+                   if id(o) in derived):
+                return True
+        last = others[0]
+        return len(others) == 1 and last is readers[-1] and (
+            last.name == "tensor.update_slice" or last.name.startswith("tensor.reduce_"))
 
     def _fuse_transpose(self, block: Block, pos: int, op: Operation):
         """A transpose whose only uses are matrix products (or solvers that take a transposed

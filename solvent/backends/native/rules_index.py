@@ -258,7 +258,7 @@ def _gather(op, ctx):
             sub = [0 if n == 1 and bshape[lead + d] != 1 else bidx[lead + d]
                    for d, n in enumerate(v.type.shape)]
             iv = ctx.get(v)
-            raw = iv if k == 0 else ctx.load(iv, sub)
+            raw = iv if k == 0 else ctx.element(iv, sub)   # an index may be fused (Lazy)
             if mode in ("check", "check-only"):
                 src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a])
                 continue
@@ -278,6 +278,9 @@ def _gather(op, ctx):
     unchecked = op.attrs.get("unchecked")   # a speculated read (if-conversion): clamp
     if len(out_shape) == 0:
         return [element([], "clamp" if unchecked else "check")]
+    if op in ctx.plan.fused:   # bufferize.pointwise_gather: read where its consumer reads
+        return [Lazy(lambda idx: element(list(idx), "clamp"), out_shape,
+                     op.results[0].type.dtype)]
     out = ctx.out(op, shape=out_shape)
     if unchecked:
         ctx.loop_nest(out_shape, lambda idx: ctx.store(out, idx, element(list(idx), "clamp")))

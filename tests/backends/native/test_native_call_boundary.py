@@ -175,6 +175,23 @@ def test_temporaries_reused_per_thread_never_leak_into_results_or_other_threads(
         np.testing.assert_allclose(results[k][1], want[1], rtol=1e-12)
 
 
+def test_large_temporaries_are_reused_too_and_results_stay_fresh():
+    """Temporaries of megabytes are reused across calls as well (a fresh large array is
+    fresh zeroed pages on every call); a result never shares memory with them or with an
+    earlier call's result."""
+    f = solvent.jit(smooth_sum, backend="native")
+    rng = np.random.default_rng(4)
+    xs = [rng.standard_normal(1 << 18) for _ in range(3)]
+    exe = f.compile((xs[0], 0.5)).executable
+    assert sum(int(np.prod(s)) * dt.itemsize for _, s, dt in exe._reused) > 1 << 16
+    outs = [f(x, 0.25 * k) for k, x in enumerate(xs)]
+    for k, (x, out) in enumerate(zip(xs, outs)):
+        want = smooth_sum(x, 0.25 * k)
+        np.testing.assert_allclose(out[0], want[0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(out[1], want[1], rtol=1e-12)
+    assert not np.shares_memory(outs[0][0], outs[1][0])
+
+
 def test_the_compiled_entry_is_called_as_a_builtin_function_on_cpython():
     """The entry is called through a built-in function made from machine code
     (engine.python_caller), not a ctypes call; the error path still raises from it."""

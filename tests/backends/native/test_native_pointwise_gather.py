@@ -1,0 +1,113 @@
+"""Lookups proven in range (prove_checks marks such a gather ``unchecked``) fuse natively like
+elementwise ops of their index (bufferize.pointwise_gather), and a value read by several
+steps that all end in one op is computed inside that op's loop: np.interp and np.histogram
+against NumPy on edge inputs (empty, outside the bins, NaN, integer and float32 inputs,
+Fortran order), and the checked lookups they must not swallow."""
+import numpy as np
+import pytest
+
+import solvent
+from solvent.backends.native.bufferize import pointwise_gather
+
+from differential import check
+
+
+def interp(x, xp, fp):
+    return np.interp(x, xp, fp)
+
+
+def histogram(x, nbins):
+    return np.histogram(x, bins=nbins, range=(0.0, 1.0))[0]
+
+
+def histogram_edges(x, nbins):
+    return np.histogram(x, bins=nbins, range=(0.0, 1.0))[1]
+
+
+def equalize(img, nbins):
+    hist, edges = np.histogram(img, bins=nbins, range=(0.0, 1.0))
+    cdf = np.cumsum(hist).astype(np.float64)
+    cdf = cdf / cdf[-1]
+    centers = 0.5 * (edges[:-1] + edges[1:])
+    return np.interp(img.ravel(), centers, cdf).reshape(img.shape)
+
+
+def clipped_lookup(t, k):
+    j = np.clip(k, 1, t.shape[0] - 1)
+    return t[j] - t[j - 1] + t[j] * 2.0
+
+
+def unclipped_lookup(t, k):
+    return t[k] + t[k - 1]
+
+
+def _xs(rng):
+    base = rng.random(37) * 1.4 - 0.2          # below, inside and above the range
+    nan = base.copy()
+    nan[[3, 17]] = np.nan
+    return {
+        "f64": base,
+        "nan": nan,
+        "empty": np.zeros(0),
+        "f32": base.astype(np.float32),
+        "i8": np.array([-3, 0, 1, 2, 5, 0, 1], dtype=np.int8),
+        "i64": np.array([-3, 0, 1, 2, 5, 0, 1], dtype=np.int64),
+        "fortran": np.asfortranarray(rng.random((5, 7))),
+    }
+
+
+@pytest.mark.parametrize("kind", ["f64", "nan", "empty", "f32", "i8", "i64", "fortran"])
+@pytest.mark.parametrize("backend", ["native", "interp"])
+def test_interp_matches_numpy(kind, backend):
+    rng = np.random.default_rng(0)
+    x = _xs(rng)[kind]
+    xp = np.linspace(0.0, 1.0, 9)
+    fp = np.cumsum(rng.random(9))
+    check(interp, x, xp, fp, backend=backend)
+
+
+@pytest.mark.parametrize("kind", ["f64", "nan", "empty", "f32", "i8", "i64", "fortran"])
+@pytest.mark.parametrize("backend", ["native", "interp"])
+def test_histogram_counts_match_numpy(kind, backend):
+    x = _xs(np.random.default_rng(1))[kind]
+    check(histogram, x, 8, backend=backend)
+
+
+@pytest.mark.xfail(strict=True, reason="pre-existing, not the lookups: solvent's np.histogram "
+                   "gives float64 edges for float32 input, NumPy float32 (frontend prelude)")
+def test_histogram_edges_of_float32_input_are_float32():
+    x = _xs(np.random.default_rng(1))["f32"]
+    check(histogram_edges, x, 8, backend="native")
+
+
+@pytest.mark.parametrize("n", [1, 6, 40])
+def test_equalize_matches_numpy_natively(n):
+    img = np.random.default_rng(n).random((n, n + 1)) ** 2
+    check(equalize, img, 16, backend="native")
+    check(equalize, np.asfortranarray(img), 16, backend="native")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64])
+def test_a_clipped_lookup_is_unchecked_and_fused(dtype):
+    t = np.linspace(0.0, 3.0, 11)
+    k = np.array([-4, 0, 3, 10, 12, 7], dtype=dtype)
+    check(clipped_lookup, t, k, backend="native")
+    f = solvent.jit(clipped_lookup, backend="native")
+    c = f.compile((t, k))
+    gathers = [op for op in c.fn.walk() if op.name == "tensor.gather"]
+    assert gathers and all(op.attrs.get("unchecked") for op in gathers)
+    assert all(pointwise_gather(op) for op in gathers)
+    fused = c.executable.plan.fused
+    assert all(op in fused for op in gathers)
+
+
+def test_an_unproven_lookup_stays_checked_and_raises():
+    t = np.linspace(0.0, 3.0, 11)
+    f = solvent.jit(unclipped_lookup, backend="native")
+    k = np.array([1, 5, 10])
+    check(unclipped_lookup, t, k, backend="native")
+    c = f.compile((t, k))
+    assert not any(op.attrs.get("unchecked") for op in c.fn.walk()
+                   if op.name == "tensor.gather")
+    with pytest.raises(IndexError, match="index 11 is out of bounds for axis 0 with size 11"):
+        f(t, np.array([1, 11, 3]))
