@@ -138,7 +138,7 @@ DOT_SHARE = 64
 # below this many multiply-adds and elements in all, a call is dominated by dispatch
 # (XLA's ~15-30 us against the native backend's few us) and any product goes native
 SMALL_WORK = 1 << 16
-BLAS_DTYPES = ("f32", "f64")
+BLAS_DTYPES = ("f32", "f64", "c64", "c128")
 # dtypes whose large matrix-matrix products run faster in XLA:CPU's own dot than in
 # OpenBLAS: float32 (XLA / NumPy / native's SciPy sgemm, ms, alternating in one process on the
 # 2-core host under load: gram_f32 128 / 288 / 331, attention_f32 31 / 317 / 324,

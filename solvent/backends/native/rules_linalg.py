@@ -41,14 +41,15 @@ from llvmlite import ir
 
 from .context import BufRef, Lazy
 from .matvec_pairs import lower_pair
-from .types import I32, I8, I64, const, reg_type
+from .types import I32, I8, I64, const, is_complex, reg_type
 from . import scalar_math
 
 _BLAS: dict | None = None
 
 
 def blas_symbols() -> dict:
-    """{'f64': 'solvent_d', 'f32': 'solvent_s'}: prefixes of the bound gemm/gemv symbols."""
+    """{'f64': 'solvent_d', 'f32': 'solvent_s', 'c128': 'solvent_z', 'c64': 'solvent_c'}:
+    prefixes of the bound gemm/gemv/syrk symbols."""
     global _BLAS
     if _BLAS is None:
         _BLAS = {}
@@ -56,7 +57,7 @@ def blas_symbols() -> dict:
             from scipy.linalg import cython_blas
         except ImportError:  # pragma: no cover - scipy is optional
             return _BLAS
-        for dt, prefix in (("f64", "d"), ("f32", "s")):
+        for dt, prefix in (("f64", "d"), ("f32", "s"), ("c128", "z"), ("c64", "c")):
             for kind in ("gemm", "gemv", "syrk"):
                 bind_symbol(f"solvent_{prefix}{kind}", cython_blas, prefix + kind)
             _BLAS[dt] = f"solvent_{prefix}"
@@ -259,7 +260,9 @@ def _dot(op, ctx):
     A, ta = _arranged(ctx, op, a, lb + lf + lc, lb + lc + lf)
     Bm, tb = _arranged(ctx, op, b, rb + rc + rf, rb + rf + rc)
     sym = blas_symbols().get(dt)
-    if M == 1 and N == 1:
+    if is_complex(dt):
+        _complex_dot(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out)
+    elif M == 1 and N == 1:
         _dots(ctx, dt, B, K, A, Bm, out)
     elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
         _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
@@ -272,6 +275,25 @@ def _dot(op, ctx):
     if scalar_out:
         return [ctx.load(out, [0])]
     return [out]
+
+
+def _complex_dot(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+    """A complex product is always a BLAS call (``accepts`` requires the routines): no inline
+    loop of complex multiply-adds competes with zgemm even on small operands. A vector dot
+    (M = N = 1) is gemv of the K x 1 column ``a`` transposed times ``b`` (zdotu/cdotu would
+    return a complex value, whose calling convention differs between C ABIs); a contraction
+    of length 0 is zeros (gemv returns without writing its result then)."""
+    if K == 0 or M * N * B == 0:
+        ctx.loop_nest((B * M * N,), lambda idx: ctx.store(
+            BufRef(out.ptr, (B * M * N,), dt), idx, const(dt, 0)))
+    elif M == 1 and N == 1:
+        _gemv(ctx, sym + "gemv", dt, B, 1, 1, K, A, False, Bm, False, out)
+    elif M == 1 or N == 1:
+        _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
+    elif B == 1 and A.ptr is Bm.ptr and ta != tb:
+        _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out)
+    else:
+        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
 
 
 def _cells(ctx):
