@@ -27,9 +27,9 @@ it needs every shape at compile time. The native backend compiles loops to machi
   native at any size: the native backend's fused 1-D loops are contiguous vectorized
   streams, as fast as XLA's, without its While step (jacobi_1d at 400000 points, 5.6M
   elements a step: native 8.4 ms, XLA 14.6);
-- a function whose work is dominated by float32/float64 matrix products (``dot_work``: the
-  products' multiply-adds at least ``DOT_SHARE`` times every other op's elements, or so
-  little work in all that dispatch decides, ``SMALL_WORK``) goes
+- a function whose work is dominated by float32/float64/complex matrix products
+  (``dot_work``: the products' multiply-adds at least ``DOT_SHARE`` times every other op's
+  elements, or so little work in all that dispatch decides, ``SMALL_WORK``) goes
   native, where each product is one call of SciPy's BLAS gemm/gemv (the OpenBLAS NumPy
   itself calls, multithreaded, on the caller's buffers in place) and a call costs a few
   microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for float64, and each

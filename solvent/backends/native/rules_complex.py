@@ -16,7 +16,8 @@ as NumPy's do:
   ``nan+infj`` unfused;
 - ``a / b`` is Smith's algorithm with NumPy's branches: ``|br| >= |bi|`` (a zero divisor
   divides each part by ``|br|`` = 0), else the mirrored formula (a nan divisor takes it);
-- ``abs`` is C's ``hypot(re, im)`` (NumPy's ``npy_cabs``), ``==`` compares both parts;
+- ``abs`` is NumPy's vectorized ``larger * sqrt(1 + (smaller/larger)**2)`` (``absolute``),
+  ``==`` compares both parts;
 - ``astype``: a real value is ``(x, 0)``; a complex value to a real dtype keeps the real part
   (NumPy warns), to bool is ``re != 0 or im != 0``.
 
@@ -98,8 +99,31 @@ def conj(ctx, dt, a):
 
 
 def absolute(ctx, dt, a):
-    re, im = _parts(ctx, a)
-    return scalar_math.BINARY["hypot"](ctx, part(dt), re, im)
+    """NumPy's vectorized ``abs`` (``simd_cabsolute``): ``larger * sqrt(1 + r*r)``, ``r`` =
+    smaller / larger part, with hypot's rules for inf and nan (inf wins over nan) and no
+    0/0 or inf/inf; selects and arithmetic only, so LLVM vectorizes it (a libm hypot call
+    per element ran 8x slower than NumPy)."""
+    b = ctx.b
+    p = part(dt)
+    fabs = scalar_math.UNARY["abs"]
+    re, im = fabs(ctx, p, b.extract_value(a, 0)), fabs(ctx, p, b.extract_value(a, 1))
+    inf, nan, zero, one = (const(p, v) for v in (float("inf"), float("nan"), 0.0, 1.0))
+    re_inf, im_inf = b.fcmp_ordered("==", re, inf), b.fcmp_ordered("==", im, inf)
+    im = b.select(re_inf, inf, im)
+    re = b.select(im_inf, inf, re)
+    re_num, im_num = b.fcmp_ordered("==", re, re), b.fcmp_ordered("==", im, im)
+    im = b.select(re_num, im, nan)
+    re = b.select(im_num, re, nan)
+    # max/min of non-nan or both-nan parts: the nan case is carried by either select
+    first = b.fcmp_ordered(">", re, im)
+    larger, smaller = b.select(first, re, im), b.select(first, im, re)
+    divide = b.not_(b.or_(b.fcmp_ordered("==", larger, zero),
+                          b.fcmp_ordered("==", smaller, inf)))
+    ratio = b.select(divide, b.fdiv(smaller, b.select(divide, larger, one)), zero)
+    t = const(p, 0).type
+    fma = scalar_math._declare(ctx, f"llvm.fmuladd.{p}", t, [t, t, t])
+    root = scalar_math.UNARY["sqrt"](ctx, p, b.call(fma, [ratio, ratio, one]))
+    return b.fmul(root, larger)
 
 
 def eq(ctx, dt, a, c):

@@ -1,5 +1,6 @@
 """Lowering rule of ``tensor.dot_general``: BLAS gemm (gemv for a matrix-vector product,
-syrk for a matrix times its own transpose) for float32/float64, a loop nest otherwise.
+syrk for a matrix times its own transpose) for float32/float64 and (``complex_products``)
+complex64/complex128, a loop nest otherwise.
 
 Identity: with the operands viewed as batched matrices ``a[B, M, K]`` (dims lhs_batch,
 lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), the result is
@@ -22,12 +23,12 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   batch. A function dominated by such products goes native (``choice.dot_work``) except
   float32 matrix-matrix products of at least 2^26 multiply-adds, which stay on XLA (its
   threads fare better than OpenBLAS's on a shared host);
-- complex and integer products stay on XLA (the native backend takes no complex values).
-  Measured there at 0.03-0.7x NumPy: XLA:CPU's complex128 matrix-vector products ran at
-  0.05-0.3x (transposed: 0.05x), its 1024^3 matrix product at 0.69x, and every call below
-  about 64^3 pays XLA's ~20-30 us dispatch. A host callback into NumPy's matmul
-  (``jax.pure_callback``) ran at 0.02-0.9x, worse. The fix left: complex buffers in the
-  native backend, then zgemm/zgemv as here;
+- complex products (issue 8) are BLAS calls on the native backend whatever their size
+  (``complex_products.py``: zgemm/cgemm, zgemv/cgemv, zsyrk/csyrk, a conjugated operand as
+  the 'C' flag). XLA:CPU ran them at 0.02-0.7x NumPy (its complex matrix-vector products
+  0.02-0.3x, its 1024^3 product 0.5-0.6x, and every call below about 64^3 pays its ~20-30 us
+  dispatch); natively 0.6-1.1x at 256 and 1024, 0.3-0.8x at 16 (the call's few us).
+  Integer products stay on XLA;
 - below about 64^2 (matrix-vector) or 64^3 (matrix-matrix) any backend is 0.3-0.8x: NumPy's
   call costs 1-2 us, a compiled call 3-5 us natively (argument checks, the cache look-up),
   whatever the product.
@@ -39,6 +40,7 @@ import ctypes
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from .complex_products import complex_dot
 from .context import BufRef, Lazy
 from .matvec_pairs import lower_pair
 from .types import I32, I8, I64, const, is_complex, reg_type
@@ -257,12 +259,14 @@ def _dot(op, ctx):
     res = op.results[0]
     scalar_out = res.type.rank == 0
     out = ctx.scratch(op, (1,), dt) if scalar_out else ctx.out(op)
-    A, ta = _arranged(ctx, op, a, lb + lf + lc, lb + lc + lf)
-    Bm, tb = _arranged(ctx, op, b, rb + rc + rf, rb + rf + rc)
     sym = blas_symbols().get(dt)
+    orders = ((lb + lf + lc, lb + lc + lf), (rb + rc + rf, rb + rf + rc))
     if is_complex(dt):
-        _complex_dot(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out)
-    elif M == 1 and N == 1:
+        complex_dot(ctx, op, sym, dt, B, M, N, K, orders, out)
+        return [ctx.load(out, [0])] if scalar_out else [out]
+    A, ta = _arranged(ctx, op, a, *orders[0])
+    Bm, tb = _arranged(ctx, op, b, *orders[1])
+    if M == 1 and N == 1:
         _dots(ctx, dt, B, K, A, Bm, out)
     elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
         _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
@@ -275,25 +279,6 @@ def _dot(op, ctx):
     if scalar_out:
         return [ctx.load(out, [0])]
     return [out]
-
-
-def _complex_dot(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
-    """A complex product is always a BLAS call (``accepts`` requires the routines): no inline
-    loop of complex multiply-adds competes with zgemm even on small operands. A vector dot
-    (M = N = 1) is gemv of the K x 1 column ``a`` transposed times ``b`` (zdotu/cdotu would
-    return a complex value, whose calling convention differs between C ABIs); a contraction
-    of length 0 is zeros (gemv returns without writing its result then)."""
-    if K == 0 or M * N * B == 0:
-        ctx.loop_nest((B * M * N,), lambda idx: ctx.store(
-            BufRef(out.ptr, (B * M * N,), dt), idx, const(dt, 0)))
-    elif M == 1 and N == 1:
-        _gemv(ctx, sym + "gemv", dt, B, 1, 1, K, A, False, Bm, False, out)
-    elif M == 1 or N == 1:
-        _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
-    elif B == 1 and A.ptr is Bm.ptr and ta != tb:
-        _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out)
-    else:
-        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
 
 
 def _cells(ctx):
@@ -315,13 +300,14 @@ def _declare(ctx, sym, dt, sig):
     return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
 
 
-def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False):
+    """``ca``/``cb``: the transposed operand is conjugated too (BLAS 'C', complex only)."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "cciiippipippi")
     cell = _cells(ctx)
-    opb = cell(I8, ir.Constant(I8, ord("T" if tb else "N")))
-    opa = cell(I8, ir.Constant(I8, ord("T" if ta else "N")))
+    opb = cell(I8, ir.Constant(I8, ord("C" if cb else "T" if tb else "N")))
+    opa = cell(I8, ir.Constant(I8, ord("C" if ca else "T" if ta else "N")))
     m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
     ldb = cell(I32, ir.Constant(I32, max(1, K if tb else N)))
     lda = cell(I32, ir.Constant(I32, max(1, M if ta else K)))
@@ -385,9 +371,10 @@ def _dots(ctx, dt, B, K, A, Bm, out):
     ctx.counted_loop(B, per_batch)
 
 
-def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):
     """A product with one free dim of size 1 is a matrix-vector product: gemv (gemm would
-    pack the whole matrix first)."""
+    pack the whole matrix first). ``conj``: the matrix is conjugated too, where gemv takes
+    it transposed ('C', complex only)."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "ciippipippi")
@@ -399,10 +386,12 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
         mat, vec, stored_t, rows, cols, mat_size = Bm, A, not tb, N, K, N * K
         vec_size = K
     # column-major view: a row-major (rows x cols) matrix is (cols x rows) with ld = cols
+    if stored_t and conj:
+        raise ValueError("native: gemv conjugates only a matrix it reads transposed")
     if stored_t:   # matrix stored as (cols x rows) row-major: column-major (rows x cols)
         trans, m, n, ld = "N", rows, cols, rows
     else:
-        trans, m, n, ld = "T", cols, rows, cols
+        trans, m, n, ld = "C" if conj else "T", cols, rows, cols
     args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
             cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
             cell(I32, ir.Constant(I32, max(1, ld))), None, cell(I32, ir.Constant(I32, 1)),

@@ -92,8 +92,8 @@ def test_unary_special_values_match_numpy(fn, dtype):
         warnings.simplefilter("ignore")
         want = fn(a)
         got = solvent.jit(fn, backend="native")(a)
-    # abs: C's hypot (NumPy's npy_cabs) on both sides, but NumPy's vectorized loop may
-    # round differently in the last place
+    # abs: NumPy's vectorized formula, bit for bit where both fuse its multiply-add (a
+    # host with FMA); NumPy's scalar loop elsewhere calls hypot, within 1 ulp of it
     assert_parts_equal(got, want, ulps=1 if fn is absolute else 0)
 
 
@@ -102,10 +102,12 @@ def to_c128(a): return a.astype(np.complex128)
 def to_f64(a): return a.astype(np.float64)
 def to_f32(a): return a.astype(np.float32)
 def to_bool(a): return a.astype(np.bool_)
+def to_i32(a): return a.astype(np.int32)
+def to_i64(a): return a.astype(np.int64)
 
 
 CONVERSIONS = [(src, fn) for src in (np.complex64, np.complex128) for fn in
-               (to_c64, to_c128, to_f64, to_f32, to_bool)] + \
+               (to_c64, to_c128, to_f64, to_f32, to_bool, to_i32, to_i64)] + \
     [(src, fn) for src in (np.float64, np.float32, np.int64, np.bool_) for fn in (to_c64, to_c128)]
 
 
@@ -255,3 +257,40 @@ def test_automatic_choice_runs_complex_products_natively(fn, sa, sb, dtype):
     jf(A, B)
     c = next(iter(jf._cache.values()))
     assert c.backend == "native", solvent.explain(jf, A, B)
+
+
+def herm_mm(A, B): return A.conj().T @ B
+def herm_mv(A, x): return A.conj().T @ x
+def conj_mv(A, x): return A.conj() @ x          # no 'C' layout: a conjugated copy
+def vec_herm(x, A): return x @ A.conj()          # vector @ conj(matrix): 'C' on gemv
+def mm_conj(A, B): return A @ B.conj()           # gemm of an untransposed conj: a copy
+def vdot(x, y): return np.vdot(x, y)
+def herm_gram(A, B): return A.conj().T @ A       # not syrk: gemm with 'C'
+def conj_twice(A, B): return A.conj() @ B + A.conj().T @ B
+
+
+CONJ_PRODUCTS = [(herm_mm, (9, 7), (9, 5)), (herm_mv, (9, 7), (9,)), (conj_mv, (7, 9), (9,)),
+                 (vec_herm, (7,), (7, 9)), (mm_conj, (6, 7), (7, 5)), (vdot, (13,), (13,)),
+                 (herm_gram, (8, 6), (1,)), (conj_twice, (7, 7), (7, 7))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn, sa, sb", CONJ_PRODUCTS, ids=lambda x: getattr(x, "__name__", str(x)))
+def test_conjugated_products_match_numpy(fn, sa, sb, dtype):
+    A, B = crandn(sa, dtype), crandn(sb, dtype)
+    check(fn, A, B, backend="native")
+    check(fn, np.asfortranarray(A), np.asfortranarray(B), backend="native")
+
+
+@pytest.mark.parametrize("fn", [herm_mm, herm_mv, conj_mv, vec_herm])
+def test_conjugated_matrix_is_never_copied(fn):
+    """A conjugated matrix operand is BLAS's 'C' flag, or for gemv reading it untransposed
+    the conjugated vector and result: no buffer of the matrix's size is allocated but a
+    matrix result."""
+    A = crandn((6, 6), np.complex128)
+    other = crandn((6, 6) if fn is herm_mm else (6,), np.complex128)
+    args = (other, A) if fn is vec_herm else (A, other)
+    c = solvent.jit(fn, backend="native").compile(args)
+    exe = c.executable
+    allocated = [shape for _, shape, _ in exe._new + exe._reused]
+    assert allocated.count((6, 6)) == (1 if fn is herm_mm else 0)
