@@ -39,7 +39,7 @@ def arranged(ctx, op, v, order, alt, conj_when=()):
     transposed), as ``rules_linalg._arranged``; a conjugated operand comes as its source
     buffer with ``conjugate`` set where its ``transposed`` is in ``conj_when``, else as a
     conjugated copy."""
-    from .rules_linalg import _arranged
+    from .rules_linalg import _arranged, copy_in_order
     src = _conjugated(ctx, v)
     if src is None:
         return (*_arranged(ctx, op, v, order, alt), False)
@@ -49,17 +49,9 @@ def arranged(ctx, op, v, order, alt, conj_when=()):
             return src, False, True
         if alt == list(range(rank)) and True in conj_when:
             return src, True, True
-    lazy = ctx.get(v)   # the conjugate, element by element
-    shape = tuple(v.type.shape[d] for d in order)
-    tmp = ctx.scratch(op, shape, v.type.dtype)
-
-    def body(idx):
-        at = [None] * rank
-        for k, d in enumerate(order):
-            at[d] = idx[k]
-        ctx.store(tmp, idx, ctx.element(lazy, at))
-    ctx.loop_nest(shape, body)
-    return tmp, False, False
+    # the conjugate, element by element (a fused value), copied in the layout needed
+    return copy_in_order(ctx, op, ctx.get(v), order, tuple(v.type.shape[d] for d in order),
+                         v.type.dtype), False, False
 
 
 def complex_dot(ctx, op, sym, dt, B, M, N, K, orders, out):

@@ -107,16 +107,22 @@ def _arranged(ctx, op, v, order, alt):
         return ref, False
     if alt == list(range(rank)):
         return ref, True
-    shape = tuple(ref.shape[d] for d in order)
-    tmp = ctx.scratch(op, shape, v.type.dtype)
+    return copy_in_order(ctx, op, ref, order, tuple(ref.shape[d] for d in order),
+                         v.type.dtype), False
+
+
+def copy_in_order(ctx, op, ref, order, shape, dtype):
+    """A scratch buffer of ``shape`` holding array ``ref`` (a buffer or a fused value) with
+    its dims in ``order``."""
+    tmp = ctx.scratch(op, shape, dtype)
 
     def body(idx):
-        src = [None] * rank
+        src = [None] * len(order)
         for k, d in enumerate(order):
             src[d] = idx[k]
-        ctx.store(tmp, idx, ctx.load(ref, src))
+        ctx.store(tmp, idx, ctx.element(ref, src))
     ctx.loop_nest(shape, body)
-    return tmp, False
+    return tmp
 
 
 def _runtime_dot(op, ctx):
