@@ -12,8 +12,8 @@ as NumPy's do:
   NumPy's SIMD loop (``simd_cmul``) computes each part as one fused multiply-add,
   ``fma(ar, br, -(ai*bi))`` and ``fma(ar, bi, ai*br)``, on hosts with FMA (its plain
   formula elsewhere). ``llvm.fmuladd`` is the same choice in LLVM: fused where the target
-  has FMA. It matters beyond rounding: ``(1e300+1e300j)**2`` is ``-inf+infj`` fused and
-  ``nan+infj`` unfused;
+  has FMA. It matters beyond rounding: ``(1e300+1e300j) * (1e300+1e300j)`` is ``-inf+infj``
+  fused and ``nan+infj`` unfused;
 - ``a / b`` is Smith's algorithm with NumPy's branches: ``|br| >= |bi|`` (a zero divisor
   divides each part by ``|br|`` = 0), else the mirrored formula (a nan divisor takes it);
 - ``abs`` is NumPy's vectorized ``larger * sqrt(1 + (smaller/larger)**2)`` (``absolute``),
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ...ir.registry import IRError
 from . import scalar_math
 from .types import const, is_complex, part
 
@@ -189,7 +190,7 @@ def convert(ctx, src: str, dst: str, v):
 
 
 def _unused(ctx, dt, *xs):  # pragma: no cover - refuses() keeps such ops off
-    raise AssertionError("native: a complex op without a rule reached lowering")
+    raise IRError("native: a complex op without a native rule reached lowering")
 
 
 def scalar_rule(name: str, dt: str, real_rule):
