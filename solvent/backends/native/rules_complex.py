@@ -218,10 +218,12 @@ def refuses(op) -> str | None:
         return None
     name = op.name
     short = name.partition(".")[2]
+    # a parallel loop folds its carried scalars with scalar_math's real rules (an array
+    # reduction runs the loop sequentially: rules_parallel._combiners)
     if name == "loop.for" and any(
-            c not in ("shared", "last") and v.type.dtype[0] == "c"
+            c not in ("shared", "last") and v.type.dtype[0] == "c" and v.type.rank == 0
             for c, v in zip(op.attrs.get("combiners") or (), op.operands[3:])):
-        return "a parallel reduction of complex values"
+        return "a parallel reduction of complex scalars"
     if name in MOVES or name == "tensor.convert":
         return None
     if name.startswith("tensor.") and (short in UNARY or short in BINARY):

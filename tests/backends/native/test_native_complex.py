@@ -246,6 +246,11 @@ def test_loop_reduction_of_complex_values_runs_on_xla():
     with pytest.raises(solvent.UnsupportedError, match="reduce_sum"):
         solvent.jit(loop_sum, backend="native")(a)
     check(loop_sum, a, backend=None)
+    # kept a loop, it is a parallel loop folding complex partial sums: refused too
+    unraised = {"raise_loops": {"enabled": False}}
+    with pytest.raises(solvent.UnsupportedError, match="parallel reduction of complex"):
+        solvent.jit(loop_sum, backend="native", passes=unraised)(a)
+    np.testing.assert_allclose(solvent.jit(loop_sum, passes=unraised)(a), loop_sum(a))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
