@@ -121,7 +121,7 @@ def main():
                         try:
                             jf = solvent.jit(fn, backend=None if b == "auto" else b)
                             got = jf(*args)
-                            tol = 1e-3 if np.dtype(dt) == np.float32 else 1e-8
+                            tol = 1e-3 if np.dtype(dt) in (np.float32, np.complex64) else 1e-8
                             if not np.allclose(got, fn(*args), rtol=tol, atol=tol * n):
                                 row.append("MISMATCH")
                                 continue

@@ -33,9 +33,9 @@ it needs every shape at compile time. The native backend compiles loops to machi
   native at any size: the native backend's fused 1-D loops are contiguous vectorized
   streams, as fast as XLA's, without its While step (jacobi_1d at 400000 points, 5.6M
   elements a step: native 8.4 ms, XLA 14.6);
-- a function whose work is dominated by float32/float64 matrix products (``dot_work``: the
-  products' multiply-adds at least ``DOT_SHARE`` times every other op's elements, or so
-  little work in all that dispatch decides, ``SMALL_WORK``) goes
+- a function whose work is dominated by float32/float64/complex matrix products
+  (``dot_work``: the products' multiply-adds at least ``DOT_SHARE`` times every other op's
+  elements, or so little work in all that dispatch decides, ``SMALL_WORK``) goes
   native, where each product is one call of SciPy's BLAS gemm/gemv (the OpenBLAS NumPy
   itself calls, multithreaded, on the caller's buffers in place) and a call costs a few
   microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for float64, and each
@@ -144,7 +144,7 @@ DOT_SHARE = 64
 # below this many multiply-adds and elements in all, a call is dominated by dispatch
 # (XLA's ~15-30 us against the native backend's few us) and any product goes native
 SMALL_WORK = 1 << 16
-BLAS_DTYPES = ("f32", "f64")
+BLAS_DTYPES = ("f32", "f64", "c64", "c128")
 # dtypes whose large matrix-matrix products run faster in XLA:CPU's own dot than in
 # OpenBLAS: float32 (XLA / NumPy / native's SciPy sgemm, ms, alternating in one process on the
 # 2-core host under load: gram_f32 128 / 288 / 331, attention_f32 31 / 317 / 324,

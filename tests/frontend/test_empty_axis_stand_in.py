@@ -161,10 +161,6 @@ def test_empty_axis_index_matches_numpy(fn, args, backend):
         with pytest.raises(solvent.UnsupportedError, match="native backend runs it"):
             solvent.jit(fn, backend=backend)(*copy.deepcopy(args))
         return
-    if backend == "native" and any(getattr(a, "dtype", None) == np.complex64 for a in args):
-        with pytest.raises(solvent.UnsupportedError, match="c64> is not supported"):
-            solvent.jit(fn, backend=backend)(*copy.deepcopy(args))
-        return
     _run(fn, args, backend)
 
 

@@ -257,13 +257,17 @@ def test_product_dominated_code_goes_native_where_blas_runs_it(scalar_libm):
     assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
 
 
-def test_tiny_products_go_native_and_complex_products_never_take_the_blas_rule():
+def test_tiny_products_go_native_and_integer_products_never_take_the_blas_rule():
     fn = _ir(scaled_product, 2.0, np.ones((4, 4)), np.ones((4, 4)))
     d = dot_work(fn)
     assert d.madds + d.elements <= SMALL_WORK and d.dominated
-    z = np.ones((128, 128), complex)
-    d = dot_work(_ir(scaled_product, 2.0, z, z))
+    k = np.ones((128, 128), np.int64)
+    d = dot_work(_ir(scaled_product, 2, k, k))
     assert d.other_products == 1 and d.products == 0 and not d.dominated
+    # complex products are zgemm/cgemm calls natively (rules_linalg._complex_dot)
+    z = np.ones((256, 256), complex)
+    d = dot_work(_ir(scaled_product, 2.0, z, z))
+    assert d.products == 1 and d.other_products == 0 and d.dominated
 
 
 def test_transposed_operands_are_not_counted_as_work():

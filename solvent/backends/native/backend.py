@@ -20,14 +20,14 @@ from ...ir.registry import get, lowerings, register_lowering
 from ...ops.checks import error_text
 from ..base import Backend
 from ...ir.types import TensorType, np_dtype
-from . import (rules_control, rules_dynamic, rules_elementwise, rules_index, rules_io,
-               rules_lapack, rules_linalg, rules_reduce, rules_sort, rules_structural)
+from . import (rules_complex, rules_control, rules_dynamic, rules_elementwise, rules_index,
+               rules_io, rules_lapack, rules_linalg, rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import error_slots
 from . import threads
-from .types import I64, SUPPORTED
+from .types import COMPLEX, I64, SUPPORTED
 
 # The native rules go into the op registry's rule table for "native", like every backend's
 # (one module per op family defines them); the backend reads them back from there.
@@ -81,20 +81,21 @@ class NativeBackend(Backend):
 
     def accepts(self, fn: Function) -> tuple[bool, str]:
         for a in fn.args:
-            if not isinstance(a.type, TensorType) or a.type.dtype not in SUPPORTED:
+            if not isinstance(a.type, TensorType) or a.type.dtype not in SUPPORTED + COMPLEX:
                 return False, f"native: argument of type {a.type} is not supported"
         for op in fn.walk():
             if op.name not in RULES and not get(op.name).terminator:
                 return False, f"native: {op.name}{_where(op)} has no native lowering yet"
             check = getattr(RULES.get(op.name), "check", None)
             why = check(op) if check else None
-            why = why or _runtime_shape_why(op)
+            why = why or _runtime_shape_why(op) or rules_complex.refuses(op)
             if why:
                 return False, f"native: {op.name}{_where(op)}: {why} is not supported yet"
             for v in list(op.operands) + list(op.results):
-                if not isinstance(v.type, TensorType) or v.type.dtype not in SUPPORTED:
+                if not isinstance(v.type, TensorType) or v.type.dtype not in SUPPORTED + COMPLEX:
                     return False, (f"native: {op.name}{_where(op)} works on {v.type}; the "
-                                   "native backend compiles bool, integer, float32 and float64")
+                                   "native backend compiles bool, integer, float32, float64 "
+                                   "and (for products, arithmetic and data movement) complex")
         return True, "native: every op has a native lowering"
 
     def describe(self) -> str:

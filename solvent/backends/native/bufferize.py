@@ -323,7 +323,8 @@ class Plan:
                 self._fuse(region.block)
             if not (op.results and len(op.results) == 1 and is_array(op.results[0])):
                 continue
-            if op.name == "tensor.transpose":
+            if op.name == "tensor.transpose" or (op.name == "tensor.conj"
+                                                 and op.results[0].type.dtype[0] == "c"):
                 self._fuse_transpose(block, pos, op)
                 continue
             if op.name not in ELEMENTWISE and op.name not in ("tensor.slice", "tensor.iota") \
@@ -449,11 +450,14 @@ class Plan:
         """A transpose whose only uses are matrix products (or solvers that take a transposed
         matrix as it is, ``rules_lapack.TAKES_TRANSPOSED``) is not materialized: each user
         reads the source with the permutation composed into its own layout choice (a BLAS
-        or LAPACK transpose flag; X.T @ X and X.T @ y of one X stay a syrk and a gemv)."""
+        or LAPACK transpose flag; X.T @ X and X.T @ y of one X stay a syrk and a gemv).
+        The same for the conjugate of a complex matrix read only by products: BLAS's 'C'
+        flag, or a conjugated copy in the layout the product needs (complex_products.py)."""
         r = op.results[0]
         users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)]
         if not users or not r.type.static or not all(
-                u.name == "tensor.dot_general" or _reads_transposed(u, op) for _, u in users):
+                u.name == "tensor.dot_general" or op.name == "tensor.transpose" and
+                _reads_transposed(u, op) for _, u in users):
             return
         k = users[-1][0]
         src = self.of.get(op.operands[0])

@@ -9,8 +9,9 @@ leaves a buffer.
 """
 from __future__ import annotations
 
-from . import scalar_math
+from . import rules_complex, scalar_math
 from .context import Lazy
+from .types import is_complex
 
 
 def operand_at(ctx, v, idx, shape):
@@ -66,8 +67,13 @@ def elementwise(scalar):
     return rule
 
 
-def _unary(fn):
-    return elementwise(lambda ctx, op, vals: fn(ctx, op.operands[0].type.dtype, *vals))
+def _unary(name, fn):
+    """The rule of elementwise op ``name``: ``fn`` on real operands, rules_complex's on
+    complex ones (and its real/imag of a real value)."""
+    def scalar(ctx, op, vals):
+        dt = op.operands[0].type.dtype
+        return rules_complex.scalar_rule(name, dt, fn)(ctx, dt, *vals)
+    return elementwise(scalar)
 
 
 def _select(ctx, op, vals):
@@ -76,11 +82,15 @@ def _select(ctx, op, vals):
 
 
 def _convert(ctx, op, vals):
-    return scalar_math.convert(ctx, op.operands[0].type.dtype, op.results[0].type.dtype, vals[0])
+    src, dst = op.operands[0].type.dtype, op.results[0].type.dtype
+    if is_complex(src) or is_complex(dst):
+        return rules_complex.convert(ctx, src, dst, vals[0])
+    return scalar_math.convert(ctx, src, dst, vals[0])
 
 
-RULES = {f"tensor.{name}": _unary(fn) for name, fn in scalar_math.UNARY.items()}
-RULES.update({f"tensor.{name}": _unary(fn) for name, fn in scalar_math.BINARY.items()})
+RULES = {f"tensor.{name}": _unary(name, fn)
+         for table in (scalar_math.UNARY, scalar_math.BINARY, rules_complex.REAL_UNARY)
+         for name, fn in table.items()}
 RULES["tensor.select"] = elementwise(_select)
 RULES["tensor.convert"] = elementwise(_convert)
 RULES["tensor.broadcast_to"] = elementwise(lambda ctx, op, vals: vals[0])

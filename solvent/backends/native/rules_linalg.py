@@ -1,5 +1,6 @@
 """Lowering rule of ``tensor.dot_general``: BLAS gemm (gemv for a matrix-vector product,
-syrk for a matrix times its own transpose) for float32/float64, a loop nest otherwise.
+syrk for a matrix times its own transpose) for float32/float64 and (``complex_products``)
+complex64/complex128, a loop nest otherwise.
 
 Identity: with the operands viewed as batched matrices ``a[B, M, K]`` (dims lhs_batch,
 lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), the result is
@@ -22,12 +23,12 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   batch. A function dominated by such products goes native (``choice.dot_work``) except
   float32 matrix-matrix products of at least 2^26 multiply-adds, which stay on XLA (its
   threads fare better than OpenBLAS's on a shared host);
-- complex and integer products stay on XLA (the native backend takes no complex values).
-  Measured there at 0.03-0.7x NumPy: XLA:CPU's complex128 matrix-vector products ran at
-  0.05-0.3x (transposed: 0.05x), its 1024^3 matrix product at 0.69x, and every call below
-  about 64^3 pays XLA's ~20-30 us dispatch. A host callback into NumPy's matmul
-  (``jax.pure_callback``) ran at 0.02-0.9x, worse. The fix left: complex buffers in the
-  native backend, then zgemm/zgemv as here;
+- complex products (issue 8) are BLAS calls on the native backend whatever their size
+  (``complex_products.py``: zgemm/cgemm, zgemv/cgemv, zsyrk/csyrk, a conjugated operand as
+  the 'C' flag). XLA:CPU ran them at 0.02-0.7x NumPy (its complex matrix-vector products
+  0.02-0.3x, its 1024^3 product 0.5-0.6x, and every call below about 64^3 pays its ~20-30 us
+  dispatch); natively 0.6-1.1x at 256 and 1024, 0.3-0.8x at 16 (the call's few us).
+  Integer products stay on XLA;
 - below about 64^2 (matrix-vector) or 64^3 (matrix-matrix) any backend is 0.3-0.8x: NumPy's
   call costs 1-2 us, a compiled call 3-5 us natively (argument checks, the cache look-up),
   whatever the product.
@@ -39,16 +40,18 @@ import ctypes
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from .complex_products import complex_dot
 from .context import BufRef, Lazy
 from .matvec_pairs import lower_pair
-from .types import I32, I8, I64, const, reg_type
+from .types import I32, I8, I64, const, is_complex, reg_type
 from . import scalar_math
 
 _BLAS: dict | None = None
 
 
 def blas_symbols() -> dict:
-    """{'f64': 'solvent_d', 'f32': 'solvent_s'}: prefixes of the bound gemm/gemv symbols."""
+    """{'f64': 'solvent_d', 'f32': 'solvent_s', 'c128': 'solvent_z', 'c64': 'solvent_c'}:
+    prefixes of the bound gemm/gemv/syrk symbols."""
     global _BLAS
     if _BLAS is None:
         _BLAS = {}
@@ -56,7 +59,7 @@ def blas_symbols() -> dict:
             from scipy.linalg import cython_blas
         except ImportError:  # pragma: no cover - scipy is optional
             return _BLAS
-        for dt, prefix in (("f64", "d"), ("f32", "s")):
+        for dt, prefix in (("f64", "d"), ("f32", "s"), ("c128", "z"), ("c64", "c")):
             for kind in ("gemm", "gemv", "syrk"):
                 bind_symbol(f"solvent_{prefix}{kind}", cython_blas, prefix + kind)
             _BLAS[dt] = f"solvent_{prefix}"
@@ -104,16 +107,22 @@ def _arranged(ctx, op, v, order, alt):
         return ref, False
     if alt == list(range(rank)):
         return ref, True
-    shape = tuple(ref.shape[d] for d in order)
-    tmp = ctx.scratch(op, shape, v.type.dtype)
+    return copy_in_order(ctx, op, ref, order, tuple(ref.shape[d] for d in order),
+                         v.type.dtype), False
+
+
+def copy_in_order(ctx, op, ref, order, shape, dtype):
+    """A scratch buffer of ``shape`` holding array ``ref`` (a buffer or a fused value) with
+    its dims in ``order``."""
+    tmp = ctx.scratch(op, shape, dtype)
 
     def body(idx):
-        src = [None] * rank
+        src = [None] * len(order)
         for k, d in enumerate(order):
             src[d] = idx[k]
-        ctx.store(tmp, idx, ctx.load(ref, src))
+        ctx.store(tmp, idx, ctx.element(ref, src))
     ctx.loop_nest(shape, body)
-    return tmp, False
+    return tmp
 
 
 def _runtime_dot(op, ctx):
@@ -256,9 +265,13 @@ def _dot(op, ctx):
     res = op.results[0]
     scalar_out = res.type.rank == 0
     out = ctx.scratch(op, (1,), dt) if scalar_out else ctx.out(op)
-    A, ta = _arranged(ctx, op, a, lb + lf + lc, lb + lc + lf)
-    Bm, tb = _arranged(ctx, op, b, rb + rc + rf, rb + rf + rc)
     sym = blas_symbols().get(dt)
+    orders = ((lb + lf + lc, lb + lc + lf), (rb + rc + rf, rb + rf + rc))
+    if is_complex(dt):
+        complex_dot(ctx, op, sym, dt, B, M, N, K, orders, out)
+        return [ctx.load(out, [0])] if scalar_out else [out]
+    A, ta = _arranged(ctx, op, a, *orders[0])
+    Bm, tb = _arranged(ctx, op, b, *orders[1])
     if M == 1 and N == 1:
         _dots(ctx, dt, B, K, A, Bm, out)
     elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
@@ -293,13 +306,14 @@ def _declare(ctx, sym, dt, sig):
     return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
 
 
-def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False):
+    """``ca``/``cb``: the transposed operand is conjugated too (BLAS 'C', complex only)."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "cciiippipippi")
     cell = _cells(ctx)
-    opb = cell(I8, ir.Constant(I8, ord("T" if tb else "N")))
-    opa = cell(I8, ir.Constant(I8, ord("T" if ta else "N")))
+    opb = cell(I8, ir.Constant(I8, ord("C" if cb else "T" if tb else "N")))
+    opa = cell(I8, ir.Constant(I8, ord("C" if ca else "T" if ta else "N")))
     m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
     ldb = cell(I32, ir.Constant(I32, max(1, K if tb else N)))
     lda = cell(I32, ir.Constant(I32, max(1, M if ta else K)))
@@ -363,9 +377,10 @@ def _dots(ctx, dt, B, K, A, Bm, out):
     ctx.counted_loop(B, per_batch)
 
 
-def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
+def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):
     """A product with one free dim of size 1 is a matrix-vector product: gemv (gemm would
-    pack the whole matrix first)."""
+    pack the whole matrix first). ``conj``: the matrix is conjugated too, where gemv takes
+    it transposed ('C', complex only)."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "ciippipippi")
@@ -377,10 +392,12 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out):
         mat, vec, stored_t, rows, cols, mat_size = Bm, A, not tb, N, K, N * K
         vec_size = K
     # column-major view: a row-major (rows x cols) matrix is (cols x rows) with ld = cols
+    if stored_t and conj:
+        raise ValueError("native: gemv conjugates only a matrix it reads transposed")
     if stored_t:   # matrix stored as (cols x rows) row-major: column-major (rows x cols)
         trans, m, n, ld = "N", rows, cols, rows
     else:
-        trans, m, n, ld = "T", cols, rows, cols
+        trans, m, n, ld = "C" if conj else "T", cols, rows, cols
     args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
             cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
             cell(I32, ir.Constant(I32, max(1, ld))), None, cell(I32, ir.Constant(I32, 1)),
