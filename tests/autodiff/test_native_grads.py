@@ -102,3 +102,23 @@ def test_transposed_product_gradient_is_written_in_place(backend):
     assert not any(op.name == "tensor.transpose" and
                    getattr(op.operands[0].owner, "name", None) == "tensor.dot_general"
                    for op in g.walk())
+
+
+def clipped_poly(x, c):
+    y = ((c * x + 0.2) * x - 0.1) * x
+    return np.sum(np.clip(y, -1.0, 1.0) * x)
+
+
+def test_native_gradient_keeps_large_temporaries_between_calls():
+    """A native gradient keeps its temporaries (adjoints of 64 KiB and more here) between
+    calls (the native backend's ``_REUSE``): a second call on other values must not see
+    the first call's contents, so both equal the interpreter's gradient."""
+    rng = np.random.default_rng(7)
+    gn = solvent.grad(clipped_poly, (0, 1), backend="native")
+    gi = solvent.grad(clipped_poly, (0, 1), backend="interp")
+    xs = [rng.standard_normal((64, 256)) for _ in range(2)]
+    ex = gn.compiled(xs[0], 0.3).executable
+    assert any(np.prod(shape) * dt.itemsize >= 1 << 16 for _, shape, dt in ex._reused)
+    for x in xs + xs[:1]:
+        for a, b in zip(gn(x, 0.3), gi(x, 0.3)):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
