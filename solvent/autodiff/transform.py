@@ -52,6 +52,7 @@ from . import emit as E
 from .checkpoint import Schedule, nbytes, snapshots
 from .forwarding import forwarded_read
 from .prune import drop_dead_carries, prune_tapes
+from .read_caching import state_reads, tape_bytes
 from .rules_complex import COMPLEX_RULES
 
 LOOPS = ("loop.for", "loop.while", "loop.if")
@@ -184,8 +185,14 @@ def varied_values(fn: Function, wrt: list[int]) -> set:
 
 class Transformer:
     def __init__(self, fn: Function, wrt: list[int], checkpoints=None,
-                 while_capacity: int | None = None, live_per_trip: dict | None = None):
+                 while_capacity: int | None = None, live_per_trip: dict | None = None,
+                 cache_reads=frozenset()):
         self.fn = fn
+        # slices of a taped loop's carried arrays whose values each trip records, so that
+        # its reverse step reads them instead of rebuilding the array (``read_caching.py``)
+        self.cache_reads = cache_reads
+        self.step_reads: dict = {}  # slice op a reverse step emitted -> the original slice
+        self.taped_loops: set = set()  # original loop.for ops emitted by emit_taped_for
         # original loop.for -> the bytes a trip of its tape takes once the tapes no reverse
         # step reads are pruned (a taped build measures them); None: the carried values'
         # bytes (every carried value counted as recorded)
@@ -232,6 +239,8 @@ class Transformer:
                 # the value just written, if it is; a speculated read stays unchecked (its
                 # index may be out of bounds where the program did not use it)
                 v = E.slice_(b, src, dyn, op.attrs["spec"], op.attrs)
+                if b.block in self.step_blocks:
+                    self.step_reads[v.owner] = op
             scope[op.results[0]] = v
             return v.owner
         regions = []
@@ -413,6 +422,7 @@ class Transformer:
         final array, trip by trip, at the cost of the slots rather than the array."""
         n = self._trips(op)
         body = op.regions[0].block
+        self.taped_loops.add(op)
         blk, ib, inner, k = self._loop_head(op, scope)
         if n is None:  # a run-time trip count: a tape of the while loops' capacity
             n = self.while_capacity
@@ -434,7 +444,8 @@ class Transformer:
         ``(writes, plan)``, the values to record and, per carried value, how the reverse
         step rebuilds it (``("full", i)`` or ``("undo", [(update op, old slot's write,
         index writes)])``, then ``("cached", [(value, position)])``: the trip's costly
-        products, which the reverse step reads instead of recomputing)."""
+        products and the slices of ``cache_reads``, which the reverse step reads instead of
+        recomputing)."""
         yields = body.terminator.operands
         chains = [_update_chain(body, c, yields[i]) if c.type.rank else None
                   for i, c in enumerate(carried)]
@@ -481,7 +492,8 @@ class Transformer:
             plan.append(("undo", entries))
         cached = []  # (original value, its row's position in writes): read, not recomputed
         for o in body.ops[:-1]:
-            if _costly_product(o) and any(self.active(r) for r in o.results):
+            if o in self.cache_reads or (_costly_product(o) and
+                                         any(self.active(r) for r in o.results)):
                 cached.append((o.results[0], len(writes)))
                 writes.append(inner[o.results[0]])
         plan.append(("cached", cached))
@@ -844,6 +856,7 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
         raise DifferentiationError(f"cannot differentiate through {dynamic}: run-time shapes "
                                    "are not differentiated yet")
     g, t, seeded = _build(fn, wrt, checkpoints, while_capacity)
+    live = None
     if any(sc is not None for sc in t.schedules.values()):
         # cache only what the reverse pass needs: a loop is checkpointed for the tape its
         # reverse steps read (a linear stencil's reads none), measured on a taped build
@@ -851,11 +864,14 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
         live = _live_per_trip(g0, t0)
         g, t, seeded = _build(fn, wrt, checkpoints, while_capacity, live)
         if not any(sc is not None for sc in t.schedules.values()):
-            g, t = g0, t0
+            g, t, live = g0, t0, None
+    reads = state_reads(g, t)
+    if reads:   # tape the slices the reverse steps read instead of the slots (read_caching)
+        g1, t1, _ = _build(fn, wrt, checkpoints, while_capacity, live, reads)
+        if tape_bytes(g1, t1) < tape_bytes(g, t):
+            g, t = g1, t1
     if report is not None:
-        live = set(g.walk())
-        report["tape_bytes"] = sum(nbytes(r.type) for loop, nres in t.taped if loop in live
-                                   for r in loop.results[nres:])
+        report["tape_bytes"] = tape_bytes(g, t)
         report["checkpointed"] = [(sc.n, sc.c, sc.n + sc.advances)
                                   for sc in t.schedules.values() if sc is not None]
         report["tables"] = [arr for _, arr in t.table_values]
@@ -864,10 +880,11 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     return g, seeded
 
 
-def _build(fn: Function, wrt: list[int], checkpoints, while_capacity, live=None):
+def _build(fn: Function, wrt: list[int], checkpoints, while_capacity, live=None,
+           cache_reads=frozenset()):
     """One emission of the reverse-mode program (``vjp_function``), cleaned up:
     ``(g, transformer, seeded)``."""
-    t = Transformer(fn, wrt, checkpoints, while_capacity, live)
+    t = Transformer(fn, wrt, checkpoints, while_capacity, live, cache_reads)
     body = Block()
     t.fn_block = body
     b = Builder(body)
