@@ -31,6 +31,7 @@ from ..passes.cse import cse
 from ..passes.dce import dce
 from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
+from ..passes.sink_updates import SinkUpdates
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
 from ..ir.rewrite import apply_patterns
@@ -95,6 +96,7 @@ class Gradient:
         # and its rule's both read
         apply_patterns(g, [TRANSPOSE_DOT, DOT_OF_TRANSPOSE])
         apply_patterns(g, GRADIENT_ONLY)  # after transpose-dot, which reads outer products
+        g = SinkUpdates().run(g)  # a cotangent zeroed over a block and added back there
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))
