@@ -107,13 +107,14 @@ class NativeBackend(Backend):
                 "reductions folded per chunk in chunk order (float sums and products are "
                 "reassociated)")
 
-    def compile(self, fn: Function) -> "NativeExecutable":
+    def compile(self, fn: Function, recompute: int = 0) -> "NativeExecutable":
+        """``recompute``: see ``bufferize.Plan``."""
         ok, reason = self.accepts(fn)
         if not ok:
             from ...errors import UnsupportedError
             raise UnsupportedError(reason)
         t0 = time.perf_counter()
-        plan = Plan(fn)
+        plan = Plan(fn, recompute)
         module, ctx = lower(fn, plan)
         text = loop_ids(str(module))
         t1 = time.perf_counter()

@@ -105,8 +105,19 @@ def pointwise_gather(op: Operation) -> bool:
         op.operands[1].type.shape == op.results[0].type.shape
 
 
+# elementwise ops of a few cycles that ``Plan(fn, recompute=k)`` computes again in each
+# consumer, as it does ``_RECOMPUTED``, while a value's tree holds at most k of them
+_ARITH = frozenset({"tensor.add", "tensor.sub", "tensor.mul", "tensor.neg", "tensor.max",
+                    "tensor.min", "tensor.select", "tensor.le", "tensor.ge", "tensor.lt",
+                    "tensor.gt", "tensor.abs"})
+
+
 class Plan:
-    def __init__(self, fn: Function):
+    def __init__(self, fn: Function, recompute: int = 0):
+        """``recompute``: the most ``_ARITH`` ops of a value computed again in each of
+        several consumers instead of written out once (0: none; a gradient's adjoints are
+        polynomials of a few inputs read by several sums: ``autodiff.api`` passes 16)."""
+        self.recompute = recompute
         self.bufs: list[Buf] = []
         self.of: dict[Value, Buf] = {}
         self.inplace: set[Operation] = set()          # update_slice ops done in place
@@ -318,6 +329,7 @@ class Plan:
         leaves: dict[Operation, set] = {}
         windows: dict[Operation, dict] = {}
         cheap: dict[Operation, bool] = {}
+        size: dict = {}
         for pos, op in enumerate(block.ops):
             for region in op.regions:
                 self._fuse(region.block)
@@ -360,6 +372,13 @@ class Plan:
             cheap[op] = op.name in _RECOMPUTED and all(
                 o.owner in cheap and cheap[o.owner] for o in op.operands
                 if isinstance(o.owner, Operation) and o.owner in self.fused)
+            if self.recompute and op.name in _ARITH:
+                size[op] = 1 + sum(size.get(o.owner, 0) for o in op.operands
+                                   if isinstance(o.owner, Operation) and o.owner in self.fused)
+                cheap[op] = cheap[op] or (size[op] <= self.recompute and all(
+                    o.owner in cheap and (cheap[o.owner] or o.owner in size)
+                    for o in op.operands
+                    if isinstance(o.owner, Operation) and o.owner in self.fused))
             # tensor.dim reads only the length, which a fused value carries too
             users = [(k, u) for k, u in enumerate(block.ops) if k > pos and _uses(u, r)
                      and u.name != "tensor.dim"]

@@ -1,0 +1,41 @@
+"""``Plan(fn, recompute=k)`` (gradient programs): an elementwise value of at most ``k`` cheap
+ops read by several consumers is computed again inside each instead of written out; the
+interpreter is the oracle. A value with an op outside the cheap set (a division) or a tree
+over the limit is still written out once."""
+import numpy as np
+import pytest
+
+import solvent
+from solvent.backends.interp import run
+from solvent.backends.native.backend import NativeBackend
+
+
+def two_sums(x, y):
+    a = (x * 0.5 + y) * x - 0.25   # 4 cheap ops, read by three consumers
+    return np.sum(a * y), np.sum(a * x), np.maximum(a, 0.0)
+
+
+def two_sums_div(x, y):
+    a = (x * 0.5 + y) / (x * x + 1.0)
+    return np.sum(a * y), np.sum(a * x), np.maximum(a, 0.0)
+
+
+def _shared_value_fused(ir, exe) -> bool:
+    """Whether the value that three ops read is computed inside them (not written out)."""
+    root = next(op for op in ir.walk() if op.results and len(op.results[0].live_uses()) == 3)
+    return root in exe.plan.fused
+
+
+@pytest.mark.parametrize("fn,limit,kept", [
+    (two_sums, 16, False), (two_sums, 3, True), (two_sums, 0, True),
+    (two_sums_div, 16, True),
+], ids=["recomputed", "over_limit", "off", "division"])
+def test_recompute_cheap_values(fn, limit, kept):
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((6, 7)), rng.standard_normal((6, 7))
+    ir = solvent.jit(fn, backend="interp").compile((x, y)).fn
+    exe = NativeBackend().compile(ir, recompute=limit)
+    got, want = exe(x, y), run(ir, [x, y])
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14)
+    assert _shared_value_fused(ir, exe) == (not kept)
