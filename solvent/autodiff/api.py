@@ -26,6 +26,8 @@ from ..backends import get_backend
 from ..errors import NeedStatic, UnsupportedError
 from ..frontend.translator import translate
 from ..ir.types import TensorType, is_float, np_dtype
+from ..ir.parser import parse_function
+from ..ir.printer import print_function
 from ..ir.verifier import verify
 from ..passes.cse import cse
 from ..passes.dce import dce
@@ -109,12 +111,35 @@ class Gradient:
         verify(g, tensor_only=True)
         self.fn = g
         self.backend, _ = choose_backend(g, self.want_backend)
+        self.executable = self._compile(g)
+        self._grads_exe = None   # the program without the primal results (``grads_only``)
+
+    def _compile(self, g):
         be = get_backend(self.backend)
-        self.executable = be.compile(g, recompute=RECOMPUTE) if self.backend == "native" \
+        return be.compile(g, recompute=RECOMPUTE) if self.backend == "native" \
             else be.compile(g)
 
-    def run(self, args, result_cts: dict):
-        """Primal outputs and gradients; ``result_cts``: IR result index -> cotangent."""
+    def grads_program(self):
+        """The gradient program returning only the gradients (then the while loops' trips
+        and the checks' code and payload): what ``vjp_fn`` needs, whose outputs were
+        computed by ``vjp``. Dropping the primal results spares writing them out (and DCE
+        whatever only they read); compiled on first use."""
+        if self._grads_exe is None:
+            g = parse_function(print_function(self.fn))
+            g.errors = list(self.fn.errors)
+            term = g.body.terminator
+            nerr = 2 if self.primal.errors else 0
+            term.operands = list(term.operands)[self.nres - nerr:]
+            g = dce(g)
+            verify(g, tensor_only=True)
+            self.grads_fn = g
+            self._grads_exe = self._compile(g)
+        return self._grads_exe
+
+    def run(self, args, result_cts: dict, grads_only: bool = False):
+        """Primal outputs and gradients; ``result_cts``: IR result index -> cotangent.
+        ``grads_only``: the primal outputs are not computed (only the checks' code and
+        payload come back in their place, when the function has checks)."""
         tr = self.translation
         args = tuple(args) + tr.implicit   # global/closure arrays read, after the arguments
         ir_args = [args[i] for i in tr.arg_map]
@@ -128,7 +153,8 @@ class Gradient:
             if c.shape != t.shape:
                 raise ValueError(f"cotangent of shape {c.shape} for an output of shape {t.shape}")
             cts.append(c if t.shape else c[()])
-        outs = list(self.executable(*ir_args, *cts, *self.report["tables"]))
+        exe = self.grads_program() if grads_only else self.executable
+        outs = list(exe(*ir_args, *cts, *self.report["tables"]))
         nerr = 2 if self.primal.errors else 0     # the checks' code and payload come last
         errs, outs = outs[len(outs) - nerr:], outs[:len(outs) - nerr]
         ntrips = self.report["while_trips"]
@@ -136,8 +162,8 @@ class Gradient:
         if trips and max(trips) > self.capacity and not (errs and errs[0]):
             # a while tape overflowed (and no check failed): grow, repeat
             self._build(1 << (max(trips) - 1).bit_length())
-            return self.run(args, result_cts)
-        nres = self.nres - nerr
+            return self.run(args, result_cts, grads_only)
+        nres = 0 if grads_only else self.nres - nerr
         primal, grads = outs[:nres] + errs, outs[nres:len(outs) - ntrips]
         if self.primal.errors:
             raise_if_failed(self.primal.errors, primal[-2], primal[-1])
@@ -295,7 +321,7 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
             if pos in written:
                 r = written[pos]
                 cts[r] = c if r not in cts else cts[r] + np.asarray(c)
-        _, grads = g.run(args, cts)
+        _, grads = g.run(args, cts, grads_only=True)   # the outputs are known already
         out = []
         for gr, k in zip(grads, nums):
             if k in direct and k not in written:  # returned unchanged: the identity

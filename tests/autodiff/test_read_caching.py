@@ -75,3 +75,4 @@ def test_whole_array_read_keeps_the_undo_tape():
     g = solvent.grad(whole_read, 0, backend="interp")(A.copy(), w)
     fd = fd_grad(lambda a, w: float(whole_read(a.copy(), w)), (A, w), 0)
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
