@@ -1,8 +1,8 @@
 """An accumulation into one slot of an array, ``x[S] = x[S] + d`` (a cotangent added into
 the slots a slice read), is computed inside the in-place write (bufferize.py: the value
-reads the updated array only through the window written): element k of the write reads element k of the slot before
-writing it. NumPy is the oracle; writes whose value also reads the written array at
-other slots (a shifted window) must keep the value in a buffer of its own."""
+reads the updated array only through the window written): element k of the write reads
+element k of the slot before writing it. NumPy is the oracle; writes whose value also reads
+the written array at other slots (a shifted window) must keep a buffer of their own."""
 import numpy as np
 import pytest
 
