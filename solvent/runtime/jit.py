@@ -230,7 +230,7 @@ class JitFunction:
         backend, reason = choose_backend(fn, self.backend)
         if self.backend is None and self.placement is None and \
                 self._pass_options(backend) != self._pass_options(None) and \
-                any("mask" in r for r in fn.raised):
+                any("mask" in r or ", loop" in r or "into loop" in r for r in fn.raised):
             # the chosen backend compiles masked batches differently (its pass_defaults):
             # the program again with its options, on the backend already chosen
             tr = translate(self.pyfn, args, static, self.translator,

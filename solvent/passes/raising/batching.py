@@ -52,6 +52,8 @@ class Batch:
         # iterations the loop really runs; ``bounds`` are its (lb, ub) values
         self.mask: Value | None = None
         self.bounds: tuple | None = None
+        # RaiseLoops.Options.strided_interchange (inner_loop)
+        self.strided_interchange = True
 
     # --- building ------------------------------------------------------------------------
     def emit(self, name: str, operands, loc=None, **attrs) -> Value:
@@ -206,6 +208,8 @@ class Batch:
                 # slower on kmeans_loops, native and XLA)
                 raise Refuse(f"the loop at line {_line(op)} computes arrays in its body "
                              f"({o.name} at line {_line(o)}): it is not interchanged")
+        if not self.strided_interchange:
+            self._refuse_strided(op)
         whole = [v in self.versions for v in op.operands[3:]]
         inits = [a if w else self.stacked(v)
                  for (a, _), v, w in zip(args[3:], op.operands[3:], whole)]
@@ -240,6 +244,29 @@ class Batch:
         self.versions.update(r for r, w in zip(op.results, whole) if w)
         self.what.add("loop")
         return [(r, not w) for r, w in zip(new.results, whole)]
+
+    def _refuse_strided(self, op: Operation) -> None:
+        """Refuse when the inner loop reads ``x[.., i, .., s]``: its variable ``s`` (or
+        ``s`` plus a constant) on the last axis, the batched loop's ``i`` on another."""
+        outer_iv, inner_iv = self.loop.regions[0].block.args[0], op.regions[0].block.args[0]
+
+        def walks(v, iv) -> bool:
+            if v is iv:
+                return True
+            o = v.owner
+            return isinstance(o, Operation) and o.name in ("tensor.add", "tensor.sub") and \
+                o.operands[0] is iv and not self.info.inside(o.operands[1], op)
+
+        for o in op.walk():
+            if o.name != "tensor.slice" or self.info.inside(o.operands[0], op):
+                continue
+            spec, dyn = o.attrs["spec"], o.operands[1:]
+            idx = [dyn[it[1]] if it[0] == "i" else None for it in spec]
+            if len(idx) > 1 and idx[-1] is not None and walks(idx[-1], inner_iv) and \
+                    any(v is not None and walks(v, outer_iv) for v in idx[:-1]):
+                raise Refuse(f"the loop at line {_line(op)} walks the rows of an array the "
+                             f"loop around it picks (line {_line(o)}): interchanged, it would "
+                             "read columns (strided_interchange=False)")
 
 
 def _line(op: Operation):

@@ -84,7 +84,7 @@ def _carried_bound_loop(info: LoopInfo, lb, ub):
 
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,
                max_body_elements: int = 1 << 16, gathers: bool = True,
-               masked_under_carried: bool = True) -> str:
+               masked_under_carried: bool = True, strided_interchange: bool = True) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
@@ -123,6 +123,7 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
         loop.replace_with(list(loop.operands[3:]))
         return "nothing (no trips)"
     b = Batch(info, loop, len(trips), trips.start, step, partial)
+    b.strided_interchange = strided_interchange
     try:
         slots = Slots(b)
         slots.plan()
@@ -139,12 +140,13 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
 
 def raise_loops(fn: Function, max_masked: int = 1 << 16,
                 max_body_elements: int = 1 << 16, gathers: bool = True,
-                masked_under_carried: bool = True, versioned: bool = True) -> int:
+                masked_under_carried: bool = True, versioned: bool = True,
+                strided_interchange: bool = True) -> int:
     """Raise every loop that can be; returns how many were."""
     delinearize(fn)
     refused: dict = {}
     tried: set = set()
-    opts = (max_masked, max_body_elements, gathers, masked_under_carried)
+    opts = (max_masked, max_body_elements, gathers, masked_under_carried, strided_interchange)
     count = 0
     while True:
         info = LoopInfo(fn)
@@ -159,8 +161,7 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
         report = classify_loop(info, loop)
         where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
         try:
-            what = _try_raise(info, loop, report, max_masked, max_body_elements, gathers,
-                              masked_under_carried)
+            what = _try_raise(info, loop, report, *opts)
         except Refuse as e:
             # a loop the analysis finds carried: its dependence is the reason
             refused[loop] = report.reason if report.kind == CARRIED else str(e)
@@ -240,10 +241,15 @@ class RaiseLoops(Pass):
         # (Floyd-Warshall's pivot row and column) stays a loop instead of being batched
         # under a run-time guard with the loop as the fallback (versioning.py)
         versioned: bool = True
+        # False: a sequential inner loop that walks the last (contiguous) axis of an array
+        # the loop around it indexes by row is not interchanged with it: interchanged, each
+        # step would read a column (XLA gains anyway, from no scalar iterations; native code
+        # reads the rows in order faster: NativeBackend.pass_defaults sets it)
+        strided_interchange: bool = True
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
             raise_loops(fn, self.options.max_masked, self.options.max_body_elements,
                         self.options.gathers, self.options.masked_under_carried,
-                        self.options.versioned)
+                        self.options.versioned, self.options.strided_interchange)
         return fn

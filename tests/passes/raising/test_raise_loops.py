@@ -342,3 +342,32 @@ def test_an_inner_loop_without_its_interchange_is_caught(monkeypatch):
     fn, make, _ = RAISED["per_element_time_loop"]
     same, _, after = _validate(fn, make(3, 4))
     assert "loop i: raised" in explain_loops(after) and not same
+
+
+def row_running_max(X, best):
+    for r in range(X.shape[0]):
+        cur = X[r, 0]
+        for j in range(1, X.shape[1]):
+            cur = max(X[r, j], cur + X[r, j])
+        best[r] = cur
+
+
+@pytest.mark.parametrize("strided", [True, False])
+def test_strided_interchange_option(strided):
+    """A recurrence along each row: interchanged, each step reads a column. XLA takes that
+    (no scalar iterations); the native backend's options keep the row loop (its reads in
+    order), and explain says why. Both match NumPy."""
+    X, best = np.random.default_rng(3).standard_normal((5, 7)), np.zeros(5)
+    fn = translate(row_running_max, (X, best), frozenset()).fn
+    for p in pipeline.build_pipeline({"raise_loops": {"strided_interchange": strided}}):
+        fn = p.run(fn)
+        verify(fn, tensor_only=p.tensor_only)
+    text = explain_loops(fn)
+    if strided:
+        assert "loop r: raised" in text and ", loop," in text, text
+    else:
+        assert "would read columns" in text and "loop r: raised" not in text, text
+    from solvent.backends.native import NativeBackend
+    assert NativeBackend.pass_defaults["raise_loops"]["strided_interchange"] is False
+    for backend in ("native", "xla"):
+        _numpy_vs_solvent(row_running_max, (X, best), backend)
