@@ -3,6 +3,7 @@ the elements come from. All are exact (the same elements, or the same elementwis
 of the same elements)."""
 from __future__ import annotations
 
+from ...ir.core import Operation
 from ...ir.registry import get
 from ...ir.rewrite import Pattern, defining
 from ._samples import unary_chain
@@ -123,7 +124,7 @@ def _element_of_elementwise(op, rw):
     f(0): then only when every dim is known and not 0."""
     f = op.operands[0].owner
     spec = op.attrs["spec"]
-    if not hasattr(f, "name") or not get(f.name).elementwise or len(f.results) != 1 or \
+    if not isinstance(f, Operation) or not get(f.name).elementwise or len(f.results) != 1 or \
             f.regions or any(it[0] not in "ic" for it in spec) or op.result.type.rank != 0:
         return False
     if op.parent is not f.parent:

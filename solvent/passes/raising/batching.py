@@ -29,7 +29,7 @@ class Refuse(Exception):
 
 class Batch:
     def __init__(self, info, loop: Operation, n: int, lb: int, step: int,
-                 partial: bool = False):
+                 partial: bool = False, strided_interchange: bool = True):
         self.info = info
         self.partial = partial
         self.loop = loop
@@ -53,7 +53,7 @@ class Batch:
         self.mask: Value | None = None
         self.bounds: tuple | None = None
         # RaiseLoops.Options.strided_interchange (inner_loop)
-        self.strided_interchange = True
+        self.strided_interchange = strided_interchange
 
     # --- building ------------------------------------------------------------------------
     def emit(self, name: str, operands, loc=None, **attrs) -> Value:
@@ -190,10 +190,10 @@ class Batch:
         """A sequential loop inside the body (a time loop per element, written innermost):
         the same loop in front, its body batched (loop interchange: the independent loop
         moves inside, where it becomes tensor ops). Only a body of scalar work is
-        interchanged. It carries the stacked values
-        ``(N, *shape)`` of every iteration, except the arrays the batched loop carries
-        (slots.py checked that its iterations write them independently): those it carries
-        whole, as versions. Its trip count must be the same in every iteration."""
+        interchanged. It carries the stacked values ``(N, *shape)`` of every iteration,
+        except the arrays the batched loop carries (slots.py checked that its iterations
+        write them independently): those it carries whole, as versions. Its trip count
+        must be the same in every iteration."""
         if any(vary for _, vary in args[:3]):
             raise Refuse(f"the trip count of the loop at line {_line(op)} differs between "
                          "iterations")
@@ -246,16 +246,12 @@ class Batch:
         return [(r, not w) for r, w in zip(new.results, whole)]
 
     def _refuse_strided(self, op: Operation) -> None:
-        """Refuse when the inner loop reads ``x[.., i, .., s]``: its variable ``s`` (or
-        ``s`` plus a constant) on the last axis, the batched loop's ``i`` on another."""
+        """Refuse when the inner loop reads ``x[.., i, .., s]``: a subscript affine in its
+        variable ``s`` on the last axis, one in the batched loop's ``i`` on another."""
         outer_iv, inner_iv = self.loop.regions[0].block.args[0], op.regions[0].block.args[0]
 
         def walks(v, iv) -> bool:
-            if v is iv:
-                return True
-            o = v.owner
-            return isinstance(o, Operation) and o.name in ("tensor.add", "tensor.sub") and \
-                o.operands[0] is iv and not self.info.inside(o.operands[1], op)
+            return self.info.affine(v).coef(iv) != 0
 
         for o in op.walk():
             if o.name != "tensor.slice" or self.info.inside(o.operands[0], op):

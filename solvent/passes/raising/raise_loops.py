@@ -122,8 +122,7 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
     if len(trips) == 0:
         loop.replace_with(list(loop.operands[3:]))
         return "nothing (no trips)"
-    b = Batch(info, loop, len(trips), trips.start, step, partial)
-    b.strided_interchange = strided_interchange
+    b = Batch(info, loop, len(trips), trips.start, step, partial, strided_interchange)
     try:
         slots = Slots(b)
         slots.plan()

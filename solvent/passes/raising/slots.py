@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis.accesses import collect
-from ...analysis.dependence import _test_pair
+from ...analysis.dependence import _error_slots as _error_pairs, _test_pair
 from ...analysis.reductions import chain, dead_slot, loop_reduction, reduction_kind
 from ...ir.core import Operation
 from ...ir.types import np_dtype
@@ -390,15 +390,15 @@ def error_slots(info, loop) -> dict:
 
 def _through_inner_loop(info, v, role):
     """(loop, its init) when ``v`` is the result of an inner ``loop.for`` whose slot is the
-    ``role`` ("code"/"payload") of that loop's own error pair (a check inside the inner
-    loop: the first failure of its trips; the pair passes through it), else None."""
+    ``role`` ("code"/"payload") of the error pair threaded through it (a check inside the
+    inner loop: the first failure of its trips; analysis/error_slots.py), else None."""
     op = v.owner
     if not isinstance(op, Operation) or op.name != "loop.for":
         return None
-    j = next(k for k, r in enumerate(op.results) if r is v)
-    if error_slots(info, op).get(j) != (role,):
+    pair = _error_pairs(info).get(op)
+    if pair is None or pair[0 if role == "code" else 1] != v.index:
         return None
-    return op, op.operands[3 + j]
+    return op, op.operands[3 + v.index]
 
 
 def _only_chain_uses(info, block, code_seed, pay_seed, conds, through=()) -> bool:
