@@ -477,9 +477,13 @@ def histogram(a, bins=10, range=None):
         lo, hi = np.min(x), np.max(x)
     else:
         lo, hi = range[0], range[1]
+    edt = np.result_type(lo, hi, x)        # NumPy's bin type: float32 data, float32 edges
+    if edt.kind in "iub":
+        edt = np.result_type(edt, 1.0)
     lo, hi = np.where(lo == hi, lo - 0.5, lo), np.where(lo == hi, hi + 0.5, hi)
-    edges = np.linspace(lo, hi, bins + 1)
+    edges = np.linspace(lo, hi, bins + 1).astype(edt)
     keep = (x >= lo) & (x <= hi)
+    x = x.astype(edt)                      # NumPy compares with the edges in their type
     k = ((x - lo) / (hi - lo) * bins).astype(np.int64)
     k = np.clip(k, 0, bins - 1)
     k = np.where(x < edges[k], k - 1, k)

@@ -73,11 +73,29 @@ def test_histogram_counts_match_numpy(kind, backend):
     check(histogram, x, 8, backend=backend)
 
 
-@pytest.mark.xfail(strict=True, reason="pre-existing, not the lookups: solvent's np.histogram "
-                   "gives float64 edges for float32 input, NumPy float32 (frontend prelude)")
-def test_histogram_edges_of_float32_input_are_float32():
-    x = _xs(np.random.default_rng(1))["f32"]
-    check(histogram_edges, x, 8, backend="native")
+def histogram_auto(x, nbins):
+    return np.histogram(x, bins=nbins)
+
+
+def histogram_int_range(x, nbins):
+    return np.histogram(x, bins=nbins, range=(-2, 4))
+
+
+def histogram_f32_range(x, nbins):
+    return np.histogram(x, bins=nbins, range=(np.float32(0.1), np.float32(0.7)))
+
+
+@pytest.mark.parametrize("fn", [histogram_edges, histogram_auto, histogram_int_range,
+                                histogram_f32_range])
+@pytest.mark.parametrize("kind", ["f64", "f32", "i8", "i64", "fortran", "same"])
+def test_histogram_edges_have_numpys_bin_type(fn, kind):
+    """NumPy's edges take result_type(first_edge, last_edge, a), integers made float64:
+    float32 data with a Python-float range gives float32 edges, an int8 array float64, a
+    float32 range on float64 data float64; counts are compared with those edges."""
+    xs = _xs(np.random.default_rng(1))
+    xs["same"] = np.full(6, 0.25, dtype=np.float32)      # widened by 0.5 each way
+    check(fn, xs[kind], 8, backend="native")
+    check(fn, xs[kind], 5, backend="xla")
 
 
 @pytest.mark.parametrize("n", [1, 6, 40])
