@@ -404,6 +404,11 @@ class ExprMixin:
                     raise ValueError(f"{self.b.loc}: output array has shape {out.shape}; "
                                      f"{getattr(fn, '__name__', fn)} gives {got}")
                 return self.write_out(out, r)
+            bad = _unknown_keywords(handler, kwargs)
+            if bad:   # never dropped silently (NumPy's where=, initial=...): said, with the line
+                raise self.unsupported(f"{getattr(fn, '__name__', fn)}() with keyword "
+                                       f"argument{'s' if len(bad) > 1 else ''} "
+                                       f"{', '.join(bad)}")
             r = handler(self, *args, **kwargs)
             # NumPy's functions return NumPy scalars (strong under NEP 50), never Python ones,
             # except those that return Python values (np.ndim, np.shape, np.allclose...)
@@ -435,6 +440,21 @@ class ExprMixin:
                                    "would differ from NumPy's stream",
                                    "draw the random numbers before the call and pass them in")
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
+
+
+def _unknown_keywords(handler, kwargs) -> list[str]:
+    """The keyword arguments ``handler`` does not take (none when it takes ``**kw``)."""
+    if not kwargs:
+        return []
+    import inspect
+    try:
+        params = inspect.signature(handler).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return []
+    names = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return [k for k in kwargs if k not in names]
 
 
 def _takes_out(handler) -> bool:

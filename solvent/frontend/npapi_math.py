@@ -8,7 +8,8 @@ import string
 import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
-from .npapi_creation import implements, reshape_value, static_dtype
+from ..ops.reductions import reduced_shape
+from .npapi_creation import _transpose as nd_transpose, implements, reshape_value, static_dtype
 from .values import ArrayRef, Const, Tensor, TupleVal, make_seq
 
 
@@ -25,6 +26,8 @@ def _where(fe, cond, x=None, y=None):
 def _clip(fe, a, a_min=None, a_max=None, out=None, **kw):
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
+    if kw:
+        raise fe.unsupported(f"np.clip() with keyword arguments {', '.join(kw)}")
     x = fe.tensor(a)
     parts = [x] + [fe.tensor(v) for v in (a_min, a_max) if v is not None and not (
         isinstance(v, Const) and v.value is None)]
@@ -76,7 +79,31 @@ def _acc_dtype(np_fn, dtype: str) -> str:
         return dtype_name(np_fn(np.ones(1, dtype=np_dtype(dtype))).dtype)
 
 
-def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+_COMBINE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _given(v, default) -> bool:
+    return v is not None and not (isinstance(v, Const) and v.value is default)
+
+
+def _where_mask(fe, where, shape):
+    """``where=``: the mask as bool, broadcast to the operand's shape (NumPy broadcasts the
+    mask to the operand, never the operand to the mask)."""
+    m = fe.truth_array(fe.tensor(where))
+    if m.shape != tuple(shape) and (None in m.shape or None in shape or np.broadcast_shapes(
+            m.shape, tuple(shape)) != tuple(shape)):
+        raise ValueError(f"{fe.b.loc}: could not broadcast where mask from shape {m.shape} "
+                         f"into shape {tuple(shape)}")
+    return fe.broadcast(m, shape)
+
+
+def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None, initial=None,
+           where=None):
+    """np.<kind>(a, axis, dtype, keepdims, initial=, where=) as NumPy computes it: ``where``
+    replaces the masked-out elements by the reduction's identity (by ``initial`` for max/min,
+    which have none: NumPy then requires it); ``initial`` is combined with the reduced value
+    in the accumulation dtype (cast as NumPy casts it) and makes an empty max/min valid."""
     x = fe.tensor(a)
     axes = norm_axes(fe, axis, x.type.rank, ufunc_reduce=True)
     keep = bool(fe.static(keepdims, "keepdims"))
@@ -84,9 +111,29 @@ def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
              "all": np.all}[kind]
     if kind in ("any", "all"):
         x = fe.truth_array(x)
+        acc = "i1"
     else:
         acc = static_dtype(fe, dtype, None) or _acc_dtype(np_fn, x.type.dtype)
         x = fe.convert(x, acc)
+    init = fe.convert(fe.tensor(initial), acc) if _given(initial, None) else None
+    if _given(where, True):
+        if init is None and kind in ("max", "min"):
+            raise ValueError(f"{fe.b.loc}: reduction operation '{kind}imum' does not have an "
+                             "identity, so to use a where mask one has to specify 'initial'")
+        fill = init if init is not None else fe.convert(fe.tensor(Const(_IDENTITY[kind])), acc)
+        x = fe.select(_where_mask(fe, where, x.shape), x, fill)
+    if init is not None and kind in ("max", "min"):
+        if any(x.shape[ax] is None for ax in axes):
+            raise fe.unsupported(f"np.{kind}(..., initial=) over an axis whose length is known "
+                                 "only at run time")
+        if any(x.shape[ax] == 0 for ax in axes):   # NumPy: the initial value, no error
+            shape = reduced_shape(x.shape, axes, keep)
+            return fe.broadcast(init, shape)
+    r = _reduce_op(fe, kind, x, axes, keep)
+    return r if init is None else fe.ufunc(_COMBINE[kind], r, init)
+
+
+def _reduce_op(fe, kind, x, axes, keep):
     # NumPy's words: the ufunc that reduces (np.maximum, np.minimum)
     msg = f"zero-size array to reduction operation {kind}imum which has no identity"
     if kind in ("max", "min") and any(x.shape[ax] == 0 for ax in axes):
@@ -104,11 +151,17 @@ def reduce(fe, kind, a, axis=None, keepdims=Const(False), dtype=None):
     return Tensor(fe.b.one(f"tensor.reduce_{kind}", x.v, axes=axes, keepdims=keep))
 
 
-for _kind, _fns in (("sum", (np.sum,)), ("prod", (np.prod,)), ("max", (np.max, np.amax)),
-                    ("min", (np.min, np.amin)), ("any", (np.any,)), ("all", (np.all,))):
+for _kind, _fns in (("sum", (np.sum,)), ("prod", (np.prod,))):
     implements(*_fns)((lambda k: lambda fe, a, axis=None, dtype=None, out=None,
-                       keepdims=Const(False), **kw: reduce(fe, k, a, axis, keepdims,
-                                                           dtype if k in ("sum", "prod") else None))(_kind))
+                       keepdims=Const(False), initial=None, where=None: reduce(
+                           fe, k, a, axis, keepdims, dtype, initial, where))(_kind))
+for _kind, _fns in (("max", (np.max, np.amax)), ("min", (np.min, np.amin))):
+    implements(*_fns)((lambda k: lambda fe, a, axis=None, out=None, keepdims=Const(False),
+                       initial=None, where=None: reduce(fe, k, a, axis, keepdims,
+                                                        initial=initial, where=where))(_kind))
+for _kind, _fns in (("any", (np.any,)), ("all", (np.all,))):
+    implements(*_fns)((lambda k: lambda fe, a, axis=None, out=None, keepdims=Const(False),
+                       where=None: reduce(fe, k, a, axis, keepdims, where=where))(_kind))
 
 
 def _count(fe, x, axes):
@@ -122,10 +175,15 @@ def _count(fe, x, axes):
 
 
 @implements(np.mean)
-def mean(fe, a, axis=None, dtype=None, out=None, keepdims=Const(False)):
+def mean(fe, a, axis=None, dtype=None, out=None, keepdims=Const(False), where=None):
     x = fe.tensor(a)
     axes = norm_axes(fe, axis, x.type.rank)
     acc = static_dtype(fe, dtype, None) or _acc_dtype(np.mean, x.type.dtype)
+    if _given(where, True):   # NumPy: the masked sum over the count of the mask (float64)
+        m = _where_mask(fe, where, x.shape)
+        s = reduce(fe, "sum", fe.convert(x, acc), Const(tuple(axes)), keepdims, where=m)
+        n = reduce(fe, "sum", fe.convert(m, "i64"), Const(tuple(axes)), keepdims)
+        return fe.convert(fe.ufunc(np.true_divide, s, n), acc)
     s = reduce(fe, "sum", fe.convert(x, acc), Const(tuple(axes)), keepdims)
     return fe.convert(fe.ufunc(np.true_divide, s, _count(fe, x, axes)), acc)
 
@@ -134,7 +192,7 @@ def mean(fe, a, axis=None, dtype=None, out=None, keepdims=Const(False)):
 def var(fe, a, axis=None, dtype=None, out=None, ddof=Const(0), keepdims=Const(False)):
     x = fe.tensor(a)
     axes = norm_axes(fe, axis, x.type.rank)
-    acc = _acc_dtype(np.mean, x.type.dtype)
+    acc = static_dtype(fe, dtype, None) or _acc_dtype(np.mean, x.type.dtype)
     x = fe.convert(x, acc)
     m = mean(fe, x, Const(tuple(axes)), keepdims=Const(True))
     d = fe.ufunc(np.subtract, x, m)
@@ -459,19 +517,24 @@ def _solve(fe, a, b):
 
 
 @implements(np.linalg.inv)
-def _inv(fe, a, **kw):
+def _inv(fe, a):
     a = _float_operand(fe, a)
     return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.inv", a.v)), "Singular matrix")
 
 
 @implements(np.linalg.cholesky)
-def _cholesky(fe, a, **kw):
+def _cholesky(fe, a, upper=Const(False)):
     a = _float_operand(fe, a)
-    return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.cholesky", a.v)),
-                                "Matrix is not positive definite")
+    low = _check_factorization(fe, [a], Tensor(fe.b.one("tensor.cholesky", a.v)),
+                               "Matrix is not positive definite")
+    if not fe.static(upper, "upper"):
+        return low
+    rank = low.type.rank   # NumPy: the conjugate transpose of the lower factor
+    t = fe.tensor(nd_transpose(fe, low, Const(tuple(range(rank - 2)) + (rank - 1, rank - 2))))
+    return fe.ufunc(np.conjugate, t) if t.dtype[0] == "c" else t
 
 
-implements(np.linalg.det)(lambda fe, a, **kw: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v)))
+implements(np.linalg.det)(lambda fe, a: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v)))
 
 
 @implements(np.linalg.norm)
@@ -655,7 +718,19 @@ def _argwhere(fe, a):
 implements(builtins.float)(_py_ctor("f64"))
 implements(builtins.int)(_py_ctor("i64"))
 implements(builtins.bool)(_py_ctor("i1"))
-implements(builtins.complex)(_py_ctor("c128"))
+
+
+@implements(builtins.complex)
+def _complex(fe, real=Const(0), imag=None):
+    """complex(x) and complex(re, im) of numbers (``re + im * 1j``, so an infinite or NaN
+    ``im`` also makes the real part NaN, where Python keeps ``re``: the IR has no op that
+    builds a complex number from its parts)."""
+    one = _py_ctor("c128")
+    if imag is None:
+        return one(fe, real)
+    if isinstance(real, Const) and isinstance(imag, Const):
+        return Const(complex(real.value, imag.value))
+    return fe.ufunc(np.add, one(fe, real), fe.ufunc(np.multiply, one(fe, imag), Const(1j)))
 
 
 @implements(builtins.len)
@@ -815,9 +890,30 @@ UFUNC_ACCUMULATE = (np.add, np.multiply, np.maximum, np.minimum)
 UFUNC_AT = (np.add,)
 
 
+def _reduce_params(array, axis=Const(0), dtype=None, out=None, keepdims=Const(False),
+                   initial=None, where=None):
+    return array, axis, dtype, out, keepdims, initial, where
+
+
+def _accumulate_params(array, axis=Const(0), dtype=None, out=None):
+    return array, axis, dtype, out
+
+
+def _bind(fe, params, name, args, kwargs):
+    """``args`` and ``kwargs`` bound as NumPy's ufunc method binds them (positional axis
+    included): an argument NumPy does not take is NumPy's TypeError, with the line."""
+    try:
+        return params(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{fe.b.loc}: {name}: {e}") from None
+
+
 def _ufunc_method(fe, fn, args, kwargs):
-    """np.add.outer / np.multiply.outer / np.add.reduce / np.add.at ..."""
+    """np.add.outer / np.add.reduce / np.maximum.accumulate / np.add.at ..."""
     uf, name = fn.__self__, fn.__name__
+    what = f"numpy.{uf.__name__}.{name}"
+    if name in ("outer", "at") and kwargs:
+        raise fe.unsupported(f"keyword arguments to {what}: {', '.join(kwargs)}")
     if name == "outer":
         a = fe.tensor(args[0])
         b = fe.tensor(args[1])
@@ -826,25 +922,33 @@ def _ufunc_method(fe, fn, args, kwargs):
         b = fe.tensor(reshape_value(fe, b, Const((1,) * ra + b.shape)))
         return fe.ufunc(uf, a, b)
     if name == "reduce" and uf in UFUNC_REDUCE:
-        return reduce(fe, UFUNC_REDUCE[uf], args[0], kwargs.get("axis", Const(0)),
-                      kwargs.get("keepdims", Const(False)))
+        array, axis, dtype, out, keepdims, initial, where = _bind(
+            fe, _reduce_params, what, args, kwargs)
+        if _given(out, None):
+            raise fe.unsupported(f"{what}(..., out=)", "assign the result instead")
+        kind = UFUNC_REDUCE[uf]
+        return reduce(fe, kind, array, axis, keepdims, dtype if kind in ("sum", "prod") else
+                      None, initial, where)
+    if name == "accumulate" and (uf in (np.maximum, np.minimum) or uf in UFUNC_ACCUMULATE):
+        array, axis, dtype, out = _bind(fe, _accumulate_params, what, args, kwargs)
+        if _given(out, None) or _given(dtype, None):
+            raise fe.unsupported(f"{what}(..., {'out' if _given(out, None) else 'dtype'}=)")
     if name == "accumulate" and uf in (np.maximum, np.minimum):
-        x = fe.tensor(args[0])
+        x = fe.tensor(array)
         if x.type.rank == 0:
             raise TypeError(f"{fe.b.loc}: cannot accumulate on a scalar")
         if x.dtype[0] == "c":
             raise fe.unsupported(f"np.{uf.__name__}.accumulate of complex values (NumPy's "
                                  "lexicographic order)", "accumulate the real part, or loop")
-        ax = norm_axes(fe, kwargs.get("axis", Const(0)), x.type.rank)[0]
+        ax = norm_axes(fe, axis, x.type.rank)[0]
         kind = "cummax" if uf is np.maximum else "cummin"
         return Tensor(fe.b.one(f"tensor.{kind}", x.v, axis=ax))
     if name == "accumulate" and uf in UFUNC_ACCUMULATE:
         return _scan("cumsum" if uf is np.add else "cumprod",
-                     np.cumsum if uf is np.add else np.cumprod)(fe, args[0],
-                                                                kwargs.get("axis", Const(0)))
+                     np.cumsum if uf is np.add else np.cumprod)(fe, array, axis)
     if name == "at" and uf in UFUNC_AT:
         return fe.add_at(*args)
-    raise fe.unsupported(f"numpy.{uf.__name__}.{name} is not supported")
+    raise fe.unsupported(f"{what} is not supported")
 
 
 def is_ufunc_method(fn) -> bool:
