@@ -140,8 +140,21 @@ def _linspace(fe, start, stop, num=Const(50), endpoint=Const(True), retstep=Cons
     calc = dtype_name(np.result_type(fe.probe(s), fe.probe(e), 0.0))
     dt = static_dtype(fe, dtype, calc)
     s, e = fe.convert(s, calc), fe.convert(e, calc)
-    r = Tensor(fe.b.one("tensor.linspace", s.v, e.v, num=n,
-                        endpoint=bool(fe.static(endpoint, "endpoint")), dtype=calc))
+    ends = bool(fe.static(endpoint, "endpoint"))
+    if s.type.rank or e.type.rank:   # one row of samples per pair of endpoints
+        from .npapi_prelude import linspace_arrays
+        ax = fe.static_int(axis, "axis")
+        rank = len(np.broadcast_shapes(s.shape, e.shape)) + 1
+        if not -rank <= ax < rank:
+            raise ValueError(f"{fe.b.loc}: axis {ax} is out of bounds for array of "
+                             f"dimension {rank}")
+        r = fe.tensor(fe.inline_call(linspace_arrays, [s, e, Const(n), Const(ends),
+                                                       Const(ax % rank)], {}, None,
+                                     keep_loc=True))
+    else:
+        r = Tensor(fe.b.one("tensor.linspace", s.v, e.v, num=n, endpoint=ends, dtype=calc))
+    if np.dtype(np_dtype(dt)).kind in "iu":   # NumPy floors before the cast to integers
+        r = fe.ufunc(np.floor, r)
     return fe.convert(r, dt)
 
 
@@ -158,6 +171,14 @@ def _eye(fe, N, M=None, k=Const(0), dtype=None, order=None):
 
 @implements(np.copy, np.array, np.ascontiguousarray)
 def _copy(fe, a, dtype=None, copy=None, order=None):
+    if copy is not None and fe.static(copy, "copy") in (False, None):
+        # np.array(x, copy=False / None): x itself when no copy is needed (writes through
+        # the result reach x); copy=False where one is needed is NumPy's ValueError
+        if fe.static(copy, "copy") is False and (isinstance(a, (Const, TupleVal)) or (
+                dtype is not None and static_dtype(fe, dtype) != fe.tensor_type(a).dtype)):
+            raise ValueError(f"{fe.b.loc}: Unable to avoid copy while creating an array as "
+                             "requested.")
+        return _asarray(fe, a, dtype)
     t = fe.tensor(a)
     if dtype is not None:
         t = fe.convert(t, static_dtype(fe, dtype))
@@ -631,6 +652,21 @@ def _tile(fe, a, reps):
 @implements(np.roll)
 def _roll(fe, a, shift, axis=None):
     t = fe.tensor(a)
+    shifts = fe.static(shift, "np.roll shift")
+    if isinstance(shifts, (tuple, list)) or (axis is not None and isinstance(
+            fe.static(axis, "axis"), (tuple, list))):
+        # NumPy broadcasts shift against axis and rolls along each, shifts of one axis adding
+        axes = (0,) if axis is None else fe.static(axis, "axis")
+        pairs = np.broadcast(np.asarray(shifts, dtype=np.int64), np.asarray(axes, np.int64))
+        total: dict = {}
+        rank = max(t.type.rank, 1)
+        for s, ax in pairs:
+            total[int(ax) % rank] = total.get(int(ax) % rank, 0) + int(s)
+        if axis is None:
+            return _roll(fe, t, Const(sum(total.values())), None)
+        for ax, s in total.items():
+            t = fe.tensor(_roll(fe, t, Const(s), Const(ax)))
+        return t
     s = fe.static_int(shift, "np.roll shift")
     if axis is None:
         flat = fe.tensor(reshape_value(fe, t, Const((-1,))))

@@ -421,11 +421,24 @@ def searchsorted(a, v, side="left"):
 
 
 @prelude(np.take)
-def take(a, indices, axis=None):
+def take(a, indices, axis=None, mode="raise"):
+    """``mode``: 'raise' (an index out of range is an IndexError), 'wrap' (taken modulo the
+    length), 'clip' (clipped into range: negative indices become 0, as NumPy does)."""
     if axis is None:
-        return np.ravel(a)[indices]
+        a = np.ravel(a)
+        axis = 0
+    n = np.shape(a)[axis]
+    if mode == "wrap":
+        indices = np.mod(indices, n)
+    elif mode == "clip":
+        indices = np.clip(indices, 0, n - 1)
     return np.moveaxis(np.moveaxis(a, axis, 0)[indices], 0, axis) if np.ndim(indices) \
         else np.moveaxis(a, axis, 0)[indices]
+
+
+@prelude(np.ptp)
+def ptp(a, axis=None, keepdims=False):
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
 
 
 def put(a, ind, v, mode="raise"):
@@ -492,6 +505,26 @@ def histogram(a, bins=10, range=None):
     counts = np.zeros(bins + 1, dtype=np.int64)
     np.add.at(counts, k, 1)
     return counts[:bins], edges
+
+
+def linspace_arrays(start, stop, num, endpoint, axis):
+    """np.linspace with array endpoints (already in the float dtype NumPy computes in), step
+    for step as NumPy does: a new leading axis of ``num`` samples, moved to ``axis``; where a
+    step is zero (denormal ranges) the samples are y / div * delta instead of y * step."""
+    div = num - 1 if endpoint else num
+    delta = stop - start
+    y = np.arange(num).astype(delta.dtype).reshape((num,) + (1,) * delta.ndim)
+    if div > 0:
+        step = delta / div
+        y = np.where(np.any(step == 0), y / div * delta, y * step)
+    else:
+        y = y * delta
+    y = y + start
+    if endpoint and num > 1:
+        y[-1] = stop
+    if axis != 0:
+        y = np.moveaxis(y, 0, axis)
+    return y
 
 
 def bincount(x, weights, length):

@@ -1,0 +1,107 @@
+"""NumPy keywords and forms that solvent used to drop, mishandle or refuse:
+``np.linspace`` with array endpoints (an internal error before) and its ``axis``; an integer
+``dtype`` floors before the cast as NumPy does (truncation gave -0.5 -> 0, NumPy -1);
+``np.array(x, copy=False / None)`` is ``x`` itself, so writes through it reach ``x`` (a copy
+before: the write was lost); ``np.var``/``np.std`` honour ``dtype``. Differential against
+NumPy on every backend. Also np.take(mode=clip|wrap), np.ptp, np.roll with tuples of shifts
+and axes (refused before)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvent
+
+from differential import check
+
+BACKENDS = ["native", "xla", "interp"]
+
+
+def linspace_rows(a, b):
+    return np.linspace(a, b, 5), np.linspace(a, b, 4, axis=1), np.linspace(a, 2.0, 1)
+
+
+def linspace_last_axis(a, b):
+    return np.linspace(a, b, 3, endpoint=False, axis=-1), np.linspace(a, b, 0)
+
+
+def linspace_integer(stop):
+    return np.linspace(-1, 0, 3, dtype=int), np.linspace(-3.5, stop, 6, dtype=np.int8)
+
+
+def write_through_no_copy(x):
+    y = np.array(x, copy=False)
+    y[0] = 5.0
+    z = np.array(x[1:], copy=None)
+    z[0] = 7.0
+    return x
+
+
+def no_copy_of_a_temporary(x):
+    return np.array(x + 1, copy=False)
+
+
+def copy_false_needs_a_copy(x):
+    return np.array(x, dtype=np.float32, copy=False)
+
+
+def var_std_dtype(x):
+    return np.var(x, dtype=np.float32), np.std(x, axis=0, dtype=np.float32, ddof=1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_linspace_with_array_endpoints(backend):
+    rng = np.random.default_rng(0)
+    check(linspace_rows, rng.random(3), rng.random(3) + 1, backend=backend)
+    check(linspace_rows, rng.random((2, 3)), rng.random(3) + 1, backend=backend)
+    check(linspace_last_axis, rng.random(3), rng.random(3).astype(np.float32),
+          backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_linspace_to_integers_floors(backend):
+    check(linspace_integer, 2.5, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_array_without_copy_is_the_argument(backend):
+    rng = np.random.default_rng(1)
+    check(write_through_no_copy, rng.random(4), backend=backend)
+    check(write_through_no_copy, np.asfortranarray(rng.random((3, 2))), backend=backend)
+    check(no_copy_of_a_temporary, rng.random(4), backend=backend)
+
+
+def test_copy_false_where_a_copy_is_needed_is_numpys_error():
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        copy_false_needs_a_copy(np.ones(3))
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        solvent.jit(copy_false_needs_a_copy)(np.ones(3))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_var_and_std_take_dtype(backend):
+    check(var_std_dtype, np.random.default_rng(2).random((4, 3)), backend=backend)
+
+
+def take_modes(x, idx):
+    return (np.take(x, idx, axis=0, mode="clip"), np.take(x, idx, mode="wrap"),
+            np.take(x, idx[0], axis=1, mode="wrap"), np.take(x, idx, axis=-1, mode="clip"))
+
+
+def ptp_forms(x):
+    return np.ptp(x), np.ptp(x, axis=0), np.ptp(x, axis=1, keepdims=True)
+
+
+def roll_tuples(x):
+    return (np.roll(x, (1, 2), axis=(0, 1)), np.roll(x, (1, -3), axis=(1, 1)),
+            np.roll(x, 2, axis=(0, 1)), np.roll(x, (1, 1)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
+def test_take_modes_ptp_and_tuple_rolls(backend, dtype):
+    x = (np.random.default_rng(3).random((4, 5)) * 50).astype(dtype)
+    check(take_modes, x, np.array([0, 7, -9, -1, 3]), backend=backend)
+    check(ptp_forms, x, backend=backend)
+    check(roll_tuples, x, backend=backend)
+    check(roll_tuples, np.asfortranarray(x), backend=backend)
