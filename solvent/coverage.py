@@ -110,8 +110,9 @@ SYNTAX = {
     "stmt_Pass": "`pass`",
     "stmt_If": "`if`/`elif`/`else`; a name assigned on one path only must be dead after "
                "it (read-before-write liveness)",
-    "stmt_For": "`for` over `range`, over arrays (rows are views), `enumerate`, `zip`, "
-                "`zip(*S)` (`zip(*np.nonzero(m))`), "
+    "stmt_For": "`for` over `range`, `reversed(range(...))` with a literal step (a "
+                "counting-down range), over arrays (rows are views) and `reversed(x)`, "
+                "`enumerate`, `zip`, `zip(*S)` (`zip(*np.nonzero(m))`), "
                 "tuples (unrolled); `for`-`else` is refused",
     "stmt_While": "`while` (`while`-`else` is refused)",
     "stmt_Break": "`break` (the rest of the iteration runs under a flag)",
@@ -138,8 +139,9 @@ SYNTAX = {
                       "known at compile time) as arguments of `print`, which prints in program "
                       "order on every backend",
     "expr_List": "list literals (as tuples / array arguments)",
-    "expr_ListComp": "list comprehensions with one `for` over a range, tuple, list, array, "
-                     "`enumerate` or `zip` of known length (unrolled, at most 256 items; "
+    "expr_ListComp": "list comprehensions with `for` clauses over ranges, tuples, lists, "
+                     "arrays, `enumerate` or `zip` of known length, nested as Python nests "
+                     "them (unrolled, at most 256 items; "
                      "`if` clauses known at compile time)",
     "expr_GeneratorExp": "generator expressions as list comprehensions, for `sum`, `max`, "
                          "`min`, `any`, `all`, `tuple`, `list`, `np.array`",

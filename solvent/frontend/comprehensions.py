@@ -11,7 +11,8 @@ expression the items for ``sum``, ``max``, ``min``, ``any``, ``all``, ``tuple``,
 has no use for: it builds the array of the items).
 
 Identity: Python evaluates ``X`` once, then the element expression for ``X[0]``, ``X[1]``,
-... in order, which is the unrolled sequence. ``if`` clauses must be compile-time values
+... in order, which is the unrolled sequence; several ``for`` clauses nest in their order,
+a later clause's iterable evaluated again for each item of the earlier ones. ``if`` clauses must be compile-time values
 (a run-time condition would make the length data-dependent); more than MAX_ITEMS items are
 refused with a hint to write the loop out, so the IR stays small.
 """
@@ -32,10 +33,26 @@ class ComprehensionMixin:
         return make_seq(self._comprehension(node), False)
 
     def _comprehension(self, node) -> list:
-        if len(node.generators) != 1:
-            raise self.unsupported("a comprehension with several `for` clauses",
-                                   "write the loops out")
-        gen = node.generators[0]
+        saved = dict(self.env)
+        out: list = []
+        try:
+            self._clauses(node, 0, out)
+        finally:
+            self.env = saved   # the comprehension's own scope
+        return out
+
+    def _clauses(self, node, k: int, out: list) -> None:
+        """Items of ``for`` clause ``k`` and those after it, nested as Python nests them (a
+        later clause's iterable is evaluated for each item of the earlier ones)."""
+        if k == len(node.generators):
+            if len(out) >= MAX_ITEMS:
+                raise self.unsupported(f"a comprehension of more than {MAX_ITEMS} items "
+                                       f"(solvent unrolls comprehensions of at most "
+                                       f"{MAX_ITEMS})", "write the loop out, or use array "
+                                       "operations")
+            out.append(self.expr(node.elt))
+            return
+        gen = node.generators[k]
         if gen.is_async:
             raise self.unsupported("async comprehensions")
         seq = self._comprehension_items(gen.iter)
@@ -43,25 +60,21 @@ class ComprehensionMixin:
             raise self.unsupported(f"a comprehension over {len(seq)} items (solvent unrolls "
                                    f"comprehensions of at most {MAX_ITEMS})",
                                    "write the loop out, or use array operations")
-        saved = dict(self.env)
-        out = []
-        try:
-            for item in seq:
-                self.assign(gen.target, item)
-                keep = True
-                for cond in gen.ifs:
-                    c = self.expr(cond)
-                    if not isinstance(c, Const):
-                        raise self.unsupported(
-                            "an `if` in a comprehension that depends on run-time values (its "
-                            "length would depend on the data)",
-                            "write the loop out, or use a boolean mask")
-                    keep = keep and bool(c.value)
-                if keep:
-                    out.append(self.expr(node.elt))
-        finally:
-            self.env = saved   # the comprehension's own scope
-        return out
+        for item in seq:
+            self.assign(gen.target, item)
+            keep = True
+            for cond in gen.ifs:
+                c = self.expr(cond)
+                if not isinstance(c, Const):
+                    raise self.unsupported(
+                        "an `if` in a comprehension that depends on run-time values (its "
+                        "length would depend on the data)",
+                        "write the loop out, or use a boolean mask")
+                keep = keep and bool(c.value)
+                if not keep:
+                    break
+            if keep:
+                self._clauses(node, k + 1, out)
 
     def _comprehension_items(self, it) -> list:
         """The items a comprehension iterates over, in order."""

@@ -8,7 +8,8 @@ later stage (liveness, loop translation) sees one loop form:
                                  T = __solvent_it1[__solvent_i1]
                                  body
 
-``enumerate(X[, start])`` binds ``(start + i, X[i])`` and ``zip(X, Y, ...)`` binds
+``reversed(range(...))`` with a literal step becomes a counting-down ``range``, and
+``reversed(X)`` iterates ``X[::-1]`` (``_reversed``). ``enumerate(X[, start])`` binds ``(start + i, X[i])`` and ``zip(X, Y, ...)`` binds
 ``(X[i], Y[i], ...)`` over ``min(len(X), len(Y), ...)``. The iterable is evaluated once,
 before the loop, as Python does. ``X[i]`` of an array is a view, so ``for row in A: row[0] = 1``
 writes into ``A`` as in NumPy. When the iterable turns out to be a compile-time tuple, the
@@ -55,6 +56,9 @@ class _IterLoops(ast.NodeTransformer):
 
     def visit_For(self, node: ast.For):
         self.generic_visit(node)
+        if _is_call_to(node.iter, "reversed") and len(node.iter.args) == 1 and \
+                not node.iter.keywords:
+            node.iter = ast.copy_location(_reversed(node.iter.args[0]), node.iter)
         it = node.iter
         if _is_call_to(it, "range"):
             return node
@@ -80,6 +84,46 @@ class _IterLoops(ast.NodeTransformer):
                 if id(sub) not in original:
                     ast.copy_location(sub, node)
         return out
+
+
+def _reversed(seq: ast.expr) -> ast.expr:
+    """``reversed(range(a, b, s))`` as a range (``s`` a literal int): the last element first,
+    ``range(a + (n - 1) * s, a - s, -s)`` with ``n = len(range(a, b, s))``, so C-style
+    countdowns stay counted loops; ``reversed(X)`` of anything else is ``X[::-1]``.
+    Identity: reversed(range(a, b, s)) visits a + k*s for k = n-1, ..., 0. The bounds are
+    evaluated once more than in Python: range arguments are side-effect free here."""
+    if not _is_call_to(seq, "range") or seq.keywords or not 1 <= len(seq.args) <= 3:
+        return ast.Subscript(seq, ast.Slice(None, None, ast.Constant(-1)), ast.Load())
+    args = seq.args
+    a, b = (ast.Constant(0), args[0]) if len(args) == 1 else (args[0], args[1])
+    s = _literal_int(args[2]) if len(args) == 3 else 1
+    if not s:   # a step computed at run time (or 0, Python's ValueError): left to range
+        return ast.Call(_name("reversed"), [seq], [])
+    if s == 1:
+        return ast.Call(_name("range"), [_bin(b, ast.Sub(), 1), _bin(a, ast.Sub(), 1),
+                                         ast.Constant(-1)], [])
+    # n = max(0, (b - a + s - 1) // s) for s > 0, max(0, (a - b - s - 1) // -s) for s < 0
+    lo, hi = (a, b) if s > 0 else (b, a)
+    n = ast.Call(_name("max"), [ast.Constant(0), ast.BinOp(
+        _bin(ast.BinOp(copy.deepcopy(hi), ast.Sub(), copy.deepcopy(lo)), ast.Add(),
+             abs(s) - 1), ast.FloorDiv(), ast.Constant(abs(s)))], [])
+    first = ast.BinOp(copy.deepcopy(a), ast.Add(), ast.BinOp(
+        _bin(n, ast.Sub(), 1), ast.Mult(), ast.Constant(s)))
+    return ast.Call(_name("range"), [first, _bin(copy.deepcopy(a), ast.Sub(), s),
+                                     ast.Constant(-s)], [])
+
+
+def _literal_int(node) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _literal_int(node.operand)
+        return None if v is None else -v
+    return None
+
+
+def _bin(x: ast.expr, op, k: int) -> ast.expr:
+    return ast.BinOp(copy.deepcopy(x), op, ast.Constant(k))
 
 
 def _items(it, idx: str, k: int, seqs: list) -> ast.expr:

@@ -77,10 +77,32 @@ def nested(A):
     return [a * b for a in A[0] for b in A[1]]
 
 
+def too_many(x):
+    return sum(x[i] * j for i in range(20) for j in range(20))
+
+
+def neighbours(g):
+    """Conway's neighbour count as people write it: nested clauses with a filter."""
+    return sum(np.roll(np.roll(g, i, 0), j, 1) for i in (-1, 0, 1) for j in (-1, 0, 1)
+               if (i, j) != (0, 0))
+
+
+def dependent_clauses(x):
+    return [x[i] + x[j] for i in range(4) for j in range(i) if j != 1]
+
+
+@pytest.mark.parametrize("backend", ["native", "xla", "interp"])
+def test_several_for_clauses_nest_as_python_does(backend):
+    rng = np.random.default_rng(0)
+    check(nested, rng.random((2, 3)), backend=backend)
+    check(neighbours, (rng.random((6, 7)) > 0.5).astype(np.int8), backend=backend)
+    check(dependent_clauses, rng.random(4), backend=backend)
+
+
 @pytest.mark.parametrize("fn,args,words", [
     (sum_positive, (np.ones(3),), "depends on run-time values"),
     (tails, (np.ones(3), 1.5), "run-time"),
-    (nested, (np.ones((2, 2)),), "several `for` clauses"),
+    (too_many, (np.ones(20),), "more than 256 items"),
 ])
 def test_refusals_name_the_line(fn, args, words):
     with pytest.raises((solvent.UnsupportedError, TypeError)) as e:
