@@ -157,8 +157,15 @@ BLAS_DTYPES = ("f32", "f64", "c64", "c128")
 # ran 1.9x, the native sgemm 1.0x. Nor a Gram product X^T X (or X X^T): the native backend
 # calls ssyrk for it, half the multiply-adds of XLA's dot (gram_f32, normal_eq_f32 at 0.54x
 # NumPy on XLA, CPU time with every side on one thread)
+# Re-measured on 2026-11-27 (solvent.jit(a @ b) per backend, float32 n x n x n, min of 5,
+# OPENBLAS_NUM_THREADS=1, loaded 2-core host; native / XLA / NumPy, ms CPU time then wall):
+# 256: 0.63 / 1.60 / 0.49, 0.53 / 1.64 / 0.47; 512: 4.5 / 5.9 / 4.1, 8.6 / 9.8 / 8.0; 1024:
+# 32.6 / 49.7 / 31.8, 64.6 / 92.0 / 62.3: the native sgemm wins up to 1024^3 by either clock
+# (attention_f32, two 2^26 products: native 4.1 ms, XLA 6.7, NumPy 4.6), so the threshold went
+# from 2^26 to 2^31; XLA's earlier 1.9x at 1024^3 was its two threads on a quiet host against
+# a one-thread OpenBLAS.
 XLA_FASTER = ("f32",)
-XLA_FASTER_MADDS = 1 << 26
+XLA_FASTER_MADDS = 1 << 31
 # ops that move no data on the native backend (a transposed operand is a BLAS flag, a
 # reshape of a contiguous buffer a new shape): not counted as work around the products
 _VIEWS = ("tensor.transpose", "tensor.reshape")
