@@ -21,8 +21,8 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   one free dim of size 1: gemv, or with a later product of the same matrix of at least
   2^18 elements one pass over it for both (``matvec_pairs.py``); otherwise gemm, one call per
   batch. A function dominated by such products goes native (``choice.dot_work``) except
-  float32 matrix-matrix products of at least 2^26 multiply-adds, which stay on XLA (its
-  threads fare better than OpenBLAS's on a shared host);
+  float32 matrix-matrix products of at least 2^31 multiply-adds (``choice.XLA_FASTER_MADDS``),
+  which stay on XLA (the native sgemm was measured faster up to 1024^3 on the shared host);
 - complex products (issue 8) are BLAS calls on the native backend whatever their size
   (``complex_products.py``: zgemm/cgemm, zgemv/cgemv, zsyrk/csyrk, a conjugated operand as
   the 'C' flag). XLA:CPU ran them at 0.02-0.7x NumPy (its complex matrix-vector products
