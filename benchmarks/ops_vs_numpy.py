@@ -67,73 +67,67 @@ CALLS = {
     "tensor.reduce_max+c": ("xc.real.max()", "xc"),
 }
 # Ops measured slower than NumPy by more than 20% at n >= 1e5 whose lowering was not (yet)
-# changed, and the reason. Measured with every side on one thread and CPU time
-# (OPENBLAS_NUM_THREADS=1 XLA_FLAGS="--xla_cpu_multi_thread_eigen=false
-# intra_op_parallelism_threads=1" ... --sizes 1e5,1e7 --clock cpu --stat min) on the shared
-# 2-core AMD EPYC (Zen 5, AVX-512) host; the ratios are in the entries. Shared by every op at
-# small n: a cached XLA call costs 15-30 us of dispatch (jax.jit's own, plus solvent's
-# boundary) against NumPy's ~1 us, and a native call 3-5 us, so at 1e3 elements every
-# single-op function is slower than NumPy, and at 1e5 a one-pass op of ~10 us NumPy time
-# (bool and bitwise ops, comparisons, max/min reductions: 0.5-0.8x) still pays that call.
-_TRANSCENDENTAL = ("auto sends a function of C-math-library calls to XLA (choice.py "
-                   "LIBM_COST); XLA:CPU's vectorized polynomial is slower per element than "
-                   "NumPy 2's AVX-512 SIMD loops (SVML) on this host, and the native backend "
-                   "calls scalar libm per element. Better lowering not done: a vector math "
-                   "library for the native backend (glibc's libmvec through LLVM's "
-                   "vector-library option)")
+# changed, and the reason. Measured on 2026-11-27 (branch floor, after native vector math,
+# the blocked argmax and native data movement) with every side on one thread and CPU time:
+#   OPENBLAS_NUM_THREADS=1 XLA_FLAGS="--xla_cpu_multi_thread_eigen=false
+#   intra_op_parallelism_threads=1" PYTHONPATH=. python benchmarks/ops_vs_numpy.py
+#   --sizes 1e3,1e5,1e7 --clock cpu --stat min
+# on the shared 2-core AMD EPYC (Zen 5, AVX-512) host (other jobs running; suspect rows
+# re-measured alone); the ratios (NumPy time / solvent time at 1e5 / 1e7) are in the entries,
+# the whole table in docs/measurements/ops_vs_numpy.txt. Shared by every op at small n: a
+# cached XLA call costs 15-30 us of dispatch (jax.jit's own, plus solvent's boundary)
+# against NumPy's ~1 us, and a native call 3-5 us, so at 1e3 elements most single-op
+# functions are slower than NumPy (0.1-0.6x). Transcendental functions (exp, log, sin, tanh,
+# arcsin, atan2...) are no longer here: the native backend calls glibc's vector math
+# library, 1.2-12x NumPy at 1e5 and 1.2-8x at 1e7.
+_DISPATCH = ("one pass over 1e5 one-byte or 8-byte elements takes NumPy 3-15 us, and the "
+             "native call adds 3-5 us of its own (argument checks, result allocation); at "
+             "1e7 the op runs at 0.9-1.0x")
 KNOWN_SLOW = {
-    **{f"tensor.{name}": _TRANSCENDENTAL + f" ({ratios})" for name, ratios in (
-        ("exp", "0.51x / 0.29x at 1e5 / 1e7"), ("exp2", "0.31x / 0.33x"),
-        ("expm1", "0.39x / 0.30x"), ("log", "0.16x / 0.36x"), ("log2", "0.31x / 0.42x"),
-        ("log10", "0.27x / 0.38x"), ("log1p", "0.25x / 0.34x"), ("sin", "0.80x / 0.66x"),
-        ("cos", "0.73x / 0.74x"), ("tan", "0.08x / 0.11x"), ("arcsin", "0.12x / 0.20x"),
-        ("arccos", "0.12x / 0.20x"), ("sinh", "0.21x / 0.25x"), ("cosh", "0.24x / 0.27x"),
-        ("tanh", "1.16x / 0.43x"), ("arcsinh", "0.10x / 0.21x"),
-        ("arccosh", "0.15x / 0.32x"), ("arctanh", "0.27x / 0.29x"), ("cbrt", "0.07x / 0.10x"),
-        ("angle", "0.25x / 0.34x"), ("atan2", "0.09x / 0.12x"))},
+    **{f"tensor.{name}": _DISPATCH + f" ({ratios})" for name, ratios in (
+        ("not", "0.41x / 0.94x, native alone"), ("and", "0.43x / 0.94x, native alone"),
+        ("or", "0.40x / 0.93x, native alone"), ("xor", "0.43x / 0.99x, native alone"),
+        ("isnan", "0.76x / 0.96x"), ("isinf", "0.79x / 1.00x"), ("min", "0.78x / 0.93x"),
+        ("bitor", "0.79x / 1.02x"), ("eq", "0.75x / 0.95x"), ("le", "0.79x / 0.97x"),
+        ("floor", "0.79x / 1.03x"), ("convert", "0.78x / 1.06x"),
+        ("reduce_max", "0.70x / 0.96x under auto, 0.85x / 0.88x native alone"))},
     "tensor.real": "NumPy's np.real of a complex array is a view (no copy, O(1)); a compiled "
-                   "function returns a new array, so it copies n elements (0.16x / 0.14x)",
-    "tensor.imag": "as real (0.72x / 0.00x: NumPy's view costs nothing at 1e7)",
+                   "function returns a new array, so it copies n elements (0.11x / 0.13x)",
+    "tensor.imag": "as real (0.76x / 0.00x: NumPy's view costs nothing at 1e7)",
     "tensor.reduce_any": "NumPy's np.any/np.all of a bool array stop at the first deciding "
                          "element (here within the first few of random data); the native "
-                         "reduction reads every element (0.69x / 0.03x; data-dependent: no "
+                         "reduction reads every element (0.85x / 0.01x; data-dependent: no "
                          "early exit is worth a branch per element on other data)",
-    "tensor.reduce_all": "as reduce_any (0.64x / 0.03x)",
-    "tensor.argmax": "the native rule is a scalar compare-and-select loop (first index, first "
-                     "NaN wins) that LLVM does not vectorize; NumPy's argmax is SIMD "
-                     "(0.05x / 0.06x). Better lowering not done: a vectorized max pass "
-                     "(llvm.maximum, as reduce_max) and then a search for the first element "
-                     "equal to it or NaN",
-    "tensor.argmin": "as argmax (0.04x / 0.07x)",
-    "tensor.cumsum": "XLA:CPU lowers a cumulative sum to a reduce-window/scan that does "
-                     "O(n log n) work; NumPy's is one sequential pass (now native under auto: "
-                     "faster than NumPy)",
-    "tensor.cumprod": "as cumsum",
-    "tensor.abs+c": "XLA:CPU's complex abs is an overflow-safe hypot with a scaling "
-                    "division per element; NumPy calls npy_cabs (libm hypot, vectorized); "
-                    "the native backend takes no complex values",
-    "tensor.max+c": "complex maximum compares (real, imag) lexicographically with NaN "
-                    "propagation: several selects per element on XLA",
-    "tensor.reduce_max+c": "as max+c",
+    "tensor.reduce_all": "as reduce_any (0.51x / 0.02x)",
     "tensor.sort": "native under auto: libc qsort with a comparison callback per compare; "
-                   "NumPy uses a vectorized AVX-512 sort (x86-simd-sort) (0.25x / 0.28x)",
-    "tensor.argsort": "as sort (0.36x / 0.70x)",
-    "tensor.transpose": "a function of pure data movement goes to XLA (choice.py XLA_SHARE), "
-                        "which first copies the NumPy argument (not 64-byte aligned) and then "
-                        "transposes: two passes against NumPy's one copy (0.29x / 0.42x)",
-    "tensor.reshape": "as transpose (m.T.reshape(-1) is a transpose copy; 0.27x / 0.35x)",
-    "tensor.concatenate": "as transpose: XLA copies both arguments at the boundary, then "
-                          "concatenates; NumPy does one memcpy per piece (0.44x / 0.20x)",
-    "tensor.scatter": "a scatter into a fresh array is serialized in XLA:CPU (one thread, "
-                      "with bounds handling per element)",
-    "tensor.scatter_add": "as scatter",
+                   "NumPy uses a vectorized AVX-512 sort (x86-simd-sort) (0.05x / 0.06x; "
+                   "XLA's sort 0.04x / 0.04x at 1e5 / 1e6)",
+    "tensor.argsort": "as sort (0.17x / 0.49x; XLA 0.12x / 0.20x at 1e5 / 1e6)",
+    "tensor.reshape": "m.T.reshape(-1) is a transpose copy, native under auto (data movement "
+                      "alone): 0.72x / 0.93x native alone (XLA, before: 0.31x / 0.49x); "
+                      "m.T.copy() natively runs at 1.76x / 1.03x, so the reshape of the "
+                      "transposed value costs something at 1e5: not investigated",
+    "tensor.gather": "x[idx] checks its indices (element work), so auto keeps it on XLA "
+                     "(choice.py XLA_SHARE), which copies x and idx at the boundary (not "
+                     "64-byte aligned) and clamps each index; NumPy's take is one loop "
+                     "(0.15x / 0.76x; native alone 0.62x / 0.84x)",
     "tensor.update_slice": "a strided store into a fresh zeros array (native under auto): "
                            "the native backend writes the zeros in one pass and the strided "
                            "elements in another, where NumPy's np.zeros is calloc (pages the "
-                           "kernel zeroes on first touch, no pass) (0.72x / 0.54x)",
-    "tensor.gather": "x[idx] goes to XLA (choice.py: gathers are data movement), which copies "
-                     "x and idx at the boundary (not 64-byte aligned) and clamps and wraps "
-                     "each index; NumPy's take is one loop (0.19x / 0.76x)",
+                           "kernel zeroes on first touch, no pass) (0.90x / 0.71x)",
+    "tensor.cbrt": "glibc's vector math library has no cbrt, so the native backend would "
+                   "call scalar libm per element and auto sends it to XLA (choice.py "
+                   "LIBM_COST), whose cbrt is slower than NumPy's SIMD loop (0.81-0.88x / "
+                   "0.74-0.87x, two runs)",
+    "tensor.max+c": "complex maximum compares (real, imag) lexicographically with NaN "
+                    "propagation: several selects per element on XLA (1.38-1.51x / "
+                    "0.79-0.84x, two runs)",
+    "tensor.argmin": "the blocked two-pass rule (rules_reduce.ARG_BLOCK): 0.79-0.85x at 1e5 "
+                     "(three runs, one at 0.79), 1.02x at 1e7; argmax the same rule at "
+                     "0.94-0.97x; the 1e5 gap not investigated further",
+    "tensor.fft": "XLA only (the native backend has no FFT): XLA:CPU's FFT (DUCC) against "
+                  "NumPy's pocketfft, plus the boundary copy of the complex argument "
+                  "(0.74x / 0.77x)",
 }
 HELPERS = '''
 def _scatter(x, idx, y):
@@ -255,7 +249,7 @@ def main():
                 r = statistics.median(t for t, _ in rounds) / statistics.median(
                     t for _, t in rounds)
                 cells.append(f"{r:9.2f}" + ("*" if r < 0.8 else " "))
-                pick = next(iter(jf._cache.values())).backend   # the last size's backend
+                pick = list(jf._cache.values())[-1].backend   # the last size's backend
                 if r < 0.8 and n >= 10 ** 5:
                     slow.append((k, n, r))
             except Exception as e:  # noqa: BLE001 - a benchmark reports and goes on

@@ -18,7 +18,8 @@ it needs every shape at compile time. The native backend compiles loops to machi
   backend runs it as fused loops over NumPy's own buffers, while XLA first copies every
   argument of 64 KiB or more that is not 64-byte aligned (NumPy aligns to 16) and runs its
   column reductions slowly. Where libm calls or data movement weigh more, XLA's vectorized
-  math and fused indexing win: XLA;
+  math and fused indexing win: XLA; a program of data movement alone (no element work to
+  fuse it into) goes native (``ArrayWork.only_moves``);
 - a function whose loops step through array work goes native while one iteration writes
   at most ``STEP_WORK`` array elements natively with little data movement (``step_work``:
   time steps of stencils, n-body steps, convergence loops), where an XLA ``While`` step costs
@@ -155,8 +156,18 @@ BLAS_DTYPES = ("f32", "f64", "c64", "c128")
 # at 0.7-1.0x (benchmarks/products.py, OPENBLAS_NUM_THREADS=1, quiet host); at 1024^3 XLA
 # ran 1.9x, the native sgemm 1.0x. Nor a Gram product X^T X (or X X^T): the native backend
 # calls ssyrk for it, half the multiply-adds of XLA's dot (gram_f32, normal_eq_f32 at 0.54x
-# NumPy on XLA, CPU time with every side on one thread)
-XLA_FASTER = ("f32",)
+# NumPy on XLA, CPU time with every side on one thread).
+# Re-measured on 2026-11-27 (solvent.jit(a @ b) per backend, float32 n x n x n, min of 5,
+# OPENBLAS_NUM_THREADS=1, loaded 2-core host; native / XLA / NumPy, ms CPU time then wall):
+# 256: 0.63 / 1.60 / 0.49, 0.53 / 1.64 / 0.47; 512: 4.5 / 5.9 / 4.1, 8.6 / 9.8 / 8.0; 1024:
+# 32.6 / 49.7 / 31.8, 64.6 / 92.0 / 62.3: the native sgemm wins up to 1024^3 by either clock
+# (attention_f32, two 2^26 products: native 4.1 ms, XLA 6.7, NumPy 4.6); XLA's earlier 1.9x at
+# 1024^3 was its two threads on a quiet host against a one-thread OpenBLAS.
+# Re-measured at ef893a2 (CPU ms, OPENBLAS_NUM_THREADS=1, loaded 2-core host, min of 7, XLA /
+# native A @ B in float32): 256x1024x256 3.1 / 1.8, 256x256x1024 2.0 / 1.8, 512^3 3.7 / 3.5,
+# 512x1024x512 7.6 / 6.9, 1024x512x1024 14.5 / 13.3, 1024^3 39.4 / 30.9; attention_f32 in
+# corpus_ab 4.4 / 3.5: XLA's dot is no longer faster at any size, so no dtype is listed
+XLA_FASTER: tuple = ()
 XLA_FASTER_MADDS = 1 << 26
 # ops that move no data on the native backend (a transposed operand is a BLAS flag, a
 # reshape of a contiguous buffer a new shape): not counted as work around the products
@@ -181,18 +192,43 @@ class DotWork:
             or self.madds + self.elements <= SMALL_WORK)
 
 
+# a batched matrix product on leading batch axes whose every batch does at least this many
+# multiply-adds is one BLAS gemm call per batch natively (rules_linalg._dot; smaller ones are
+# an inline loop nest)
+GEMM_MIN_MADDS = 512
+
+
 def _loop_nest_batch(op) -> bool:
     """A batched dot_general the native backend runs as a loop nest slower than XLA's dot:
-    a batched matrix product (free axes on both sides: batched_matmul, XLA 11 ms, native
-    44) or batches along axes that are not leading (a column-wise multiply-sum walks
-    memory across rows: axis_stats' column variances, XLA 40-46 ms, native 47-56)."""
+    batches along axes that are not leading (a column-wise multiply-sum walks memory across
+    rows: axis_stats' column variances, XLA 40-46 ms, native 47-56), or a batched matrix
+    product (free axes on both sides) too small per batch for a gemm call. A batched matrix
+    product on leading axes is one gemm per batch: einsum('bik,bkj->bij') alone, CPU ms XLA /
+    native, 8000 batches of 16x32x16: 19.8 / 14.5; 128 of 64^3: 6.9 / 4.6; 4 of 512x32x512:
+    4.6 / 4.5 (attention: 12.5 / 9.2 with its softmax; batched_matmul's tanh stays on XLA for
+    its short rows, ``_libm_call``)."""
     lb, rb = list(op.attrs["lhs_batch"]), list(op.attrs["rhs_batch"])
     if not lb:
         return False
     leading = lb == list(range(len(lb))) and rb == list(range(len(rb)))
+    if not leading:
+        return True
     free = [x.type.rank - len(op.attrs[f"{s}_batch"]) - len(op.attrs[f"{s}_contract"])
             for x, s in zip(op.operands, ("lhs", "rhs"))]
-    return not leading or min(free) > 0
+    if min(free) == 0:
+        return False
+    a, b = op.operands
+    per_batch = _elements(op.results[0]) // max(1, _prod_dims(a.type, lb))
+    for d in op.attrs["lhs_contract"]:
+        per_batch *= a.type.shape[d] if isinstance(a.type.shape[d], int) else 1
+    return per_batch < GEMM_MIN_MADDS
+
+
+def _prod_dims(t, dims) -> int:
+    n = 1
+    for d in dims:
+        n *= t.shape[d] if isinstance(t.shape[d], int) else 1
+    return n
 
 
 def dot_work(fn: Function) -> DotWork:
@@ -268,13 +304,29 @@ def _elements(v) -> int:
     return n
 
 
+# a C math function with a vector variant runs at scalar speed natively when the innermost
+# axis of its result is shorter than this: the loop nest's inner loop is too short for
+# LLVM's vector loop, and every element goes through its scalar remainder (np.tanh of 2M
+# float64, CPU ms XLA / native by last axis: 8: 7.4 / 55.6, 16: 7.4 / 56.7, 40: 6.0 / 40.7,
+# 64: 7.2 / 9.6, 128: 6.9 / 9.2; the same for sin, sinh)
+VECTOR_MATH_MIN_ROW = 64
+
+
+def _short_rows(v) -> bool:
+    shape = getattr(v.type, "shape", ())
+    return len(shape) >= 2 and isinstance(shape[-1], int) and shape[-1] < VECTOR_MATH_MIN_ROW
+
+
 def _libm_call(op) -> bool:
     """Whether ``op`` is one scalar C math call per element natively (a function with a
-    vector variant in the C library is vectorized instead: engine.vector_math)."""
-    from .native.scalar_math import POW_ARITHMETIC, scalar_libm_calls
+    vector variant in the C library is vectorized instead, engine.vector_math, unless its
+    rows are short: ``VECTOR_MATH_MIN_ROW``)."""
+    from .native.scalar_math import LIBM_CALLS, POW_ARITHMETIC, scalar_libm_calls
     short = op.name.rpartition(".")[2]
-    if short not in scalar_libm_calls() or not op.results or \
-            not getattr(op.results[0].type, "dtype", "").startswith("f"):
+    if not op.results or not getattr(op.results[0].type, "dtype", "").startswith("f"):
+        return False
+    if short not in scalar_libm_calls() and not (short in LIBM_CALLS
+                                                 and _short_rows(op.results[0])):
         return False
     if short == "pow":   # x ** 2 is x * x once LLVM sees the constant (converted or not)
         e = op.operands[1].owner
@@ -294,9 +346,20 @@ class ArrayWork:
     moves: int = 0   # elements copied by concatenate/transpose/reverse/gather/pad
 
     @property
+    def only_moves(self) -> bool:
+        """Nothing but data movement (a transpose, concatenation or gather copied out, no
+        element work for XLA to fuse it into): natively one copy that reads NumPy's buffers
+        in place, on XLA a boundary copy of each unaligned argument and then the move.
+        benchmarks/ops_vs_numpy.py, n = 1e5 / 1e7, CPU time, NumPy time / solvent time,
+        XLA -> native: m.T.copy() 0.27 / 0.62 -> 1.76 / 1.03, np.concatenate 0.12 / 0.21 ->
+        1.03 / 0.90, x[idx] 0.15 / 0.76 -> 0.62 / 0.84, m.T.reshape(-1) 0.31 / 0.49 ->
+        0.72 / 0.93."""
+        return self.moves > 0 and self.plain == 0 and self.libm == 0
+
+    @property
     def native_friendly(self) -> bool:
         libm = LIBM_COST * (self.libm - self.checked) + CHECKED_LIBM_COST * self.checked
-        return libm + self.moves < XLA_SHARE * max(self.plain, 1)
+        return libm + self.moves < XLA_SHARE * max(self.plain, 1) or self.only_moves
 
 
 def array_work(fn: Function) -> ArrayWork:
@@ -319,6 +382,18 @@ def array_work(fn: Function) -> ArrayWork:
         else:
             w.plain += n
     return w
+
+
+def _gather_into_product(op) -> bool:
+    """A gather read only by matrix products: XLA materializes it too (its dot does not
+    fuse an operand's indexing), and the native backend's gather loop is no slower than
+    XLA's, so it counts as work, not data movement. An ELLPACK product in a power
+    iteration (np.sum(vals * x[cols], axis=1), raised to a batched dot_general), CPU ms XLA /
+    native at 1000, 20000, 100000, 400000 rows of 8: 0.47 / 0.14, 9.0 / 3.0, 38 / 29,
+    239 / 217. A gather feeding elementwise work stays a move: XLA computes it inside that
+    work's loop (x = 0.5 * (x + x[idx]) at 10^6: XLA 134 ms, native 187)."""
+    uses = op.results[0].live_uses() if op.name == "tensor.gather" else ()
+    return bool(uses) and all(u.name == "tensor.dot_general" for u, _ in uses)
 
 
 @dataclass
@@ -348,7 +423,7 @@ def step_work(fn: Function, fused=frozenset()) -> StepWork:
                     op not in fused and op.name not in ("tensor.reshape", "tensor.constant"):
                 n = sum(_elements(r) for r in op.results if r.type.rank)
                 w.elements += n
-                w.moves += n if op.name in _MOVES else 0
+                w.moves += n if op.name in _MOVES and not _gather_into_product(op) else 0
                 w.rank = max([w.rank] + [r.type.rank for r in op.results])
         return w
     best = StepWork()
@@ -397,6 +472,11 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
     # (nor a batched product native runs as a loop nest of its own: _loop_nest_batch)
     if "native" in accepted and not w.loops and not d.other_products and not d.batched:
         a = array_work(fn)
+        if a.only_moves:
+            return "native", (f"native: a loop-free program of data movement only ({a.moves} "
+                              "elements copied by transposes, concatenations or gathers): one "
+                              "native copy from NumPy's arrays in place, where XLA first "
+                              "copies each argument that is not 64-byte aligned")
         if a.native_friendly:
             return "native", (f"native: a loop-free program of plain element work ({a.plain} "
                               f"elements; {a.libm} by C math library calls ({a.checked} of "

@@ -27,9 +27,12 @@ from .raising.raise_loops import RaiseLoops
 # and then made values before any other pass may move or drop ops, then cleanup around the
 # passes that restructure control flow;
 # raising runs after if-conversion and LICM (selects and hoisted invariants batch simply);
+# LICM runs again after raising: a raised inner loop's batched index checks on arrays the
+# outer loop never changes are invariant in it (spmv_ell_loops: 1.95M -> 0.55M elements a
+# time step natively, native 31.8 -> ~21 ms, CPU, loaded host);
 # the parallel marks go on last, on the loops the backends will see
 ORDER = [Functionalize, ProveChecks, HoistChecks, ChecksToValues, Canonicalize, CSE, IfToSelect,
-         LICM, RaiseLoops, Canonicalize, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
+         LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
          MarkParallel]
 
 

@@ -8,7 +8,8 @@ import solvent
 from solvent.backends.native import scalar_math
 from solvent.backends.native.bufferize import Plan
 from solvent.backends.native.engine import vector_math
-from solvent.backends.choice import (DOT_SHARE, SMALL_WORK, STEP_WORK, array_work, choose,
+from solvent.backends.choice import (DOT_SHARE, GEMM_MIN_MADDS, SMALL_WORK, STEP_WORK,
+                                     VECTOR_MATH_MIN_ROW, XLA_FASTER, array_work, choose,
                                      dot_work, loop_work, step_work)
 
 
@@ -129,6 +130,27 @@ def test_a_loop_of_gathers_stays_with_xla():
     assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
 
 
+def ell_power_iteration(vals, cols, x, iters):
+    for it in range(iters):
+        y = np.sum(vals * x[cols], axis=1)
+        x = y / np.sqrt(np.sum(y * y))
+    return x
+
+
+def test_a_gather_read_only_by_a_product_is_work_not_data_movement():
+    """x[cols] feeding a row-wise multiply-sum (a batched dot_general): XLA materializes it
+    too, so it is not a move, and the power iteration goes native."""
+    n = 5000   # more work than SMALL_WORK: the step rule decides, not dispatch
+    fn = _ir(ell_power_iteration, np.ones((n, 8)), np.zeros((n, 8), np.int64), np.ones(n), 3)
+    gathers = [op for op in fn.walk() if op.name == "tensor.gather"]
+    assert gathers and all(u.name == "tensor.dot_general"
+                           for g in gathers for u, _ in g.results[0].live_uses())
+    s = step_work(fn, Plan(fn).fused)
+    assert s.elements >= 8 * n and s.moves == 0 and s.native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "write at most" in why
+
+
 def plain_elementwise(alpha, x, y):
     return np.maximum(alpha * x + y, 0.0) ** 2     # ** 2 is x * x, not a libm call
 
@@ -172,7 +194,7 @@ def scaled_batched_product(a, b):
     return (a @ b) * 2.0 + 1.0
 
 
-def test_a_checked_math_call_weighs_less_against_native_and_a_batched_product_not_at_all(scalar_libm):
+def test_a_checked_math_call_weighs_less_against_native(scalar_libm):
     """math.exp in a loop is checked per element for its range error (isinf of the result):
     XLA then runs the call and the check apart (``CHECKED_LIBM_COST``); np.exp is not."""
     x = np.ones((40, 50))
@@ -183,10 +205,48 @@ def test_a_checked_math_call_weighs_less_against_native_and_a_batched_product_no
     assert name == "native" and "2000 of them checked per element" in why
     a = array_work(_ir(gaussian_vec, np.zeros_like(x), x, 2.0))
     assert a.libm == 2000 and a.checked == 0 and not a.native_friendly
+
+
+def test_a_batched_matrix_product_of_gemm_sized_batches_goes_native():
+    """Natively each batch of a product batched on leading axes is one gemm call
+    (GEMM_MIN_MADDS); below that size it is a loop nest and the program stays with XLA."""
     fn = _ir(scaled_batched_product, np.ones((8, 64, 8)), np.ones((8, 8, 64)))
     d = dot_work(fn)
-    assert d.batched == 1 and not d.dominated and array_work(fn).native_friendly
+    assert d.products == 1 and d.batched == 0 and not d.dominated
+    assert 64 * 8 * 64 >= GEMM_MIN_MADDS and array_work(fn).native_friendly
+    name, why = choose(fn, {"xla": "ok", "native": "ok"}, {})
+    assert name == "native" and "plain element work" in why
+    fn = _ir(scaled_batched_product, np.ones((4000, 4, 4)), np.ones((4000, 4, 4)))
+    assert 4 * 4 * 4 < GEMM_MIN_MADDS and dot_work(fn).batched == 1
     assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+
+
+def attention_heads(Q, K, V):
+    s = np.einsum('hid,hjd->hij', Q, K)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True)) @ V
+
+
+def tanh_of_batched_product(A, B, c):
+    return np.tanh(np.matmul(A, B) + c)
+
+
+@pytest.mark.skipif(vector_math() is None, reason="no vector math library on this host")
+def test_vector_math_on_short_rows_counts_as_scalar_calls():
+    """A vector math call (tanh, exp...) whose result rows are shorter than
+    VECTOR_MATH_MIN_ROW runs at scalar speed natively: a batch of 16 x 16 products under tanh
+    (corpus batched_matmul) stays with XLA, attention heads with 64-long rows go native."""
+    fn = _ir(tanh_of_batched_product, np.ones((64, 16, 32)), np.ones((64, 32, 16)), np.ones(16))
+    a = array_work(fn)
+    assert 16 < VECTOR_MATH_MIN_ROW and a.libm == 64 * 16 * 16 and not a.native_friendly
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "xla"
+    q = np.ones((4, 64, 8))
+    fn = _ir(attention_heads, q, q, q)
+    a = array_work(fn)
+    assert dot_work(fn).batched == 0 and a.libm == 0 and a.native_friendly
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "native"
+    assert array_work(_ir(exp_heavy, np.ones((100, 16)))).libm == 1600
+    assert array_work(_ir(exp_heavy, np.ones((16, 100)))).libm == 0
 
 
 def row_norms(A):
@@ -207,8 +267,8 @@ def test_only_strided_or_matrix_batches_count_as_native_loop_nests():
     assert d.products == 1 and d.batched == 0
     d = dot_work(_ir(column_norms, A))
     assert d.products == 0 and d.batched == 0 and d.elements >= 30 * 40
-    assert dot_work(_ir(scaled_batched_product, np.ones((8, 64, 8)),
-                        np.ones((8, 8, 64)))).batched == 1
+    assert dot_work(_ir(scaled_batched_product, np.ones((8, 2, 8)),
+                        np.ones((8, 8, 2)))).batched == 1
 
 
 def odd_power(x):
@@ -323,13 +383,15 @@ def test_one_streaming_pass_goes_native_and_transcendental_or_complex_work_does_
     assert not single_pass(_ir(plus_trace, np.ones((4, 4))))[0]
 
 
-def test_large_float32_products_stay_on_xla_and_tiny_ones_go_native():
-    a = np.ones((512, 512), np.float32)
-    d = dot_work(_ir(scaled_product, 2.0, a, a))
-    assert d.other_products == 1 and not d.dominated
-    assert choose(_ir(scaled_product, 2.0, a, a), {"xla": "ok", "native": "ok"}, {})[0] == "xla"
-    for small in (np.ones((8, 8), np.float32), np.ones((256, 256), np.float32)):
-        assert dot_work(_ir(scaled_product, 2.0, small, small)).dominated
+def test_float32_products_go_native_at_every_size():
+    """XLA's float32 dot is no longer faster than sgemm at any size (XLA_FASTER is empty)."""
+    assert not XLA_FASTER
+    for n in (8, 256, 512):
+        a = np.ones((n, n), np.float32)
+        d = dot_work(_ir(scaled_product, 2.0, a, a))
+        assert d.products == 1 and d.other_products == 0 and d.dominated
+        assert choose(_ir(scaled_product, 2.0, a, a), {"xla": "ok", "native": "ok"}, {})[0] == \
+            "native"
 
 
 def gram(X):

@@ -20,9 +20,9 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   nest; a matrix times its own transpose: syrk (half the multiply-adds, as NumPy's matmul);
   one free dim of size 1: gemv, or with a later product of the same matrix of at least
   2^18 elements one pass over it for both (``matvec_pairs.py``); otherwise gemm, one call per
-  batch. A function dominated by such products goes native (``choice.dot_work``) except
-  float32 matrix-matrix products of at least 2^26 multiply-adds, which stay on XLA (its
-  threads fare better than OpenBLAS's on a shared host);
+  batch. A function dominated by such products goes native (``choice.dot_work``; float32
+  products of 2^26 multiply-adds and more used to stay on XLA, no longer faster there:
+  ``choice.XLA_FASTER``);
 - complex products (issue 8) are BLAS calls on the native backend whatever their size
   (``complex_products.py``: zgemm/cgemm, zgemv/cgemv, zsyrk/csyrk, a conjugated operand as
   the 'C' flag). XLA:CPU ran them at 0.02-0.7x NumPy (its complex matrix-vector products

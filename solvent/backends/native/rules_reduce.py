@@ -192,6 +192,11 @@ RULES.update({"tensor.cumsum": _scan("sum"), "tensor.cumprod": _scan("prod"),
               "tensor.cummax": _scan("max"), "tensor.cummin": _scan("min")})
 
 
+# elements per block of argmax/argmin's first pass (16 KiB of float64: the block the search
+# reads again is still in the L1/L2 cache)
+ARG_BLOCK = 2048
+
+
 def _arg(kind):
     """numpy.argmax/argmin: the first extreme element; the first NaN wins. Dims known only
     at run time are read from the buffer; the frontend's check has made sure the reduced
@@ -233,15 +238,42 @@ def _arg(kind):
         def two_pass(oidx):
             """The extreme value first (a reduction LLVM vectorizes), then the first index
             holding it (equal, or NaN where the extreme is NaN), stopping there: two passes,
-            the second partial, where the one-pass scan carries the index on the critical
-            path of every step (argmax along rows of 1505x1500: 9.8 ms, NumPy 0.6 ms)."""
+            where the one-pass scan carries the index on the critical path of every step
+            (argmax along rows of 1505x1500: 9.8 ms, NumPy 0.6 ms). The first pass goes by
+            blocks of ``ARG_BLOCK`` elements and remembers the first block whose extreme
+            beats the extreme so far (NaN beats any number), so the search reads that block
+            only, not on average half the array (1e7 float64: 0.41x -> see ops_vs_numpy)."""
             at = (lambda i: list(oidx[:axis]) + [i] + list(oidx[axis:]))
             b.store(_identity(extreme_kind, dt), best)
-            ctx.counted_loop(along, lambda i: b.store(
-                extreme(ctx, dt, b.load(best), ctx.load(x, at(i))), best))
+            b.store(const("i64", 0), where)
+            blk_best = ctx.slot(dt)
+            if isinstance(along, int):
+                nblocks = -(-along // ARG_BLOCK)
+            else:
+                nblocks = b.sdiv(b.add(along, const("i64", ARG_BLOCK - 1)),
+                                 const("i64", ARG_BLOCK))
+
+            def block(k):
+                start = b.mul(k, const("i64", ARG_BLOCK))
+                length = ctx.smin(const("i64", ARG_BLOCK), b.sub(ctx.as_value(along), start))
+                b.store(_identity(extreme_kind, dt), blk_best)
+                ctx.counted_loop(length, lambda i: b.store(
+                    extreme(ctx, dt, b.load(blk_best), ctx.load(x, at(b.add(start, i)))),
+                    blk_best))
+                bm, cur = b.load(blk_best), b.load(best)
+                if dt[0] == "f":
+                    beats = b.or_(b.fcmp_ordered(better, bm, cur),
+                                  b.and_(b.fcmp_unordered("uno", bm, bm),
+                                         b.fcmp_ordered("ord", cur, cur)))
+                elif is_signed(dt):
+                    beats = b.icmp_signed(better, bm, cur)
+                else:
+                    beats = b.icmp_unsigned(better, bm, cur)
+                b.store(b.select(beats, bm, cur), best)
+                b.store(b.select(beats, start, b.load(where)), where)
+            ctx.counted_loop(nblocks, block)
             m = b.load(best)
             n = ctx.as_value(along)
-            b.store(const("i64", 0), where)
             head = ctx.fn.append_basic_block("arg.find")
             body = ctx.fn.append_basic_block("arg.test")
             done = ctx.fn.append_basic_block("arg.found")
