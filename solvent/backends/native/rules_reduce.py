@@ -20,7 +20,8 @@ _COMBINE = {
 }
 
 
-def _identity(kind, dt):
+def identity(kind, dt):
+    """The starting value of a ``reduce_<kind>`` of ``dt`` elements."""
     if kind in ("sum", "any"):
         return const(dt, 0)
     if kind in ("prod", "all"):
@@ -59,12 +60,18 @@ def _ieee_extreme(kind, fallback):
     return f
 
 
-def _reduce(kind):
+def combiner(kind):
+    """The combining function ``(ctx, dtype, acc, x) -> register`` of ``reduce_<kind>``."""
     combine = _COMBINE[kind]
     if kind in ("sum", "prod"):
-        combine = _reassociable(combine)
-    elif kind in ("max", "min"):
-        combine = _ieee_extreme(kind, combine)
+        return _reassociable(combine)
+    if kind in ("max", "min"):
+        return _ieee_extreme(kind, combine)
+    return combine
+
+
+def _reduce(kind):
+    combine = combiner(kind)
 
     def rule(op, ctx):
         xv = op.operands[0]
@@ -77,7 +84,7 @@ def _reduce(kind):
             return [x]
         if res.type.rank == 0:
             acc = ctx.slot(dt)
-            ctx.b.store(_identity(kind, dt), acc)
+            ctx.b.store(identity(kind, dt), acc)
             ctx.loop_nest(ctx.dims(xv), lambda idx: ctx.b.store(
                 combine(ctx, dt, ctx.b.load(acc), ctx.element(x, idx)), acc))
             return [ctx.b.load(acc)]
@@ -92,7 +99,7 @@ def _reduce(kind):
             acc = ctx.slot(dt)
 
             def row(oidx):
-                ctx.b.store(_identity(kind, dt), acc)
+                ctx.b.store(identity(kind, dt), acc)
                 ctx.loop_nest(dims[lead:], lambda ridx: ctx.b.store(
                     combine(ctx, dt, ctx.b.load(acc), ctx.element(x, list(oidx) + list(ridx))),
                     acc))
@@ -100,7 +107,7 @@ def _reduce(kind):
                 ctx.store(out, o, ctx.b.load(acc))
             ctx.loop_nest(dims[:lead], row)
             return [out]
-        ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, _identity(kind, dt)))
+        ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, identity(kind, dt)))
 
         def body(idx):
             o = [0 if a in axes else i for a, i in enumerate(idx)] if keep else \
@@ -236,7 +243,7 @@ def _arg(kind):
             the second partial, where the one-pass scan carries the index on the critical
             path of every step (argmax along rows of 1505x1500: 9.8 ms, NumPy 0.6 ms)."""
             at = (lambda i: list(oidx[:axis]) + [i] + list(oidx[axis:]))
-            b.store(_identity(extreme_kind, dt), best)
+            b.store(identity(extreme_kind, dt), best)
             ctx.counted_loop(along, lambda i: b.store(
                 extreme(ctx, dt, b.load(best), ctx.load(x, at(i))), best))
             m = b.load(best)
