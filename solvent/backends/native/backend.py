@@ -77,8 +77,9 @@ class NativeBackend(Backend):
     pass_defaults = {"raise_loops": {"masked_under_carried": False,
                                      "strided_interchange": False}}
 
-    def __init__(self, opt_level: int = 3):
+    def __init__(self, opt_level: int = 3, multi_output: bool = True):
         self.opt_level = opt_level
+        self.multi_output = multi_output   # bufferize.Plan's option
 
     def accepts(self, fn: Function) -> tuple[bool, str]:
         for a in fn.args:
@@ -115,7 +116,7 @@ class NativeBackend(Backend):
             from ...errors import UnsupportedError
             raise UnsupportedError(reason)
         t0 = time.perf_counter()
-        plan = Plan(fn, recompute)
+        plan = Plan(fn, recompute, self.multi_output)
         module, ctx = lower(fn, plan)
         text = loop_ids(str(module))
         t1 = time.perf_counter()

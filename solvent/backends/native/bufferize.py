@@ -113,11 +113,13 @@ _ARITH = frozenset({"tensor.add", "tensor.sub", "tensor.mul", "tensor.neg", "ten
 
 
 class Plan:
-    def __init__(self, fn: Function, recompute: int = 0):
+    def __init__(self, fn: Function, recompute: int = 0, multi_output: bool = True):
         """``recompute``: the most ``_ARITH`` ops of a value computed again in each of
         several consumers instead of written out once (0: none; a gradient's adjoints are
-        polynomials of a few inputs read by several sums: ``autodiff.api`` passes 16)."""
+        polynomials of a few inputs read by several sums: ``autodiff.api`` passes 16).
+        ``multi_output``: form multi-output loops (``multi_output.py``)."""
         self.recompute = recompute
+        self.multi_output = multi_output
         self.bufs: list[Buf] = []
         self.of: dict[Value, Buf] = {}
         self.inplace: set[Operation] = set()          # update_slice ops done in place
@@ -129,6 +131,8 @@ class Plan:
         self.ret_dyn: dict[int, Buf] = {}
         self.reused: set[Operation] = set()           # elementwise ops writing an operand's buffer
         self.fused: set[Operation] = set()            # computed inside their consumer's loop
+        # sink of a multi-output loop -> its group (multi_output.py)
+        self.groups: dict = {}
         self._donated: frozenset = frozenset()        # outer values a loop.if branch may reuse
         self.thread_copies = 1                        # copies of a parallel-private buffer
         for i, a in enumerate(fn.args):
@@ -393,6 +397,9 @@ class Plan:
             if any(self._writes_into(w, mine) for w in block.ops[pos + 1:users[-1][0]]):
                 continue
             self.fused.add(op)
+        if self.multi_output:
+            from .multi_output import find_groups
+            find_groups(self, block)
 
     def _writes_into(self, op, bufs: set) -> bool:
         """Whether ``op`` may write into one of the buffers ``bufs`` (ids) that existed

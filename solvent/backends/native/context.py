@@ -103,6 +103,7 @@ class Ctx:
         # buffers of those two results (None: the function has no checks as values)
         self.error_slots: dict = {}
         self.error_ret = None
+        self.element_memo: dict | None = None   # see ``element``
 
     def _buffer_pointer(self, buf):
         """The pointer to ``buf``, loaded from the buffer table in the entry block (in a
@@ -243,8 +244,18 @@ class Ctx:
         return v
 
     def element(self, x, idx):
-        """Element ``idx`` of a lowered array value (a buffer or a fused computation)."""
-        return x.at(idx) if isinstance(x, Lazy) else self.load(x, idx)
+        """Element ``idx`` of a lowered array value (a buffer or a fused computation); while
+        ``element_memo`` is a dict (the straight-line body of a multi-output loop), each
+        fused element is computed once per index."""
+        if not isinstance(x, Lazy):
+            return self.load(x, idx)
+        if self.element_memo is None:
+            return x.at(idx)
+        key = (id(x), tuple(i if isinstance(i, int) else id(i) for i in idx))
+        hit = self.element_memo.get(key)
+        if hit is None:   # the index registers are kept with it: their ids stay theirs
+            hit = self.element_memo[key] = (x.at(idx), x, tuple(idx))
+        return hit[0]
 
     def store(self, ref: BufRef, idx, value):
         if self.shared is not None and id(ref.ptr) in self.shared and not (
@@ -399,13 +410,22 @@ class Ctx:
         for a, v in zip(block.args, args):
             self.env[a] = v
         for op in block.ops[:-1]:
-            rule = self.rules.get(op.name)
-            if rule is None:
-                raise IRError(f"native: no rule for {op.name}")
-            outer, self.current = self.current, op
-            results = rule(op, self)
-            self.current = outer
-            for r, v in zip(op.results, results):
-                self.env[r] = v
+            group = self.plan.groups.get(op)
+            if group is not None:   # a multi-output loop, emitted where its last sink is
+                if op is group.last:
+                    from .multi_output import emit_group
+                    emit_group(self, group)
+                continue
+            self.lower_op(op)
         return block.ops[-1]
+
+    def lower_op(self, op: Operation) -> None:
+        rule = self.rules.get(op.name)
+        if rule is None:
+            raise IRError(f"native: no rule for {op.name}")
+        outer, self.current = self.current, op
+        results = rule(op, self)
+        self.current = outer
+        for r, v in zip(op.results, results):
+            self.env[r] = v
 

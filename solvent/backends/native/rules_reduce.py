@@ -20,7 +20,8 @@ _COMBINE = {
 }
 
 
-def _identity(kind, dt):
+def identity(kind, dt):
+    """The starting value of a ``reduce_<kind>`` of ``dt`` elements."""
     if kind in ("sum", "any"):
         return const(dt, 0)
     if kind in ("prod", "all"):
@@ -59,12 +60,18 @@ def _ieee_extreme(kind, fallback):
     return f
 
 
-def _reduce(kind):
+def combiner(kind):
+    """The combining function ``(ctx, dtype, acc, x) -> register`` of ``reduce_<kind>``."""
     combine = _COMBINE[kind]
     if kind in ("sum", "prod"):
-        combine = _reassociable(combine)
-    elif kind in ("max", "min"):
-        combine = _ieee_extreme(kind, combine)
+        return _reassociable(combine)
+    if kind in ("max", "min"):
+        return _ieee_extreme(kind, combine)
+    return combine
+
+
+def _reduce(kind):
+    combine = combiner(kind)
 
     def rule(op, ctx):
         xv = op.operands[0]
@@ -77,7 +84,7 @@ def _reduce(kind):
             return [x]
         if res.type.rank == 0:
             acc = ctx.slot(dt)
-            ctx.b.store(_identity(kind, dt), acc)
+            ctx.b.store(identity(kind, dt), acc)
             ctx.loop_nest(ctx.dims(xv), lambda idx: ctx.b.store(
                 combine(ctx, dt, ctx.b.load(acc), ctx.element(x, idx)), acc))
             return [ctx.b.load(acc)]
@@ -92,7 +99,7 @@ def _reduce(kind):
             acc = ctx.slot(dt)
 
             def row(oidx):
-                ctx.b.store(_identity(kind, dt), acc)
+                ctx.b.store(identity(kind, dt), acc)
                 ctx.loop_nest(dims[lead:], lambda ridx: ctx.b.store(
                     combine(ctx, dt, ctx.b.load(acc), ctx.element(x, list(oidx) + list(ridx))),
                     acc))
@@ -100,7 +107,7 @@ def _reduce(kind):
                 ctx.store(out, o, ctx.b.load(acc))
             ctx.loop_nest(dims[:lead], row)
             return [out]
-        ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, _identity(kind, dt)))
+        ctx.loop_nest(out.shape, lambda idx: ctx.store(out, idx, identity(kind, dt)))
 
         def body(idx):
             o = [0 if a in axes else i for a, i in enumerate(idx)] if keep else \
@@ -244,7 +251,7 @@ def _arg(kind):
             beats the extreme so far (NaN beats any number), so the search reads that block
             only, not on average half the array (1e7 float64: 0.41x -> see ops_vs_numpy)."""
             at = (lambda i: list(oidx[:axis]) + [i] + list(oidx[axis:]))
-            b.store(_identity(extreme_kind, dt), best)
+            b.store(identity(extreme_kind, dt), best)
             b.store(const("i64", 0), where)
             blk_best = ctx.slot(dt)
             if isinstance(along, int):
@@ -256,7 +263,7 @@ def _arg(kind):
             def block(k):
                 start = b.mul(k, const("i64", ARG_BLOCK))
                 length = ctx.smin(const("i64", ARG_BLOCK), b.sub(ctx.as_value(along), start))
-                b.store(_identity(extreme_kind, dt), blk_best)
+                b.store(identity(extreme_kind, dt), blk_best)
                 ctx.counted_loop(length, lambda i: b.store(
                     extreme(ctx, dt, b.load(blk_best), ctx.load(x, at(b.add(start, i)))),
                     blk_best))

@@ -142,6 +142,31 @@ def _element_of_elementwise(op, rw):
     return True
 
 
+def _element_of_broadcast(op, rw):
+    """broadcast_to(s)[e] -> s for a scalar ``s`` and one element ``e`` read clamped
+    (``unchecked``: it never raises) of an array with no empty dim: every element of the
+    broadcast is ``s`` (the zero payload of a raised loop's checks, read back at the first
+    failing iteration, was otherwise an array of zeros written in full for one read)."""
+    f = op.operands[0].owner
+    spec = op.attrs["spec"]
+    if not isinstance(f, Operation) or f.name != "tensor.broadcast_to" or \
+            f.operands[0].type.rank != 0 or any(it[0] not in "ic" for it in spec) or \
+            op.result.type.rank != 0 or not op.attrs.get("unchecked"):
+        return False
+    shape = op.operands[0].type.shape
+    if not all(d is not None and d > 0 for d in shape):
+        return False
+    rw.replace_op(op, [f.operands[0]])
+    return True
+
+
+def _element_of_spread_sum(b, x):
+    s = b.one("tensor.reduce_sum", x, axes=list(range(x.type.rank)), keepdims=False)
+    wide = b.one("tensor.broadcast_to", s, shape=[4, 2])
+    return b.create("tensor.slice", [wide, b.constant(3, "i64"), b.constant(-1, "i64")],
+                    {"spec": [["i", 0], ["i", 1]], "unchecked": True}).result
+
+
 def _exp_of_padded(b, x):
     two = b.one("tensor.broadcast_to", b.constant(0.5, x.type.dtype), shape=[2])
     y = b.one("tensor.concatenate", x, two, axis=0)
@@ -342,6 +367,10 @@ SHAPES = [
             "f(x, y, ..)[e] -> f(x[e], y[e], ..) for elementwise f and one element e "
             "(scalar operands as they are; a clamped read only of an array with no empty dim)",
             sample=unary_chain(_exp_of_padded, "f64", rank=1)),
+    Pattern("element-of-broadcast", "tensor.slice", _element_of_broadcast,
+            "broadcast_to(s)[e] -> s for scalar s and one element e read clamped "
+            "(unchecked) of an array with no empty dim",
+            sample=unary_chain(_element_of_spread_sum, "f64", rank=1)),
     Pattern("update-full", "tensor.update_slice", _full_update, "x[:, :, ...] = v -> v",
             sample=unary_chain(lambda b, x: b.create("tensor.update_slice", [x, b.one(
                 "tensor.neg", x)], {"spec": [["s", 0, n, 1] for n in x.type.shape]}).result,

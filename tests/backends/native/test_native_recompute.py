@@ -1,7 +1,9 @@
 """``Plan(fn, recompute=k)`` (gradient programs): an elementwise value of at most ``k`` cheap
 ops read by several consumers is computed again inside each instead of written out; the
 interpreter is the oracle. A value with an op outside the cheap set (a division) or a tree
-over the limit is still written out once."""
+over the limit is still written out once. Multi-output loops (multi_output.py) are turned
+off here: they compute such a value once, inside one loop with all its consumers, whatever
+its ops (the last test)."""
 import numpy as np
 import pytest
 
@@ -34,8 +36,21 @@ def test_recompute_cheap_values(fn, limit, kept):
     rng = np.random.default_rng(2)
     x, y = rng.standard_normal((6, 7)), rng.standard_normal((6, 7))
     ir = solvent.jit(fn, backend="interp").compile((x, y)).fn
-    exe = NativeBackend().compile(ir, recompute=limit)
+    exe = NativeBackend(multi_output=False).compile(ir, recompute=limit)
     got, want = exe(x, y), run(ir, [x, y])
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14)
     assert _shared_value_fused(ir, exe) == (not kept)
+
+
+@pytest.mark.parametrize("fn", [two_sums, two_sums_div], ids=["cheap", "division"])
+def test_multi_output_loop_computes_shared_value_once(fn):
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((6, 7)), rng.standard_normal((6, 7))
+    ir = solvent.jit(fn, backend="interp").compile((x, y)).fn
+    exe = NativeBackend().compile(ir, recompute=0)
+    got, want = exe(x, y), run(ir, [x, y])
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14)
+    assert _shared_value_fused(ir, exe)
+    assert len({id(g) for g in exe.plan.groups.values()}) == 1

@@ -1,0 +1,325 @@
+"""Multi-output fusion: elementwise ops and whole-array reductions over one shape, computed in
+one loop nest that writes (or folds) several results.
+
+Single-consumer fusion (``bufferize.Plan._fuse``) computes a value inside the loop of the one
+op that reads it. A value read by two ops that end in two different results (a run-time
+check's error code and the result it guards; an adjoint read by four sums and a gradient)
+was written out in full and read back by each. Here such ops join a *group*: every member
+iterates over the same static shape ``S`` and reads the other members it reads at its own
+index (through elementwise steps of shape ``S``). The group runs as one loop over ``S``
+where its last member stood; a member read only by members of its group (*internal*) is
+computed inside that loop and never written; the others (*sinks*) are stored into their
+buffers (elementwise) or folded into a register (a ``reduce_*`` over all axes to a scalar).
+
+Identity: for elementwise ops ``y_j = f_j(...)`` over ``S`` and reductions ``r = fold(g)``,
+computing at each index ``k`` of ``S`` in C order every member's element ``k`` (from the
+elements ``k`` of the members it reads) and then storing or folding the sinks' elements
+gives the same values as one loop per op in program order, provided every buffer the group
+reads holds the same contents there as at the member's own place. So the group is closed
+(takes no later member) before:
+
+* an op outside it reading a member (directly, inside a region, or through a fused value
+  other than an elementwise one, which is read only where its consumer reads it): that op
+  needs the member computed already;
+* an op that may write into a buffer the group reads (an in-place update, a loop, an
+  elementwise op writing into its operand's buffer);
+* a member reading a member at another index (a broadcast) or reading a reduction of the
+  group (a scalar known only after the loop).
+
+A sink writing into a buffer the group reads (``bufferize``: an elementwise op into its
+dead operand's buffer) is a member only while the group reads that buffer at the loop's own
+index: element ``k`` is stored after every read of element ``k`` (loads come before stores
+in the loop body) and no later index reads it.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...ir.core import Block, Operation
+
+REDUCTIONS = frozenset(f"tensor.reduce_{k}" for k in
+                       ("sum", "prod", "max", "min", "any", "all"))
+
+
+class Group:
+    """Members of one fused loop over ``shape``, in program order; ``sinks`` are those whose
+    results leave the loop (written or folded), the rest are computed inside it only."""
+    __slots__ = ("shape", "members", "sinks", "reads", "writes", "deferred")
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.members: list[Operation] = []
+        self.sinks: list[Operation] = []
+        # scalar ops reading the group's results, lowered right after its loop
+        self.deferred: list[Operation] = []
+        self.reads: dict[int, bool] = {}   # buffer id -> read only at the loop's own index
+        self.writes: set[int] = set()      # operand buffers its sinks write into
+
+    @property
+    def last(self) -> Operation:
+        return self.sinks[-1]
+
+    def __repr__(self):
+        return f"<Group {self.shape} {[m.name for m in self.members]}>"
+
+
+def _is_array(v) -> bool:
+    return len(v.type.shape) > 0
+
+
+def _shape(op: Operation):
+    """The shape a candidate member iterates over, or None for an op that is no candidate:
+    an elementwise op or a reduction of all axes to a scalar, of static shape."""
+    from .rules_elementwise import ELEMENTWISE
+    if len(op.results) != 1 or op.regions:
+        return None
+    r = op.results[0]
+    if op.name == "tensor.pow" and r.type.dtype[0] != "f":
+        return None   # a loop over the exponent's bits per element: it keeps LLVM from
+        # vectorizing any loop it is in, so it gets its own
+    if op.name in ELEMENTWISE:
+        t = r.type
+    elif op.name in REDUCTIONS and r.type.rank == 0 and op.operands[0].type.rank > 0:
+        t = op.operands[0].type
+    else:
+        return None
+    return t.shape if t.rank > 0 and t.static else None
+
+
+def find_groups(plan, block: Block) -> None:
+    """Form the groups of ``block`` (after single-consumer fusion): internal members go into
+    ``plan.fused``, each sink maps to its group in ``plan.groups``."""
+    from .rules_elementwise import ELEMENTWISE
+    fused = plan.fused
+    group_of: dict[Operation, Group] = {}    # every candidate seen -> its group
+    deferred_of: dict[Operation, Group] = {}  # a scalar op -> the group it waits for
+    open_groups: list[Group] = []
+    memo: dict = {}
+
+    def reads(op: Operation, within=None):
+        """(members read: op -> at the reader's own index, buffers read: id -> at the
+        reader's own index) of ``op``'s operands, looking through fused values; ``within``:
+        the shape ``op`` iterates over (None: no read counts as aligned)."""
+        members: dict = {}
+        bufs: dict = {}
+        for inner in op.walk():
+            for o in inner.operands:
+                al = within is not None and inner is op and o.type.shape == within
+                _value(o, al, members, bufs)
+        return members, bufs
+
+    def _value(v, aligned, members, bufs):
+        o = v.owner
+        if isinstance(o, Operation) and (o in group_of or o in deferred_of):
+            members[o] = members.get(o, True) and aligned
+            return
+        if isinstance(o, Operation) and o in fused:
+            if o not in memo:
+                m2, b2 = {}, {}
+                el = o.name in ELEMENTWISE
+                shape = o.results[0].type.shape
+                for x in o.operands:
+                    _value(x, el and x.type.shape == shape, m2, b2)
+                memo[o] = (m2, b2)
+            m2, b2 = memo[o]
+            for k, a in m2.items():
+                members[k] = members.get(k, True) and a and aligned
+            for k, a in b2.items():
+                bufs[k] = bufs.get(k, True) and a and aligned
+            return
+        if _is_array(v) and v in plan.of:
+            k = id(plan.of[v])
+            bufs[k] = bufs.get(k, True) and aligned
+
+    def close(g):
+        if g in open_groups:
+            open_groups.remove(g)
+
+    for op in block.ops:
+        if op in fused and op.name in ELEMENTWISE:
+            continue   # read where its consumer reads it: the consumer decides
+        shape = _shape(op) if op not in fused else None
+        if shape is not None and op.name in REDUCTIONS:
+            members, bufs = reads(op, op.operands[0].type.shape)
+        else:
+            members, bufs = reads(op, shape)
+        touched = {}
+        for m, aligned in members.items():
+            g = group_of[m] if m in group_of else deferred_of[m]
+            if g in open_groups:
+                ok = aligned and m.name not in REDUCTIONS and m in group_of and \
+                    g.shape == shape
+                touched[g] = touched.get(g, True) and ok
+        if len(touched) == 1 and _scalar_step(op):
+            # a scalar computed from the group's results (a sum's conversion): lowered
+            # after the group's loop instead of closing the group here
+            g = next(iter(touched))
+            g.deferred.append(op)
+            deferred_of[op] = g
+            continue
+        # the buffer this op writes that existed before it (an operand's, reused)
+        wrote = id(plan.of[op.results[0]]) if shape is not None and op in plan.reused \
+            else None
+        for g in list(open_groups):
+            if touched.get(g) is False:
+                close(g)
+            elif wrote is not None and wrote in g.reads and not (
+                    g in touched and g.reads[wrote]):
+                close(g)
+            elif shape is None and plan._writes(op) and plan._writes_into(op, set(g.reads)):
+                close(g)
+        if shape is None:
+            for g in touched:
+                close(g)
+            continue
+        joined = [g for g in touched if g in open_groups]
+        new = Group(shape)
+        for g in joined:
+            new.members += g.members
+            for k, a in g.reads.items():
+                new.reads[k] = new.reads.get(k, True) and a
+            new.writes |= g.writes
+            new.deferred += g.deferred
+            close(g)
+        new.members.append(op)
+        new.members.sort(key=block.ops.index)
+        for k, a in bufs.items():
+            new.reads[k] = new.reads.get(k, True) and a
+        if wrote is not None:
+            new.writes.add(wrote)
+        for m in new.members:
+            group_of[m] = new
+        for d in new.deferred:
+            deferred_of[d] = new
+        open_groups.append(new)
+    seen = set()
+    for g in group_of.values():
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        if len(g.members) > 1:
+            _settle(plan, block, g, group_of)
+        else:   # no group: its scalar readers stay where they are
+            g.deferred.clear()
+
+
+def _scalar_step(op: Operation) -> bool:
+    """A scalar elementwise op: it reads registers only, so it may run later unchanged."""
+    from .rules_elementwise import ELEMENTWISE
+    return op.name in ELEMENTWISE and not op.regions and len(op.results) == 1 and \
+        op.results[0].type.rank == 0
+
+
+def _settle(plan, block: Block, g: Group, group_of: dict) -> None:
+    """Split ``g``'s members into internal ones (fused) and sinks."""
+    from .rules_elementwise import ELEMENTWISE
+    mine = set(g.members)
+    users: dict = {}   # value -> ops of the block using it (inside their regions too)
+    for u in block.ops:
+        for inner in u.walk():
+            for o in inner.operands:
+                users.setdefault(o, []).append(u)
+
+    def inside(v, depth=0) -> bool:
+        """Whether every reader of ``v`` is a member, or a fused elementwise value all of
+        whose readers are (recursively)."""
+        us = users.get(v, [])
+        if not us or depth > 64:
+            return False
+        for u in us:
+            if u in mine:
+                continue
+            if u in plan.fused and u.name in ELEMENTWISE and u not in group_of and \
+                    inside(u.results[0], depth + 1):
+                continue
+            return False
+        return True
+    for m in g.members:
+        if m.name not in REDUCTIONS and inside(m.results[0]):
+            plan.fused.add(m)
+            plan.reused.discard(m)
+        else:
+            g.sinks.append(m)
+    at = block.ops.index
+    # those after the loop's place are lowered at their own places as usual
+    g.deferred = sorted((d for d in g.deferred if at(d) < at(g.last)), key=at)
+    for s in g.sinks + g.deferred:
+        plan.groups[s] = g
+
+
+def emit_group(ctx, g: Group) -> None:
+    """Lower group ``g`` where its last sink stands: one loop nest over ``g.shape``."""
+    from .context import Lazy
+    from .rules_elementwise import RULES as EW, operand_at
+    from .rules_reduce import combiner, identity
+    b = ctx.b
+    shape = g.shape
+
+    def sink_lazy(op):
+        scalar = EW[op.name].scalar
+        return Lazy(lambda idx: scalar(ctx, op, [operand_at(ctx, o, idx, shape)
+                                                 for o in op.operands]),
+                    shape, op.results[0].type.dtype)
+
+    for m in g.sinks:
+        if m.name not in REDUCTIONS:
+            ctx.env[m.results[0]] = sink_lazy(m)
+    outs, accs = {}, {}
+    for s in g.sinks:
+        if s.name in REDUCTIONS:
+            dt = s.operands[0].type.dtype
+            kind = s.name[len("tensor.reduce_"):]
+            acc = ctx.slot(dt)
+            b.store(identity(kind, dt), acc)
+            accs[s] = (acc, combiner(kind), dt)
+        else:
+            outs[s] = ctx.out(s)
+
+    def body(idx):
+        vals = [ctx.element(ctx.get(s.operands[0] if s in accs else s.results[0]), idx)
+                for s in g.sinks]
+        for s, v in zip(g.sinks, vals):
+            if s in accs:
+                acc, combine, dt = accs[s]
+                b.store(combine(ctx, dt, b.load(acc), v), acc)
+            else:
+                ctx.store(outs[s], idx, v)
+    where = f" at {g.last.loc}" if g.last.loc is not None else ""
+    ctx.notes.append(
+        f"one loop over {list(shape)} computes {len(g.sinks)} results ("
+        + ", ".join(s.name[len('tensor.'):] for s in g.sinks) + f") and "
+        f"{len(g.members) - len(g.sinks)} values read only inside it{where}")
+    outer, ctx.current = ctx.current, g.last
+    # a value read by several members (or by several steps of a fused chain) is computed
+    # once per index: the body is straight-line code, so the first computation dominates
+    # every later read in it
+    ctx.element_memo = {}
+    ctx.loop_nest(shape, body)
+    ctx.current, ctx.element_memo = outer, None
+    for s in g.sinks:
+        ctx.env[s.results[0]] = _opaque(ctx, b.load(accs[s][0])) if s in accs else outs[s]
+    for op in g.deferred:
+        ctx.lower_op(op)
+
+
+def _opaque(ctx, v):
+    """``v`` through an empty inline assembly statement: the code after the loop cannot look
+    back into the fold. Without it LLVM rewrote ``smin(acc, k) < 0`` after the loop as
+    ``acc < 0`` on the previous step's accumulator (``k`` is known non-negative), a use of
+    the running value outside the loop that keeps the loop vectorizer off the whole loop
+    (arc_distance_loops: the error index's fold beside sin, cos and atan2)."""
+    b = ctx.b
+    t = v.type
+    i64 = ir.IntType(64)
+    if isinstance(t, ir.IntType) and t.width <= 64:
+        x = v if t.width == 64 else b.zext(v, i64)
+        back = (lambda y: y) if t.width == 64 else (lambda y: b.trunc(y, t))
+    elif isinstance(t, ir.DoubleType):
+        x, back = b.bitcast(v, i64), (lambda y: b.bitcast(y, t))
+    elif isinstance(t, ir.FloatType):
+        x = b.zext(b.bitcast(v, ir.IntType(32)), i64)
+        back = (lambda y: b.bitcast(b.trunc(y, ir.IntType(32)), t))
+    else:
+        return v
+    asm = ir.InlineAsm(ir.FunctionType(i64, [i64]), "", "=r,0")
+    return back(b.call(asm, [x]))

@@ -1,0 +1,219 @@
+"""Multi-output loops (backends/native/multi_output.py): elementwise ops and whole-array
+reductions over one shape that share values run as one loop writing (or folding) several
+results. NumPy on the same source is the oracle, over empty, one-element, float32,
+Fortran-ordered and strided inputs; the kernels that must not become one loop (a value read
+at another index, a reduction read inside the loop, an in-place write between the ops) are
+checked for values, and the ones that must are checked for a group in the native plan."""
+import math
+
+import numpy as np
+import pytest
+
+import solvent
+from solvent.backends.native.engine import vector_math
+
+
+def shared_two_outputs(a, b):
+    t = a * a + b
+    return np.sqrt(np.abs(t)), t - 1.0
+
+
+def sums_and_output(x, y):
+    t = np.sin(x) * y
+    return t * 2.0, np.sum(t), np.max(t), np.min(t * x)
+
+
+def mask_reductions(x):
+    m = x > 0.25
+    return np.any(m), np.all(m), np.where(m, x, -x)
+
+
+def int_min_max(k):
+    t = k * 3 - 7
+    return np.min(t), np.max(t), t + 1
+
+
+def reduction_then_scale(x):
+    t = x * x + 1.0
+    s = np.sum(t)
+    return t / s, s
+
+
+def shifted_reader(x):
+    t = x * 2.0 + 1.0
+    return t[::-1] + t, np.sum(t)
+
+
+def write_between(x, y):
+    t = x * 2.0
+    u = t + y
+    x[0] = 5.0
+    return u * t, np.sum(t), x
+
+
+def time_loop(x, y):
+    s = 0.0
+    for _ in range(3):
+        d = x + y
+        s += np.sum(d * d)
+        x[:] = d * 0.5
+    return s
+
+
+def sqrt_log_loop(x, y):
+    n = x.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        t = x[i] * y[i] - 0.5
+        out[i] = math.sqrt(t) + math.log(t + 2.0)
+    return out
+
+
+def _layouts(shape, dtype, rng, low=-1.0):
+    """The same values C-ordered, Fortran-ordered and as a strided view."""
+    base = (rng.random(shape) * (1 - low) + low).astype(dtype)
+    wide = np.zeros(shape[:-1] + (2 * shape[-1],), dtype) if shape else base
+    if shape:
+        wide[..., ::2] = base
+    return {"c": base, "f": np.asfortranarray(base), "strided": wide[..., ::2]}
+
+
+def _outcome(fn, args):
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    try:
+        out = fn(*args)
+    except (ValueError, IndexError, ZeroDivisionError) as e:
+        return type(e), args
+    return out, args
+
+
+def _same(want, got, rtol):
+    if isinstance(want, type):
+        assert got is want
+        return
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(want) == len(got)
+    for w, g in zip(want, got):
+        w, g = np.asarray(w), np.asarray(g)
+        assert w.shape == g.shape and w.dtype == g.dtype, (w.dtype, g.dtype, w.shape, g.shape)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+def _check(fn, args, rtol):
+    want, want_args = _outcome(fn, args)
+    jitted = solvent.jit(fn, backend="native")
+    got, got_args = _outcome(jitted, args)
+    _same(want, got, rtol)
+    if not isinstance(want, type):
+        for w, g in zip(want_args, got_args):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    return jitted
+
+
+SHAPES = [(0,), (1,), (7,), (1, 1), (4, 5), (3, 0)]
+CASES = [
+    (shared_two_outputs, 2, True), (sums_and_output, 2, True), (mask_reductions, 1, True),
+    (reduction_then_scale, 1, False), (shifted_reader, 1, False),
+]
+
+
+@pytest.mark.parametrize("fn,nargs,grouped", CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)) or "scalar")
+@pytest.mark.parametrize("dtype", ["f8", "f4"])
+@pytest.mark.parametrize("layout", ["c", "f", "strided"])
+def test_multi_output_matches_numpy(fn, nargs, grouped, shape, dtype, layout):
+    rng = np.random.default_rng(hash((fn.__name__, shape, dtype, layout)) % 2**32)
+    args = [_layouts(shape, dtype, rng)[layout] for _ in range(nargs)]
+    jitted = _check(fn, args, 1e-5 if dtype == "f4" else 1e-12)
+    if 0 in shape or fn is shifted_reader and len(shape) > 1:
+        return   # an empty reduction raises (max, min); no group to look for
+    plan = jitted.compile(args).executable.plan
+    if grouped and shape not in ((1,), (1, 1)):
+        assert plan.groups, "expected one loop for the shared value's readers"
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (9,), (2, 3)], ids=str)
+@pytest.mark.parametrize("dtype", ["i8", "i4", "u1"])
+def test_integer_min_max_and_output(shape, dtype):
+    rng = np.random.default_rng(11)
+    k = rng.integers(0, 50, size=shape).astype(dtype)
+    _check(int_min_max, [k], 0)
+
+
+def test_value_read_at_another_index_is_written_out():
+    """``t[::-1]`` reads ``t`` where the loop has not computed it yet: ``t`` is written out
+    first (its sum may share its loop), and the reversal reads that."""
+    x = np.arange(6.0)
+    jitted = _check(shifted_reader, [x], 1e-12)
+    exe = jitted.compile([x]).executable
+    t = next(op for op in jitted.compile([x]).fn.body.ops if op.name == "tensor.add" and
+             op.operands[0].owner is not None and
+             getattr(op.operands[0].owner, "name", "") == "tensor.mul")
+    assert t not in exe.plan.fused
+
+
+@pytest.mark.parametrize("shape", [(1,), (6,), (2, 3)], ids=str)
+def test_in_place_write_between_members(shape):
+    """``x[0] = 5`` between ``t = 2x`` and ``u * t``: ``t`` must hold the old ``x``."""
+    rng = np.random.default_rng(4)
+    _check(write_between, [rng.random(shape), rng.random(shape)], 1e-12)
+
+
+@pytest.mark.parametrize("layout", ["c", "f", "strided"])
+def test_group_in_a_time_loop_with_in_place_update(layout):
+    rng = np.random.default_rng(8)
+    x, y = (_layouts((5, 4), "f8", rng)[layout] for _ in range(2))
+    jitted = _check(time_loop, [x, y], 1e-12)
+    plan = jitted.compile([x, y]).executable.plan
+    assert plan.groups
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 17])
+def test_checked_loop_twin_values(n):
+    rng = np.random.default_rng(n)
+    x, y = rng.random(n) + 1.0, rng.random(n) + 1.0
+    _check(sqrt_log_loop, [x, y], 1e-12)
+
+
+@pytest.mark.parametrize("bad", [0, 3, 16])
+def test_checked_loop_twin_raises_python_error(bad):
+    """A negative square root at element ``bad`` (and later ones): Python's ValueError, as
+    the loop raises at its first failing iteration."""
+    x, y = np.full(17, 2.0), np.full(17, 2.0)
+    x[bad:] = -1.0
+    with pytest.raises(ValueError, match="math domain error"):
+        sqrt_log_loop(x.copy(), y)
+    with pytest.raises(ValueError, match="math domain error"):
+        solvent.jit(sqrt_log_loop, backend="native")(x, y)
+
+
+def test_check_and_result_share_one_vectorized_loop(capfd):
+    """The error check's first failing index (a min over the elements) and the result are
+    one loop, and LLVM still vectorizes it (libmvec's log): the fold's result is hidden
+    from the code after the loop, which otherwise read the running value outside it and
+    kept the loop scalar (with a 'loop not vectorized' remark on the terminal)."""
+    if vector_math() is None:
+        pytest.skip("no libmvec on this host")
+    x, y = np.full(1000, 2.0), np.full(1000, 1.5)
+    jitted = _check(sqrt_log_loop, [x, y], 1e-12)
+    c = jitted.compile([x, y])
+    groups = {id(g): g for g in c.executable.plan.groups.values()}
+    assert len(groups) == 1
+    (g,) = groups.values()
+    assert any(s.name == "tensor.reduce_min" for s in g.sinks)
+    assert c.executable.comp.vector_calls
+    assert "not vectorized" not in capfd.readouterr().err
+
+
+def test_turned_off_gives_the_same_values():
+    from solvent.backends.native.backend import NativeBackend
+    from solvent.backends.interp import run
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((6, 7)), rng.standard_normal((6, 7))
+    ir = solvent.jit(sums_and_output, backend="interp").compile((x, y)).fn
+    on, off = NativeBackend().compile(ir), NativeBackend(multi_output=False).compile(ir)
+    assert on.plan.groups and not off.plan.groups
+    for a, b, c in zip(on(x, y), off(x, y), run(ir, [x, y])):
+        np.testing.assert_allclose(a, c, rtol=1e-12)
+        np.testing.assert_allclose(b, c, rtol=1e-12)
