@@ -73,9 +73,21 @@ _NAN_WHEN = {math.sin: _isinf, math.cos: _isinf, math.tan: _isinf, math.sqrt: _b
              math.log: _below(0.0), math.log10: _below(0.0), math.log2: _below(0.0),
              math.log1p: _below(-1.0), math.asin: _beyond_one, math.acos: _beyond_one,
              math.acosh: _below(1.0), math.atanh: _beyond_one}
+# exp(x) and expm1(x) of a finite double overflow exactly when x > log(DBL_MAX), the double
+# 709.782712893384 (its exp is DBL_MAX rounded down; the next double's rounds to inf); an
+# infinite x gives inf without an error
+_EXP_MAX = math.log(float(np.finfo(np.float64).max))
+
+
+def _overflows(fe, x):
+    return fe.ufunc(np.logical_and, fe.ufunc(np.greater, x, Const(_EXP_MAX)),
+                    fe.ufunc(np.less, x, Const(math.inf)))
+
+
 _INF_WHEN = {math.log: _equal(0.0), math.log10: _equal(0.0), math.log2: _equal(0.0),
              math.log1p: _equal(-1.0),
-             math.atanh: lambda fe, x: fe.ufunc(np.equal, fe.ufunc(np.absolute, x), Const(1.0))}
+             math.atanh: lambda fe, x: fe.ufunc(np.equal, fe.ufunc(np.absolute, x), Const(1.0)),
+             math.exp: _overflows, math.expm1: _overflows}
 
 
 def _check_errors(fe, mf, r, args):

@@ -490,8 +490,14 @@ def test_math_domain_and_pole_errors_as_python_on_special_values(fn, be, dtype):
     """The checks are decided from the argument (sin: infinite, sqrt/log: < 0, asin: |x| >
     1, log: x == 0, ...): each special value raises the error Python raises, or none and
     NumPy's value; the first failing element is Python's first."""
+    _as_python_on(fn, be, dtype, SPECIAL_MATH if dtype != np.int8 else
+                  [0, 1, -1, 2, -2, 127, -128])
+
+
+def _as_python_on(fn, be, dtype, values):
+    """``fn`` under solvent on each value (between two harmless ones) raises Python's error
+    or gives NumPy's value, leaving the output untouched when it raises."""
     f = solvent.jit(fn, backend=be)
-    values = SPECIAL_MATH if dtype != np.int8 else [0, 1, -1, 2, -2, 127, -128]
     for v in values:
         with np.errstate(over="ignore"):   # 1e300 is inf in float32
             A = np.array([0.75 if dtype != np.int8 else 1, v, 0.25], dtype=dtype)
@@ -505,3 +511,29 @@ def test_math_domain_and_pole_errors_as_python_on_special_values(fn, be, dtype):
             continue
         f(A, got)
         np.testing.assert_allclose(got, want, rtol=1e-14, atol=0, err_msg=str(v))
+
+
+def _m_exp(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.exp(A[i])
+
+
+def _m_expm1(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.expm1(A[i])
+
+
+# log(DBL_MAX) as a double (its exp is finite), the next double (its exp overflows)
+EXP_EDGE = [709.782712893384, float(np.nextafter(709.782712893384, np.inf)), 710.0, 709.0,
+            -745.2, -800.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
+@pytest.mark.parametrize("be", ["native", "xla", "interp"])
+@pytest.mark.parametrize("fn", [_m_exp, _m_expm1], ids=lambda f: f.__name__[3:])
+def test_math_overflow_as_python_on_special_values(fn, be, dtype):
+    """math.exp/expm1's OverflowError is decided from the argument (finite and above
+    log(DBL_MAX)): at the edge and on each special value it raises where Python raises, an
+    infinite argument raises nothing, and the values are NumPy's elsewhere."""
+    _as_python_on(fn, be, dtype, SPECIAL_MATH + EXP_EDGE if dtype != np.int8 else
+                  [0, 1, -1, 127, -128])
