@@ -126,3 +126,18 @@ def test_int_range_bounds_and_refusals():
     assert int_range(found["wrap"]) is None
     assert int_range(found["iota_i8"]) is None
     assert int_range(found["float"]) is None
+
+
+def test_int64_round_trip_keeps_signs_and_the_cast_of_nan_and_huge_values():
+    """float(int64(floor(x))) and its rewrite agree bit for bit (``_same`` would take -0.0
+    for 0.0): a floor of -0.0 gives +0.0 through int64, NaN, inf and |x| >= 2**63 give
+    int64's minimum."""
+    pattern = next(p for p in ALL if p.name == "int64-round-trip")
+    fn = pattern.sample((2, 6))
+    before = parse_function(print_function(fn))
+    assert apply_patterns(fn, [pattern]) == 1
+    x = np.array([[-0.0, -0.5, 0.5, np.nan, np.inf, -np.inf],
+                  [2.0 ** 63, -2.0 ** 63, 2.0 ** 63 - 1024, -1e19, 1e300, -3.5]])
+    (want,), (got,) = run(before, [x]), run(fn, [x])
+    assert np.array_equal(np.signbit(want), np.signbit(got))
+    np.testing.assert_array_equal(got, want)

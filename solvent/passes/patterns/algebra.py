@@ -125,6 +125,42 @@ def _select_nested(op, rw):
     return False
 
 
+_INTEGRAL = ("tensor.floor", "tensor.ceil", "tensor.trunc")
+
+
+def _int64_round_trip(op, rw):
+    """``float(int64(t))`` for an integral float ``t`` without the integer conversions."""
+    inner = defining(op.operands[0], "tensor.convert")
+    if inner is None or op.result.type.dtype not in ("f32", "f64") or \
+            inner.result.type.dtype != "i64":
+        return False
+    t = inner.operands[0]
+    if defining(t) is None or defining(t).name not in _INTEGRAL or \
+            t.type.dtype not in ("f32", "f64"):
+        return False
+    if t.type.dtype != op.result.type.dtype:
+        t = rw.one("tensor.convert", t, dtype=op.result.type.dtype)
+    inside = rw.one("tensor.lt", rw.one("tensor.abs", t), rw.constant_like(t, 2.0 ** 63))
+    zero = rw.constant_like(t, 0.0)   # -0.0 -> 0.0, as int64 does (XLA folds t + 0.0 to t)
+    plain = rw.one("tensor.select", rw.one("tensor.eq", t, zero), zero, t)
+    rw.replace_op(op, [rw.one("tensor.select", inside, plain,
+                              rw.constant_like(op.result, -2.0 ** 63))])
+    return True
+
+
+def _integral_of_integral(op, rw):
+    t = op.operands[0]
+    if defining(t) is None or defining(t).name not in _INTEGRAL or t.type != op.result.type:
+        return False
+    rw.replace_op(op, [t])
+    return True
+
+
+def _round_trip_sample(b, x):
+    t = b.one("tensor.floor", x)
+    return b.one("tensor.convert", b.one("tensor.convert", t, dtype="i64"), dtype="f64")
+
+
 def _outer_as_mul(op, rw):
     a = op.attrs
     x, y = op.operands
@@ -378,6 +414,22 @@ ALGEBRA = [
     Pattern("convert-same", "tensor.convert", operand_if_same_type,
             "convert(x, dtype(x)) -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.convert", x, dtype="f64"), "f64")),
+    *[Pattern(f"{name.split('.')[1]}-of-integral", name, _integral_of_integral,
+              f"{name.split('.')[1]}(t) -> t for t = floor/ceil/trunc of a float (t is "
+              "integral, NaN, an infinity or a signed zero: each its own floor, ceil and "
+              "trunc); `math.floor` is np.floor then the trunc of an int() conversion",
+              sample=unary_chain(lambda b, x, name=name: b.one(name, b.one(
+                  "tensor.floor", x)), "f64", rank=2))
+      for name in _INTEGRAL],
+    Pattern("int64-round-trip", "tensor.convert", _int64_round_trip,
+            "float(int64(t)) -> select(|t| < 2**63, t (-0.0 as 0.0), -2**63) for t = floor/"
+            "ceil/trunc of a float (f32 or f64 result): an integral t in int64's range "
+            "converts exactly both ways (int64 has no -0); NaN, inf and the rest give "
+            "int64's minimum, which NumPy's cast gives on x86-64 (cvttsd2si; elsewhere the "
+            "cast is platform-defined). It is Python's `2.0 * math.pi * math.floor(a)`, an "
+            "int round trip that x86 without AVX-512 converts one element at a time, where "
+            "the select vectorizes (polar_helper_loops)",
+            sample=unary_chain(_round_trip_sample, "f64", rank=2)),
     Pattern("select-constant", "tensor.select", _select_constant,
             "select(True, a, b) -> a; select(False, a, b) -> b (same shape)",
             sample=unary_chain(lambda b, x: b.one("tensor.select", b.constant(True, "i1"), x,
