@@ -292,6 +292,22 @@ LIBM_COST = 4
 # ms, native 26 -> 32; arc_distance_loops, six checked calls: XLA 120 ms, native 74)
 CHECKED_LIBM_COST = 2
 _CHECKS = ("tensor.isnan", "tensor.isinf", "tensor.isfinite")
+# a check decided from the argument (frontend/npapi_pymath.py: sqrt's x < 0, exp's x >
+# log(DBL_MAX), asin's |x| > 1): the argument compared with a constant beside the call
+_ARGUMENT_CHECKS = ("tensor.lt", "tensor.gt", "tensor.le", "tensor.ge", "tensor.eq",
+                    "tensor.abs", "tensor.isinf")
+
+
+def _checked(op) -> bool:
+    """Whether a run-time check tests ``op``'s result, or its argument beside it."""
+    if any(u.name in _CHECKS for u, _ in op.results[0].live_uses()):
+        return True
+    return bool(op.operands) and any(
+        u is not op and u.name in _ARGUMENT_CHECKS and (
+            u.name in ("tensor.abs", "tensor.isinf") or
+            any(o.owner is not None and getattr(o.owner, "name", "") == "tensor.constant"
+                for o in u.operands))
+        for u, _ in op.operands[0].live_uses())
 # a loop whose array ops produce at most this many elements per iteration goes native
 # (see ``step_work``)
 STEP_WORK = 4_000_000
@@ -373,8 +389,7 @@ def array_work(fn: Function) -> ArrayWork:
             continue
         if _libm_call(op):
             w.libm += n
-            w.checked += n if any(u.name in _CHECKS for u, _ in op.results[0].live_uses()) \
-                else 0
+            w.checked += n if _checked(op) else 0
         elif op.name in _MOVES and not (op.name == "tensor.transpose" and all(
                 u.name == "tensor.dot_general" for u, _ in op.results[0].live_uses()) and
                 op.results[0].live_uses()):
