@@ -281,6 +281,12 @@ class Function:
     # each loop left in place (by op) the reason; ``analysis.explain_loops`` shows them.
     raised: list[str] = field(default_factory=list)
     not_raised: dict = field(default_factory=dict)
+    # The raise_loops options (``RaiseLoops.Options`` field names) whose value decided
+    # something raising built here: with the other value that loop would have stayed a
+    # loop (a masked batch under a carried loop: masked_under_carried; an interchange whose
+    # inner loop walks rows: strided_interchange). A backend whose pass_defaults set one of
+    # them otherwise compiles the program again with its own (runtime.jit).
+    raised_with: set = field(default_factory=set)
 
     @property
     def args(self) -> list[Value]:

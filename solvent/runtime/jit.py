@@ -228,11 +228,12 @@ class JitFunction:
 
         fn = pipeline(tr, self.backend)
         backend, reason = choose_backend(fn, self.backend)
-        if self.backend is None and self.placement is None and \
-                self._pass_options(backend) != self._pass_options(None) and \
-                any("mask" in r or ", loop" in r or "into loop" in r for r in fn.raised):
-            # the chosen backend compiles masked batches differently (its pass_defaults):
-            # the program again with its options, on the backend already chosen
+        if self.backend is None and self.placement is None and any(
+                self._pass_options(backend).get("raise_loops", {}).get(k) !=
+                self._pass_options(None).get("raise_loops", {}).get(k) for k in fn.raised_with):
+            # raising built something the chosen backend's pass_defaults refuse (a masked
+            # batch under a carried loop, a strided interchange: Function.raised_with): the
+            # program again with its options, on the backend already chosen
             tr = translate(self.pyfn, args, static, self.translator,
                            clamped_windows=type_key in self._clamped)
             fn = pipeline(tr, backend)

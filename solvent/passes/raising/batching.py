@@ -54,6 +54,8 @@ class Batch:
         self.bounds: tuple | None = None
         # RaiseLoops.Options.strided_interchange (inner_loop)
         self.strided_interchange = strided_interchange
+        # the options whose value let this batch build what it built (Function.raised_with)
+        self.options_used: set = set()
 
     # --- building ------------------------------------------------------------------------
     def emit(self, name: str, operands, loc=None, **attrs) -> Value:
@@ -208,8 +210,12 @@ class Batch:
                 # slower on kmeans_loops, native and XLA)
                 raise Refuse(f"the loop at line {_line(op)} computes arrays in its body "
                              f"({o.name} at line {_line(o)}): it is not interchanged")
-        if not self.strided_interchange:
+        try:
             self._refuse_strided(op)
+        except Refuse:
+            if not self.strided_interchange:
+                raise
+            self.options_used.add("strided_interchange")
         whole = [v in self.versions for v in op.operands[3:]]
         inits = [a if w else self.stacked(v)
                  for (a, _), v, w in zip(args[3:], op.operands[3:], whole)]

@@ -101,6 +101,7 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
     if step is None:
         raise Refuse("the step is not a constant")
     partial = not (lb.is_const and ub.is_const)
+    used = set()   # the options that let it raise (Function.raised_with)
     if partial:
         # bounds that move with an outer loop: batch the widest range, masked
         lo, hi = info.bounds(lb)[0], info.bounds(ub)[1]
@@ -110,8 +111,10 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
                          f"{info.render(lb)}..{info.render(ub)}: symbolic, or a stride)")
         if hi - lo > max_masked:
             raise Refuse(f"a masked range of {hi - lo} iterations is above max_masked")
-        outer = None if masked_under_carried else _carried_bound_loop(info, lb, ub)
-        if outer is not None:
+        outer = _carried_bound_loop(info, lb, ub)
+        if outer is not None and masked_under_carried:
+            used.add("masked_under_carried")
+        elif outer is not None:
             line = outer.loc.line if outer.loc is not None else "?"
             raise Refuse(f"its bounds follow the loop at line {line}, which is carried: the "
                          "masked batch would run the widest range on every trip of it "
@@ -134,6 +137,7 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
         b.abandon()
         raise
     loop.replace_with(results)
+    info.fn.raised_with.update(used | b.options_used)
     return ", ".join(sorted(b.what)) or "its initial values"
 
 

@@ -68,6 +68,20 @@ def test_automatic_choice_compiles_with_the_chosen_backends_options():
         assert _loops(c.fn) == 1
 
 
+def test_raising_records_the_options_it_needed():
+    """Function.raised_with names the raise_loops options whose value let a loop raise:
+    LU's masked triangle under its carried pivot loop needs masked_under_carried; a masked
+    triangle under an independent loop needs none, so the automatic choice compiles it
+    once."""
+    xla = solvent.jit(lu, backend="xla").compile(_lu_args(7))
+    assert xla.fn.raised_with == {"masked_under_carried"}
+    assert solvent.jit(lu, backend="native").compile(_lu_args(7)).fn.raised_with == set()
+    C = np.random.default_rng(1).random((6, 6))
+    auto = solvent.jit(rows_under_independent).compile((2.0, C))
+    assert auto.fn.raised_with == set() and "pass options" not in auto.reason
+    assert any("mask" in r for r in auto.fn.raised)
+
+
 def test_a_triangle_under_an_independent_loop_is_still_batched_on_native():
     C = np.random.default_rng(1).random((6, 6))
     c = solvent.jit(rows_under_independent, backend="native").compile((2.0, C))

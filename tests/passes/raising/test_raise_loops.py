@@ -365,8 +365,10 @@ def test_strided_interchange_option(strided):
     text = explain_loops(fn)
     if strided:
         assert "loop r: raised" in text and ", loop," in text, text
+        assert fn.raised_with == {"strided_interchange"}   # runtime.jit reads it
     else:
         assert "would read columns" in text and "loop r: raised" not in text, text
+        assert fn.raised_with == set()
     from solvent.backends.native import NativeBackend
     assert NativeBackend.pass_defaults["raise_loops"]["strided_interchange"] is False
     for backend in ("native", "xla"):
