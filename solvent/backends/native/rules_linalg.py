@@ -270,6 +270,9 @@ def _dot(op, ctx):
     if is_complex(dt):
         complex_dot(ctx, op, sym, dt, B, M, N, K, orders, out)
         return [ctx.load(out, [0])] if scalar_out else [out]
+    if row_dots(op):   # read each operand where it lies (a fused gather: computed here)
+        _row_dots(ctx, dt, B, K, ctx.get(a), ctx.get(b), out)
+        return [out]
     A, ta = _arranged(ctx, op, a, *orders[0])
     Bm, tb = _arranged(ctx, op, b, *orders[1])
     if M == 1 and N == 1:
@@ -353,12 +356,21 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out):
     ctx.counted_loop(M, row)
 
 
-def _dots(ctx, dt, B, K, A, Bm, out):
-    """Vector dot products inline. Float sums may be reassociated (as BLAS ddot does), which
-    lets LLVM vectorize the loop."""
+def row_dots(op) -> bool:
+    """``c[q] = sum_k a[q, k] * b[q, k]``: two real static matrices, batched on rows and
+    contracted on columns (raising's ``s += vals[i, k] * x[cols[i, k]]``)."""
+    a, b = op.operands
+    return all(v.type.rank == 2 and v.type.static and v.type.dtype[0] == "f"
+               for v in (a, b)) and \
+        [list(op.attrs[k]) for k in ("lhs_batch", "lhs_contract", "rhs_batch",
+                                     "rhs_contract")] == [[0], [1], [0], [1]]
+
+
+def _row_dots(ctx, dt, B, K, x, y, out):
+    """``out[q] = sum_k x[q, k] * y[q, k]``, inline, reading each operand element by element
+    (a buffer or a fused value: spmv_ell_loops' gathered ``x[cols]`` is never written out).
+    Float sums may be reassociated (as BLAS ddot does), which lets LLVM vectorize the loop."""
     b = ctx.b
-    a2 = BufRef(A.ptr, (B, K), dt)
-    b2 = BufRef(Bm.ptr, (B, K), dt)
     c1 = BufRef(out.ptr, (B,), dt)
     acc = ctx.slot(dt)
 
@@ -366,7 +378,7 @@ def _dots(ctx, dt, B, K, A, Bm, out):
         b.store(const(dt, 0), acc)
 
         def step(k):
-            prod = scalar_math.mul(ctx, dt, ctx.load(a2, [q, k]), ctx.load(b2, [q, k]))
+            prod = scalar_math.mul(ctx, dt, ctx.element(x, [q, k]), ctx.element(y, [q, k]))
             s = scalar_math.add(ctx, dt, b.load(acc), prod)
             if dt[0] == "f":
                 prod.flags.extend(["reassoc", "contract"])
@@ -375,6 +387,11 @@ def _dots(ctx, dt, B, K, A, Bm, out):
         ctx.counted_loop(K, step)
         ctx.store(c1, [q], b.load(acc))
     ctx.counted_loop(B, per_batch)
+
+
+def _dots(ctx, dt, B, K, A, Bm, out):
+    """Vector dot products inline, of buffers arranged as (B, K)."""
+    _row_dots(ctx, dt, B, K, BufRef(A.ptr, (B, K), dt), BufRef(Bm.ptr, (B, K), dt), out)
 
 
 def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):

@@ -129,3 +129,32 @@ def test_an_unproven_lookup_stays_checked_and_raises():
                    if op.name == "tensor.gather")
     with pytest.raises(IndexError, match="index 11 is out of bounds for axis 0 with size 11"):
         f(t, np.array([1, 11, 3]))
+
+
+def ell_rows(vals, cols, x):
+    n, K = vals.shape
+    y = np.empty(n)
+    for i in range(n):
+        s = 0.0
+        for k in range(K):
+            s += vals[i, k] * x[cols[i, k]]
+        y[i] = s
+    return y
+
+
+@pytest.mark.parametrize("n,K", [(0, 3), (1, 1), (5, 3), (4, 8)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_dots_read_a_gathered_operand_in_place(n, K, dtype):
+    """Raised ``s += vals[i, k] * x[cols[i, k]]`` is a row-batched dot_general of vals and
+    the gather x[cols]; natively the dots read the gather where they use it (rules_linalg
+    row_dots), so it is never written out. NumPy's results, NaN and inf included."""
+    rng = np.random.default_rng(n + K)
+    vals = rng.standard_normal((n, K)).astype(dtype)
+    x = rng.standard_normal(max(n, 1)).astype(dtype)
+    x[:2] = [np.nan, np.inf][:x.size]
+    cols = rng.integers(0, x.size, (n, K))
+    check(ell_rows, vals, cols, x, backend="native")
+    c = solvent.jit(ell_rows, backend="native").compile((vals, cols, x))
+    if n:
+        assert any(op.name == "tensor.dot_general" for op in c.fn.walk())
+        assert any(op.name == "tensor.gather" for op in c.executable.plan.fused)
