@@ -589,8 +589,25 @@ def _py_ctor(dt):
             raise fe.unsupported("converting a complex number to a real one")
         if dt == "i64" and t.dtype[0] == "f":
             t = fe.ufunc(np.trunc, t)
+            _check_fits_int64(fe, t)
         return Tensor(fe.convert(t, dt).v, weak=True, deps=t.deps)
     return handler
+
+
+_INT64_END = 9.223372036854775808e18   # 2**63, exact in float32 and float64
+
+
+def _check_fits_int64(fe, t) -> None:
+    """Python's errors for int() of a float that is NaN or infinite (int(), math.floor...
+    gave int64's minimum before: a silent wrong answer), and an OverflowError for a finite
+    value beyond int64, which a Python int would hold but solvent's integers cannot."""
+    fe.check(fe.ufunc(np.logical_not, fe.ufunc(np.isnan, t)), "ValueError",
+             "cannot convert float NaN to integer")
+    fe.check(fe.ufunc(np.logical_not, fe.ufunc(np.isinf, t)), "OverflowError",
+             "cannot convert float infinity to integer")
+    fe.check(fe.ufunc(np.logical_and, fe.ufunc(np.greater_equal, t, Const(-_INT64_END)),
+                      fe.ufunc(np.less, t, Const(_INT64_END))), "OverflowError",
+             "int() of a float beyond 2**63: solvent's integers are 64-bit")
 
 
 @implements(np.bincount)

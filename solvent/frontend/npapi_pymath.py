@@ -130,12 +130,25 @@ def _math_function(mf, uf):
 for _mf, _uf in MATH_UFUNC.items():
     implements(_mf)(_math_function(_mf, _uf))
 
-implements(math.floor)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.floor, x))
-                       if not isinstance(x, Const) else Const(math.floor(x.value)))
-implements(math.ceil)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.ceil, x))
-                      if not isinstance(x, Const) else Const(math.ceil(x.value)))
-implements(math.trunc)(lambda fe, x: _py_ctor("i64")(fe, fe.ufunc(np.trunc, x))
-                       if not isinstance(x, Const) else Const(math.trunc(x.value)))
+def _rounded_int(np_fn, py_fn):
+    """math.floor/ceil/trunc: an int (of a Python int, the int itself; of a float or a NumPy
+    integer, which NumPy rounds through float64 as Python's math.floor(np.int64(k)) shows, the
+    rounded float, with Python's errors for NaN and infinities)."""
+    def handler(fe, x):
+        if isinstance(x, Const):
+            return Const(py_fn(x.value))
+        t = fe.tensor(x)
+        if t.dtype[0] in "iub" and t.weak:
+            return _py_ctor("i64")(fe, x)
+        if t.dtype[0] in "iub":
+            x = fe.convert(t, "f64")
+        return _py_ctor("i64")(fe, fe.ufunc(np_fn, x))
+    return handler
+
+
+implements(math.floor)(_rounded_int(np.floor, math.floor))
+implements(math.ceil)(_rounded_int(np.ceil, math.ceil))
+implements(math.trunc)(_rounded_int(np.trunc, math.trunc))
 
 
 def _math_predicate(mf, uf):
