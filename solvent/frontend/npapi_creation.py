@@ -169,7 +169,7 @@ def _eye(fe, N, M=None, k=Const(0), dtype=None, order=None):
     return fe.convert(diag, static_dtype(fe, dtype, "f64"))
 
 
-@implements(np.copy, np.array, np.ascontiguousarray)
+@implements(np.copy, np.array)
 def _copy(fe, a, dtype=None, copy=None, order=None):
     if copy is not None and fe.static(copy, "copy") in (False, None):
         # np.array(x, copy=False / None): x itself when no copy is needed (writes through
@@ -183,6 +183,20 @@ def _copy(fe, a, dtype=None, copy=None, order=None):
     if dtype is not None:
         t = fe.convert(t, static_dtype(fe, dtype))
     return Tensor(t.v) if t.type.rank else t
+
+
+@implements(np.ascontiguousarray)
+def _ascontiguousarray(fe, a, dtype=None):
+    """NumPy returns ``a`` itself when it is already a C-contiguous array of the dtype (writes
+    through the result reach ``a``), a C-ordered copy otherwise; a 0-d value becomes 1-d."""
+    t = fe.tensor_type(a)
+    if t.rank == 0:
+        return reshape_value(fe, _copy(fe, a, dtype), Const((1,)))
+    if isinstance(a, ArrayRef) and t.static and (
+            dtype is None or static_dtype(fe, dtype) == a.dtype) and \
+            is_c_contiguous(*view_strides(a)):
+        return a
+    return _copy(fe, a, dtype)
 
 
 @implements(np.asarray, np.asanyarray)

@@ -105,3 +105,20 @@ def test_take_modes_ptp_and_tuple_rolls(backend, dtype):
     check(ptp_forms, x, backend=backend)
     check(roll_tuples, x, backend=backend)
     check(roll_tuples, np.asfortranarray(x), backend=backend)
+
+
+def contiguous_views(A, x):
+    r = np.ascontiguousarray(A[1])           # a C-contiguous row: A's own memory
+    r[0] = -1.0
+    c = np.ascontiguousarray(A[:, 1])        # a column: a copy
+    c[0] = -2.0
+    f = np.ascontiguousarray(x, dtype=np.float32)
+    return A, c, f, np.ascontiguousarray(x[0]), np.ascontiguousarray(2.5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ascontiguousarray_is_the_array_when_no_copy_is_needed(backend):
+    rng = np.random.default_rng(4)
+    check(contiguous_views, rng.random((3, 4)), rng.random(5), backend=backend)
+    check(contiguous_views, np.asfortranarray(rng.random((3, 4))), rng.random(5),
+          backend=backend)
