@@ -129,6 +129,8 @@ class Ctx:
         if self._exit is None:
             self._exit = self.fn.append_basic_block("exit")
             self._rc = self.alloca_builder.alloca(I64, name="rc")
+        if self._loops:   # the loop being emitted has an early exit (see ``loop_end``)
+            self._loops[-1][2] = True
         self.b.store(ir.Constant(I64, code), self._rc)
         self.b.branch(self._exit)
 
@@ -287,7 +289,7 @@ class Ctx:
         """Open a loop's record (see ``loop_end``)."""
         if self._loops:
             self._loops[-1][0] = True
-        rec = [False, 0]
+        rec = [False, 0, False]   # holds a loop, widest vector-math element, exits early
         self._loops.append(rec)
         return rec
 
@@ -298,9 +300,11 @@ class Ctx:
         vectorized, each call becomes one call of the C library's vector variant
         (engine.use_vector_math). Legality is still LLVM's to decide: the hint is not
         ``vectorize.enable``, which makes LLVM print a 'loop not vectorized' warning on the
-        user's terminal for every loop it cannot vectorize (a histogram's scatter)."""
+        user's terminal for every loop it cannot vectorize (a histogram's scatter). A loop
+        that leaves early (a check that fails: int() of NaN, an index out of range) gets no
+        hint: LLVM cannot vectorize it and would print 'Cannot vectorize uncountable loop'."""
         self._loops.pop()
-        if rec[1] and not rec[0]:
+        if rec[1] and not rec[0] and not rec[2]:
             from .engine import vector_math
             vec = vector_math()
             if vec is not None:
