@@ -11,10 +11,11 @@ expression the items for ``sum``, ``max``, ``min``, ``any``, ``all``, ``tuple``,
 has no use for: it builds the array of the items).
 
 Identity: Python evaluates ``X`` once, then the element expression for ``X[0]``, ``X[1]``,
-... in order, which is the unrolled sequence; several ``for`` clauses nest in their order,
-a later clause's iterable evaluated again for each item of the earlier ones. ``if`` clauses must be compile-time values
-(a run-time condition would make the length data-dependent); more than MAX_ITEMS items are
-refused with a hint to write the loop out, so the IR stays small.
+... in order, which is the unrolled sequence; several ``for`` clauses nest in their order, a
+later clause's iterable evaluated again for each item of the earlier ones. ``if`` clauses
+must be compile-time values (a run-time condition would make the length data-dependent);
+more than MAX_ITEMS items are refused with a hint to write the loop out, so the IR stays
+small.
 """
 from __future__ import annotations
 

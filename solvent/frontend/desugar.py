@@ -9,9 +9,10 @@ later stage (liveness, loop translation) sees one loop form:
                                  body
 
 ``reversed(range(...))`` with a literal step becomes a counting-down ``range``, and
-``reversed(X)`` iterates ``X[::-1]`` (``_reversed``). ``enumerate(X[, start])`` binds ``(start + i, X[i])`` and ``zip(X, Y, ...)`` binds
-``(X[i], Y[i], ...)`` over ``min(len(X), len(Y), ...)``. The iterable is evaluated once,
-before the loop, as Python does. ``X[i]`` of an array is a view, so ``for row in A: row[0] = 1``
+``reversed(X)`` iterates ``X[::-1]`` (``_reversed``). ``enumerate(X[, start])`` binds
+``(start + i, X[i])`` and ``zip(X, Y, ...)`` binds ``(X[i], Y[i], ...)`` over
+``min(len(X), len(Y), ...)``. The iterable is evaluated once, before the loop, as Python
+does. ``X[i]`` of an array is a view, so ``for row in A: row[0] = 1``
 writes into ``A`` as in NumPy. When the iterable turns out to be a compile-time tuple, the
 translator unrolls the loop instead (``ITER_ATTR`` marks such loops).
 

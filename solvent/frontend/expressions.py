@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import math
 import operator
 import types
@@ -442,27 +443,27 @@ class ExprMixin:
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
 
 
+def _parameters(handler) -> list:
+    """The parameters of ``handler`` ([] where Python cannot tell)."""
+    try:
+        return list(inspect.signature(handler).parameters.values())
+    except (TypeError, ValueError):
+        return []
+
+
 def _unknown_keywords(handler, kwargs) -> list[str]:
     """The keyword arguments ``handler`` does not take (none when it takes ``**kw``)."""
     if not kwargs:
         return []
-    import inspect
-    try:
-        params = inspect.signature(handler).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    if any(p.kind is p.VAR_KEYWORD for p in params):
+    params = _parameters(handler)
+    if not params or any(p.kind is p.VAR_KEYWORD for p in params):
         return []
     names = {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
     return [k for k in kwargs if k not in names]
 
 
 def _takes_out(handler) -> bool:
-    import inspect
-    try:
-        return "out" in inspect.signature(handler).parameters
-    except (TypeError, ValueError):
-        return False
+    return any(p.name == "out" for p in _parameters(handler))
 
 
 def _is_numpy_function(fn) -> bool:

@@ -171,10 +171,11 @@ def _eye(fe, N, M=None, k=Const(0), dtype=None, order=None):
 
 @implements(np.copy, np.array)
 def _copy(fe, a, dtype=None, copy=None, order=None):
-    if copy is not None and fe.static(copy, "copy") in (False, None):
+    how = True if copy is None else fe.static(copy, "copy")
+    if how in (False, None):
         # np.array(x, copy=False / None): x itself when no copy is needed (writes through
         # the result reach x); copy=False where one is needed is NumPy's ValueError
-        if fe.static(copy, "copy") is False and (isinstance(a, (Const, TupleVal)) or (
+        if how is False and (isinstance(a, (Const, TupleVal)) or (
                 dtype is not None and static_dtype(fe, dtype) != fe.tensor_type(a).dtype)):
             raise ValueError(f"{fe.b.loc}: Unable to avoid copy while creating an array as "
                              "requested.")

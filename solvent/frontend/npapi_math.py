@@ -946,7 +946,7 @@ def _ufunc_method(fe, fn, args, kwargs):
         kind = UFUNC_REDUCE[uf]
         return reduce(fe, kind, array, axis, keepdims, dtype if kind in ("sum", "prod") else
                       None, initial, where)
-    if name == "accumulate" and (uf in (np.maximum, np.minimum) or uf in UFUNC_ACCUMULATE):
+    if name == "accumulate" and uf in UFUNC_ACCUMULATE:
         array, axis, dtype, out = _bind(fe, _accumulate_params, what, args, kwargs)
         if _given(out, None) or _given(dtype, None):
             raise fe.unsupported(f"{what}(..., {'out' if _given(out, None) else 'dtype'}=)")

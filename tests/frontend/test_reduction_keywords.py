@@ -121,3 +121,26 @@ def test_cholesky_upper_is_the_transposed_factor(backend):
     a = r @ r.T + 4 * np.eye(4)
     check(cholesky_upper, a, backend=backend)
     check(cholesky_upper, a.astype(np.float32), backend=backend)
+
+
+def initial_first(init, x):
+    """A stranger's call: the initial value a run-time scalar argument, before the array."""
+    return np.sum(x, initial=init), np.max(x, axis=0, initial=init), x.min(initial=init, axis=1)
+
+
+def masked_and_positional(x):
+    return np.sum(x, where=x.real > 0.5), np.prod(x, axis=0, initial=2), np.add.reduce(x, 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scalar_initial_first_and_other_dtypes(backend):
+    x = np.random.default_rng(11).random((4, 6))
+    check(initial_first, 0.7, x, backend=backend)
+    check(initial_first, 3, (x * 9).astype(np.uint8), backend=backend)
+    check(initial_first, 0.7, x[::2, ::-1], backend=backend)
+    check(initial_first, np.float32(0.6), np.asfortranarray(x.astype(np.float32)),
+          backend=backend)
+    for y in ((x * 9).astype(np.uint8), x[:, :0], x[:1, :1]):
+        check(masked_and_positional, y, backend=backend)
+    if backend != "native":   # native refuses complex reductions (auto picks XLA)
+        check(masked_and_positional, (x + 1j * x[::-1]).astype(np.complex64), backend=backend)
