@@ -31,9 +31,23 @@ class DynamicShapeMixin:
         return Tensor(self.b.one("tensor.dim", self.tensor(x).v, axis=axis), weak=True)
 
     def runtime_slice(self, it, dyn: list):
-        """``["r", j, k, step]`` for ``x[lower:upper:step]`` with run-time bounds."""
-        step = 1 if it.step is None else self.static_int(it.step, "a slice step")
-        if step == 0:
+        """``["r", j, k, step]`` for ``x[lower:upper:step]`` with run-time bounds, or
+        ``["r", j, k, 0, m]`` when the step itself is computed at run time (then checked
+        not to be zero, NumPy's ValueError)."""
+        run_step = None
+        if it.step is not None and not isinstance(it.step, Const) \
+                and not getattr(it.step, "deps", None):
+            t = self.tensor(it.step)
+            if t.type.rank or t.dtype[0] not in "iu":
+                raise TypeError(f"{self.b.loc}: slice indices must be integers or None, got "
+                                f"{t.type}")
+            run_step = self.convert(t, "i64")
+            self.check(self.ufunc(np.not_equal, run_step, Const(0)), "ValueError",
+                       "slice step cannot be zero")
+            step = 0
+        else:
+            step = 1 if it.step is None else self.static_int(it.step, "a slice step")
+        if step == 0 and run_step is None:
             raise ValueError(f"{self.b.loc}: slice step cannot be zero")
         js = []
         for p in (it.lower, it.upper):
@@ -46,7 +60,10 @@ class DynamicShapeMixin:
                                 f"{t.type}")
             dyn.append(self.convert(t, "i64").v)
             js.append(len(dyn) - 1)
-        return ["r", js[0], js[1], step]
+        if run_step is None:
+            return ["r", js[0], js[1], step]
+        dyn.append(run_step.v)
+        return ["r", js[0], js[1], 0, len(dyn) - 1]
 
     def check_dims_agree(self, pairs, what: str) -> None:
         """Run-time checks that each (length, length) pair is equal, where one is ``?``.
@@ -156,7 +173,13 @@ class DynamicShapeMixin:
             if it[0] == "r":
                 n = self.dim(ref, d)
                 a, b = (None if j < 0 else Tensor(dyn[j]) for j in it[1:3])
-                out.append(self._range_len(n, a, b, it[3]))
+                if len(it) == 5:   # a run-time step: the length for its sign
+                    step = Tensor(dyn[it[4]])
+                    out.append(self.select(self.ufunc(np.greater_equal, step, Const(0)),
+                                           self._range_len(n, a, b, step, 1),
+                                           self._range_len(n, a, b, step, -1)))
+                else:
+                    out.append(self._range_len(n, a, b, it[3]))
             elif it[0] == "s":
                 out.append(Const(len(range(*it[1:]))))
             elif it[0] == "d":
@@ -164,7 +187,9 @@ class DynamicShapeMixin:
             d += 1
         return out
 
-    def _range_len(self, n, a, b, step):
+    def _range_len(self, n, a, b, step, sign=None):
+        """``len(range(*slice(a, b, step).indices(n)))``; ``step`` an int, or a Tensor whose
+        sign is ``sign`` (1 or -1; the result is meaningless for the other sign)."""
         u, mx, mn = self.ufunc, np.maximum, np.minimum
         add, sub = np.add, np.subtract
 
@@ -173,17 +198,20 @@ class DynamicShapeMixin:
                 return default
             wrapped = self.select(u(np.less, x, Const(0)), u(add, x, n), x)
             return u(mn, u(mx, wrapped, lo), hi)
-        if step > 0:
+        if sign is None:
+            sign, step = (1, Const(step)) if step > 0 else (-1, Const(-step))
+        else:   # |step|, never 0 (a zero step has failed its check; 1 keeps this total)
+            step = u(mx, u(np.multiply, step, Const(sign)), Const(1))
+        if sign > 0:
             start = bound(a, Const(0), Const(0), n)
             stop = bound(b, n, Const(0), n)
             span = u(sub, stop, start)
-            return u(mx, u(np.floor_divide, u(add, span, Const(step - 1)), Const(step)),
-                     Const(0))
-        last = u(sub, n, Const(1))
-        start = bound(a, last, Const(-1), last)
-        stop = bound(b, Const(-1), Const(-1), last)
-        span = u(sub, start, stop)
-        return u(mx, u(np.floor_divide, u(add, span, Const(-step - 1)), Const(-step)), Const(0))
+        else:
+            last = u(sub, n, Const(1))
+            start = bound(a, last, Const(-1), last)
+            stop = bound(b, Const(-1), Const(-1), last)
+            span = u(sub, start, stop)
+        return u(mx, u(np.floor_divide, u(add, span, u(sub, step, Const(1))), step), Const(0))
 
     # --- boolean masks and the nonzero family ------------------------------------------------
     def mask_select(self, x, mask) -> Tensor:

@@ -178,6 +178,9 @@ class IndexMixin:
             if step == 0:
                 raise ValueError(f"{self.b.loc}: slice step cannot be zero")
             return ["s", start, stop, step]
+        if it.step is not None and not isinstance(it.step, Const) \
+                and not getattr(it.step, "deps", None):
+            return self.runtime_slice(it, dyn)    # x[i * i::i]: a step computed at run time
         step = 1 if it.step is None else self.static_int(it.step, "a slice step")
         if step != 1:
             return self.runtime_slice(it, dyn)

@@ -11,6 +11,9 @@ A spec is a list of items, one per input dimension (plus newaxis items), each a 
                              k-th index operands (-1: absent, NumPy's default), static step;
                              NumPy's slice semantics exactly (negative bounds count from the
                              end, out-of-range bounds clamp); the dim's length is ``?``
+- ``["r", j, k, 0, m]``      the same with a run-time step, the m-th index operand (the
+                             frontend checks it is not zero, NumPy's ValueError; a zero
+                             that reaches the op counts as 1, keeping the op total)
 - ``["n"]``                  ``np.newaxis``: inserts a dim of size 1 (read only)
 
 Dynamic indices follow XLA's total semantics, in the interpreter too: an index is wrapped
@@ -42,7 +45,8 @@ def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[i
         n = in_shape[d]
         d += 1
         if kind == "r":
-            expect(all(-1 <= j < num_dyn for j in it[1:3]) and it[3] != 0,
+            expect(all(-1 <= j < num_dyn for j in it[1:3]) and (
+                it[3] != 0 if len(it) == 4 else len(it) == 5 and 0 <= it[4] < num_dyn),
                    f"bad run-time slice {it}")
             out.append(DYN)
             continue
@@ -63,6 +67,13 @@ def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[i
         else:
             raise IRError(f"bad index item {it}")
     return tuple(out)
+
+
+def runtime_step(it, dyn) -> int:
+    """The step of run-time slice item ``it`` (a Python int; ``dyn``: the index values)."""
+    if len(it) == 4:
+        return it[3]
+    return int(dyn[it[4]]) or 1
 
 
 def is_runtime(spec) -> bool:
@@ -105,7 +116,8 @@ def numpy_index(spec: list, dyn: list, in_shape) -> tuple:
         n = in_shape[d]
         d += 1
         if kind == "r":
-            idx.append(slice(*(None if j < 0 else int(dyn[j]) for j in it[1:3]), it[3]))
+            idx.append(slice(*(None if j < 0 else int(dyn[j]) for j in it[1:3]),
+                             runtime_step(it, dyn)))
         elif kind == "c":
             idx.append(it[1])
         elif kind == "i":
@@ -114,7 +126,10 @@ def numpy_index(spec: list, dyn: list, in_shape) -> tuple:
             idx.append(min(max(k, 0), n - 1))
         elif kind == "s":
             start, stop, step = it[1:]
-            idx.append(slice(start, stop if stop >= 0 else None, step))
+            if not slice_len(start, stop, step):   # x[-2::-1] of one element: start is -1
+                idx.append(slice(0, 0))
+            else:
+                idx.append(slice(start, stop if stop >= 0 else None, step))
         else:  # "d"
             k = min(max(int(dyn[it[1]]), 0), n - it[2])
             idx.append(slice(k, k + it[2]))

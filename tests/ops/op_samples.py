@@ -967,6 +967,18 @@ def _dynamic_samples():
             lambda b, x, lo, hi, step=step: _runtime_slice(b, x, lo, hi, step),
             lambda rng: [gen(rng, (7,), "f64")] + bounds(rng), "dynamic",
             numpy=lambda x, lo, hi, step=step: [x[lo:hi:step].copy()])
+    add("tensor.slice-runtime-step-operand", [T((7,), "f64"), S("i64"), S("i64"), S("i64")],
+        lambda b, x, lo, hi, st: b.one("tensor.slice", x, lo, hi, st,
+                                       spec=[["r", 0, 1, 0, 2]]),
+        lambda rng: [gen(rng, (7,), "f64")] + bounds(rng) + [
+            np.int64(rng.choice([-4, -2, -1, 1, 2, 3, 8]))], "dynamic",
+        numpy=lambda x, lo, hi, st: [x[lo:hi:st].copy()])
+    add("tensor.update_slice-runtime-step-operand", [T((8,), "i32"), S("i32"), S("i64")],
+        lambda b, x, v, st: b.one("tensor.update_slice", x, v, st, st,
+                                  spec=[["r", 0, -1, 0, 1]]),   # x[st::st] = v
+        lambda rng: [gen(rng, (8,), "i32"), gen(rng, (), "i32"),
+                     np.int64(rng.choice([-5, -3, -1, 1, 2, 3, 9]))], "dynamic",
+        numpy=lambda x, v, st: _set(x, v, slice(st, None, st)))
     add("tensor.slice-runtime-open-2d", [T((4, 5), "i8"), S("i64")],
         lambda b, x, hi: b.one("tensor.slice", x, hi, spec=[["r", -1, 0, 1], ["c", 2]]),
         lambda rng: [gen(rng, (4, 5), "i8"), ints(rng, (), "i64", -6, 6)], "dynamic",

@@ -206,6 +206,7 @@ MOVES = frozenset({
     "tensor.slice", "tensor.update_slice", "tensor.transpose", "tensor.reshape",
     "tensor.broadcast_to", "tensor.constant", "tensor.select", "func.return",
     "loop.for", "loop.while", "loop.if", "loop.yield", "loop.condition",
+    "tensor.dim",   # reads a length, never an element
 })
 
 

@@ -22,7 +22,22 @@ from .types import I64, const
 
 def runtime_bounds(ctx, n, lo, hi, step):
     """(start, length) registers of ``slice(lo, hi, step)`` on a dim of length ``n``
-    (``lo``/``hi``: i64 registers or None), as ``len(range(*slice.indices(n)))``."""
+    (``lo``/``hi``: i64 registers or None), as ``len(range(*slice.indices(n)))``; ``step``
+    an int, or a non-zero i64 register (a run-time step: both signs computed, one
+    selected)."""
+    b = ctx.b
+    if not isinstance(step, int):
+        zero = ir.Constant(I64, 0)
+        pos = b.icmp_signed(">", step, zero)
+        s = b.select(pos, step, b.sub(zero, step))
+        p_start, p_len = _bounds(ctx, n, lo, hi, 1, s)
+        m_start, m_len = _bounds(ctx, n, lo, hi, -1, s)
+        return b.select(pos, p_start, m_start), b.select(pos, p_len, m_len)
+    return _bounds(ctx, n, lo, hi, 1 if step > 0 else -1, ir.Constant(I64, abs(step)))
+
+
+def _bounds(ctx, n, lo, hi, sign, s):
+    """(start, length) for a step of sign ``sign`` and magnitude ``s`` (an i64 register)."""
     b = ctx.b
     n = ctx.as_value(n)
     zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
@@ -33,19 +48,17 @@ def runtime_bounds(ctx, n, lo, hi, step):
         x = b.select(b.icmp_signed("<", x, zero), b.add(x, n), x)
         x = b.select(b.icmp_signed("<", x, lo_), lo_, x)
         return b.select(b.icmp_signed(">", x, hi_), hi_, x)
-    if step > 0:
+    if sign > 0:
         start = bound(lo, zero, zero, n)
         stop = bound(hi, n, zero, n)
         span = b.sub(stop, start)
-        s = step
     else:
         last = b.sub(n, one)
         minus1 = ir.Constant(I64, -1)
         start = bound(lo, last, minus1, last)
         stop = bound(hi, minus1, minus1, last)
         span = b.sub(start, stop)
-        s = -step
-    length = b.sdiv(b.add(span, ir.Constant(I64, s - 1)), ir.Constant(I64, s))
+    length = b.sdiv(b.add(span, b.sub(s, one)), s)
     length = b.select(b.icmp_signed("<", length, zero), zero, length)
     return start, length
 
@@ -65,8 +78,16 @@ def _resolve(op, ctx, spec, in_shape, dyn):
         if kind == "r":
             lo, hi = (None if j < 0 else ctx.to_i64(ctx.get(dyn[j]), dyn[j].type.dtype)
                       for j in it[1:3])
-            start, length = runtime_bounds(ctx, n, lo, hi, it[3])
-            out.append(("run", start, it[3], length))
+            if len(it) == 5:   # a run-time step
+                v = dyn[it[4]]
+                step = ctx.to_i64(ctx.get(v), v.type.dtype)
+                step = b.select(b.icmp_signed("==", step, ir.Constant(I64, 0)),
+                                ir.Constant(I64, 1), step)   # refused by a check; total
+                start, length = runtime_bounds(ctx, n, lo, hi, step)
+            else:
+                step = it[3]
+                start, length = runtime_bounds(ctx, n, lo, hi, step)
+            out.append(("run", start, step, length))
         elif kind == "c":
             out.append(("at", ir.Constant(I64, it[1])))
         elif kind == "i":
@@ -101,7 +122,8 @@ def _source_index(ctx, items, idx):
             _, start, step, _ = item
             i = idx[r]
             r += 1
-            off = i if step == 1 else b.mul(i, ir.Constant(I64, step))
+            off = i if isinstance(step, int) and step == 1 else \
+                b.mul(i, step if not isinstance(step, int) else ir.Constant(I64, step))
             src.append(b.add(start, off))
     return src
 
@@ -121,9 +143,11 @@ def _on_empty_axis(spec, dims) -> bool:
 
 def _scaled(ctx, stride, step):
     """``stride * step`` (an int, or an i64 register for a run-time stride)."""
-    if isinstance(stride, int):
+    if isinstance(stride, int) and isinstance(step, int):
         return stride * step
-    return stride if step == 1 else ctx.b.mul(stride, ir.Constant(I64, step))
+    if isinstance(step, int):
+        return stride if step == 1 else ctx.b.mul(stride, ir.Constant(I64, step))
+    return ctx.b.mul(ctx.as_value(stride), step)
 
 
 def _slice(op, ctx):
@@ -144,7 +168,8 @@ def _slice(op, ctx):
     if op in ctx.plan.fused:
         view = None
         if isinstance(x, BufRef) and read is not zero_read and all(
-                it[0] == "at" or (it[0] == "run" and it[2] > 0) for it in items):
+                it[0] == "at" or (it[0] == "run" and isinstance(it[2], int) and it[2] > 0)
+                for it in items):
             origin = ctx.b.gep(x.ptr, [ctx.offset(x, _source_index(
                 ctx, items, [ir.Constant(I64, 0)] * len(shape)))], inbounds=False)
             view = (origin, [_scaled(ctx, s, it[2]) for it, s in zip(items, x.strides)
