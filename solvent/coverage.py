@@ -113,14 +113,22 @@ SYNTAX = {
     "stmt_For": "`for` over `range`, `reversed(range(...))` with a literal step (a "
                 "counting-down range), over arrays (rows are views) and `reversed(x)`, "
                 "`enumerate`, `zip`, `zip(*S)` (`zip(*np.nonzero(m))`), "
-                "tuples (unrolled); `for`-`else` is refused",
-    "stmt_While": "`while` (`while`-`else` is refused)",
+                "tuples (unrolled); `for`-`else` (the clause runs when no break of the "
+                "loop was taken)",
+    "stmt_While": "`while`, `while`-`else`",
     "stmt_Break": "`break` (the rest of the iteration runs under a flag)",
     "stmt_Continue": "`continue`",
     "stmt_Return": "`return` of values and tuples, also under run-time conditions and "
                    "inside loops (a break out of each, desugar.py); every path returns the "
                    "same kind of value",
     "stmt_Assert": "`assert` on run-time values raises `AssertionError` with the line",
+    "stmt_Raise": "`raise ValueError(\"...\")` and the other built-in exceptions the runtime "
+                  "knows (ValueError, IndexError, TypeError, RuntimeError, ArithmeticError, "
+                  "ZeroDivisionError, OverflowError, FloatingPointError, LookupError, "
+                  "KeyError, NotImplementedError, AssertionError, Exception, "
+                  "np.linalg.LinAlgError): raised with the line where the statement is "
+                  "reached (a while loop ends there); the message a string, or an f-string "
+                  "with one integer field",
     "stmt_Delete": "`del name`",
     "stmt_FunctionDef": "functions defined inside the kernel, inlined where called",
     "stmt_Import": "`import numpy as np` inside the kernel",
@@ -138,7 +146,17 @@ SYNTAX = {
     "expr_JoinedStr": "f-strings: constant ones anywhere; with run-time fields (format specs "
                       "known at compile time) as arguments of `print`, which prints in program "
                       "order on every backend",
-    "expr_List": "list literals (as tuples / array arguments)",
+    "expr_List": "list literals (as tuples / array arguments); `append` on a list grows "
+                 "it: straight-line, or in a `for` loop over `range` with a trip count known "
+                 "at compile time (then the list is an array of its items; appended under a "
+                 "condition or before a break, its length is known only at run time: native "
+                 "and the interpreter), used as NumPy and Python use lists: `np.array(L)`, "
+                 "`len`, indexing, iteration, `sum`/`max`/`min`, returned as a list; list "
+                 "arithmetic, printing and growth in while loops or nested loops are refused; "
+                 "`L[i] = v` on a list of numbers (`counts = [0] * n; counts[k] += 1`) makes "
+                 "it a buffer of its items (a store Python would keep as another type is "
+                 "refused); `[x] * n` with `n` an integer argument repeats, `+` concatenates, "
+                 "`==` between lists is Python's one bool",
     "expr_ListComp": "list comprehensions with `for` clauses over ranges, tuples, lists, "
                      "arrays, `enumerate` or `zip` of known length, nested as Python nests "
                      "them (unrolled, at most 256 items; "

@@ -140,3 +140,18 @@ def run_cases(cases):
     def test(fn, args, kw, backend):
         check(fn, *args, backend=backend, **kw)
     return pytest.mark.parametrize("fn,args,kw", cases)(test)
+
+
+def assert_same_result(got, want, rtol=1e-6, scalar_types=True):
+    """``got`` has ``want``'s structure (a list stays a list, a tuple a tuple), Python
+    scalars' types (with ``scalar_types``), arrays' dtypes and shapes, and its values."""
+    if isinstance(want, (tuple, list)):
+        assert type(got) is type(want) and len(got) == len(want), (got, want)
+        for g, w in zip(got, want):
+            assert_same_result(g, w, rtol, scalar_types)
+        return
+    if scalar_types and isinstance(want, (int, float, bool)):
+        assert type(got) is type(want), (got, want)
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.shape == w.shape and g.dtype == w.dtype, (g.dtype, g.shape, w.dtype, w.shape)
+    np.testing.assert_allclose(g, w, rtol=rtol)

@@ -19,6 +19,8 @@ from ..errors import UnsupportedError
 from ..ir.core import Block, Region
 from ..ir.types import TensorType, dtype_name, np_dtype
 from .desugar import ITER_ATTR, LOOP_RETURN_VALUE
+from .list_growth import ListGrows
+from .list_items import ListMutates
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
 from .values import (ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal, like_seq,
@@ -236,8 +238,6 @@ class ControlMixin:
 
     # --- loops ------------------------------------------------------------------------------
     def stmt_For(self, node: ast.For):
-        if node.orelse:
-            raise self.unsupported("for-else is not supported")
         if getattr(node, ITER_ATTR, None) and self._unroll_over_tuple(node):
             return
         it = node.iter
@@ -265,14 +265,28 @@ class ControlMixin:
             if len(range(*(int(a.value) for a in args))) == 0:
                 return
         target = node.target.id
-        if body_jumps(node.body, (ast.Break,)):
-            return self._for_as_while(node, target, args)
+
+        def translate():
+            if body_jumps(node.body, (ast.Break,)):
+                return self._for_as_while(node, target, args)
+            start = dict(self.env)
+            try:
+                self._for_loop(node, target, args, unroll=1)
+            except _Rotation as rot:
+                self.env = start
+                self._rotating_for(node, target, args, rot.period)
         saved_env = dict(self.env)
-        try:
-            self._for_loop(node, target, args, unroll=1)
-        except _Rotation as rot:
-            self.env = saved_env
-            self._rotating_for(node, target, args, rot.period)
+        for _ in range(8):
+            try:
+                translate()
+                return
+            except ListGrows as grows:    # a list gets items in the loop: list_growth.py
+                self.env = saved_env
+                return self.grow_lists(node, args, translate, grows)
+            except ListMutates as items:  # a list's item is assigned: list_items.py
+                self.prepare_lists(saved_env, items)
+                self.env = dict(saved_env)
+        raise self.unsupported("the lists this loop assigns into do not settle")
 
     def for_attrs(self, node) -> dict:
         """Attributes of the loop.for made for ``node`` (solvent/simt marks parallel loops)."""
@@ -381,8 +395,6 @@ class ControlMixin:
         self.env.pop(BREAK_FLAG, None)
 
     def stmt_While(self, node: ast.While):
-        if node.orelse:
-            raise self.unsupported("while-else is not supported")
         has_break = body_jumps(node.body, (ast.Break,))
         if has_break:
             self.env[BREAK_FLAG] = Const(False)
@@ -400,7 +412,22 @@ class ControlMixin:
         test = self.truth(self.expr(node.test))
         if isinstance(test, Const) and not test.value:
             return
-        self._while(node, cond, body, extra_assigned=[BREAK_FLAG] if has_break else [])
+        saved_env = dict(self.env)
+        for _ in range(8):
+            try:
+                self._while(node, cond, body,
+                            extra_assigned=[BREAK_FLAG] if has_break else [])
+                break
+            except ListMutates as items:    # a list's item is assigned: list_items.py
+                self.prepare_lists(saved_env, items)
+                self.env = dict(saved_env)
+            except ListGrows as grows:
+                raise self.unsupported(f"{grows.name!r} grows in a while loop (its final "
+                                       "length is not bounded when the loop starts)",
+                                       "preallocate an array with room for the most items "
+                                       "and count them") from None
+        else:
+            raise self.unsupported("the lists this loop assigns into do not settle")
         self.env.pop(BREAK_FLAG, None)
 
     def _while(self, node, cond_fn, body_fn, extra_assigned):
@@ -420,7 +447,8 @@ class ControlMixin:
         iteration updates the plan and the body is translated again (at most 8 times)."""
         body_fn = body_fn or (lambda: self.stmts(node.body))
         live = self.live_outside(node)
-        assigned = list(dict.fromkeys(assigned_names(node.body) + extra_assigned))
+        assigned = list(dict.fromkeys(assigned_names(node.body) + extra_assigned +
+                                      self.growing_counts(self.env)))
         if body_jumps(node.body, (ast.Break,)):
             assigned.append(BREAK_FLAG)
         entry_env = dict(self.env)
@@ -457,6 +485,8 @@ class ControlMixin:
             for n, ref in merged_bufs.items():
                 self.env[n] = ref
             self.in_loop = True
+            self.loop_stack.append(node)
+            self.loop_entry_envs.append(entry_env)
             try:
                 if cond_fn is not None:
                     cond_blk = Block()
@@ -492,6 +522,8 @@ class ControlMixin:
                         self.b.create("loop.yield", ys)
             finally:
                 self.in_loop = was_in_loop
+                self.loop_stack.pop()
+                self.loop_entry_envs.pop()
             if changed:
                 continue
             if cond_fn is None:

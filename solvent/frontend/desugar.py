@@ -19,7 +19,8 @@ translator unrolls the loop instead (``ITER_ATTR`` marks such loops).
 Identity: Python's iteration protocol over a sequence of known length visits ``X[0]``,
 ``X[1]``, ... in order; NumPy arrays iterate over their first axis the same way.
 
-``return`` inside a loop becomes a break out of every enclosing loop and a return after the
+A loop's ``else`` clause becomes an ``if`` after the loop on a flag that the loop's own
+breaks clear (``_LoopElse``, first). ``return`` inside a loop becomes a break out of every enclosing loop and a return after the
 outermost one (``_LoopReturns``):
 
     for i in range(n):            __solvent_ret1 = False
@@ -278,7 +279,68 @@ class _LoopReturns:
         return out
 
 
+class _LoopElse(ast.NodeTransformer):
+    """``for``/``while`` with an ``else`` clause: the clause runs when the loop ends without
+    a break of its own, so a flag set to False by each such break guards it after the loop:
+
+        for i in range(n):             __solvent_else1 = True
+            if c:                      for i in range(n):
+                break           ->         if c:
+        else:                                  __solvent_else1 = False
+            s                                  break
+                                       if __solvent_else1:
+                                           s
+
+    Identity: Python's for-else and while-else run the clause exactly when no break of the
+    loop itself was taken (a return leaves the function, skipping it either way)."""
+
+    def __init__(self):
+        self.count = 0
+
+    def visit_For(self, node):
+        return self._loop(node)
+
+    def visit_While(self, node):
+        return self._loop(node)
+
+    def _loop(self, node):
+        self.generic_visit(node)
+        if not node.orelse:
+            return node
+        self.count += 1
+        flag = f"{PREFIX}else{self.count}"
+        node.body = _mark_breaks(node.body, flag)
+        orelse, node.orelse = node.orelse, []
+        new = [ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(True)), node,
+               ast.If(_name(flag), orelse, [])]
+        for n in (new[0], new[2]):
+            for sub in ast.walk(n):
+                if not hasattr(sub, "lineno"):
+                    ast.copy_location(sub, node)
+        return new
+
+
+def _mark_breaks(stmts, flag) -> list:
+    """``stmts`` with each break of the loop they are the body of preceded by
+    ``flag = False`` (breaks of nested loops left alone)."""
+    out = []
+    for st in stmts:
+        if isinstance(st, ast.Break):
+            clear = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(False))
+            for sub in ast.walk(clear):
+                ast.copy_location(sub, st)
+            out += [clear, st]
+            continue
+        if isinstance(st, ast.If):
+            st.body, st.orelse = _mark_breaks(st.body, flag), _mark_breaks(st.orelse, flag)
+        elif isinstance(st, (ast.With, ast.Try)):
+            st.body = _mark_breaks(st.body, flag)
+        out.append(st)
+    return out
+
+
 def desugar(tree: ast.FunctionDef) -> ast.FunctionDef:
+    _LoopElse().visit(tree)
     _IterLoops().visit(tree)
     _LoopReturns().function(tree)
     ast.fix_missing_locations(tree)

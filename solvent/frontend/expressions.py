@@ -12,7 +12,9 @@ import numpy as np
 
 from ..ir.registry import IRError
 from .local_functions import LocalFunction
-from .values import (LIST_GROWTH, ArrayRef, Const, Formatted, Tensor, TupleVal, is_list,
+from .list_growth import GrownList, Growing
+from .list_items import ListRef
+from .values import (LIST_GROWTH, ArrayRef, Const, Formatted, ListConst, Tensor, TupleVal, is_list,
                      is_tuple_index, like_seq, make_seq, seq_items)
 
 _EXPR_HINTS = {
@@ -131,6 +133,7 @@ class ExprMixin:
     # --- operators ------------------------------------------------------------------------
     def expr_BinOp(self, node):
         a, b = self.expr(node.left), self.expr(node.right)
+        self.refuse_list_arithmetic(a, b, what=f"operator {type(node.op).__name__}")
         if isinstance(node.op, ast.MatMult):
             return self.matmul(a, b)
         uf = BINOP_UFUNC.get(type(node.op))
@@ -146,16 +149,57 @@ class ExprMixin:
             # constant zero divisor of a run-time number too: the check fails where reached)
             self.check(self.ufunc(np.not_equal, b, Const(0)), "ZeroDivisionError",
                        "division by zero")
+        seq = self._sequence_op(node, a, b)
+        if seq is not None:
+            return seq
         if isinstance(a, TupleVal) or isinstance(b, TupleVal):
             return self._tuple_op(node, a, b)
         if isinstance(a, Const) and isinstance(b, Const) and not (
                 isinstance(a.value, (int, float, complex, np.generic))
                 and isinstance(b.value, (int, float, complex, np.generic))):
             try:  # tuple concatenation / repetition and friends on compile-time values
-                return Const(_PYOP[type(node.op)](a.value, b.value))
+                r = _PYOP[type(node.op)](a.value, b.value)
+                if isinstance(r, tuple) and (isinstance(a, ListConst) or
+                                             isinstance(b, ListConst)):
+                    return ListConst(r)   # [0] * 3 is a list (a list's value is a tuple)
+                return Const(r)
             except Exception as e:
                 raise self.unsupported(f"{e}") from None
         return self.ufunc(uf, a, b)
+
+    def _sequence_op(self, node, a, b):
+        """Python's ``list + list`` and ``list * n`` (also of compile-time lists) when an
+        operand is known only at run time: ``[0.0] * n`` with ``n`` an integer argument is
+        ``n`` zeros, never ``[0.0]`` times ``n`` elementwise. None where Python itself does
+        arithmetic (a sequence with an array: NumPy's elementwise operators)."""
+        if isinstance(a, Const) and isinstance(b, Const):
+            return None
+        ta, tb = seq_items(a), seq_items(b)
+        if isinstance(node.op, ast.Add) and ta is not None and tb is not None:
+            return like_seq(a, ta + tb)
+        if isinstance(node.op, ast.Mult) and (ta is None) != (tb is None):
+            k = b if ta is not None else a
+            kt = None if isinstance(k, (Const, TupleVal)) else self.tensor_type(k)
+            if kt is not None and kt.rank == 0 and kt.dtype[0] in "iu" and kt.dtype != "i1":
+                n = self.static_int(k, "a list repetition count")
+                seq = a if ta is not None else b
+                return like_seq(seq, (ta if ta is not None else tb) * max(n, 0))
+        return None
+
+    def _sequence_compare(self, op, xs, ys):
+        """``[a, b] == [c, d]`` with run-time items: Python's one bool (equal lengths and
+        items equal in turn), not NumPy's elementwise array."""
+        if not isinstance(op, (ast.Eq, ast.NotEq)):
+            raise self.unsupported(f"{type(op).__name__} between sequences with run-time "
+                                   "items", "compare their items")
+        if any(self.tensor_type(v).rank for v in xs + ys if not isinstance(v, Const)):
+            raise self.unsupported("== between lists holding arrays (Python would ask for "
+                                   "the truth of an array)", "use np.array_equal")
+        same = Const(len(xs) == len(ys))
+        if same.value:
+            for x, y in zip(xs, ys):
+                same = self.ufunc(np.logical_and, same, self.ufunc(np.equal, x, y))
+        return self.logical_not(same) if isinstance(op, ast.NotEq) else same
 
     def _tuple_op(self, node, a, b):
         """``t + u`` and ``t * k`` of tuples holding run-time values: Python's concatenation
@@ -251,7 +295,10 @@ class ExprMixin:
                     and isinstance(right, Const):
                 # compile-time strings, None and tuples compare as Python compares them
                 r = Const(_PY_CMP[type(op)](left.value, right.value))
+            elif seq_items(left) is not None and seq_items(right) is not None:
+                r = self._sequence_compare(op, seq_items(left), seq_items(right))
             else:
+                self.refuse_list_arithmetic(left, right, what=f"{type(op).__name__}")
                 r = self.ufunc(CMP_UFUNC[type(op)], left, right)
             if len(node.ops) > 1 and right_node is not node.comparators[-1]:
                 self.truth(r)  # `a < b < c` is `(a < b) and (b < c)`: bool() of an array raises
@@ -346,6 +393,12 @@ class ExprMixin:
     def expr_Call(self, node):
         if isinstance(node.func, ast.Attribute):
             obj = self.expr(node.func.value)
+            if node.func.attr == "append" and (is_list(obj) or isinstance(
+                    obj, (GrownList, Growing, ListRef))):
+                args, kwargs = self.call_args(node)
+                return self.list_append(node, obj, args, kwargs)
+            if isinstance(obj, (GrownList, ListRef)):
+                self.refuse_list_arithmetic(obj, what=f"list.{node.func.attr}")
             if isinstance(obj, (Tensor, ArrayRef)):
                 args, kwargs = self.call_args(node)
                 return self.call_method(obj, node.func.attr, args, kwargs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
-from .values import ArrayRef, Const, Tensor, TupleVal
+from .values import ArrayRef, Const, Tensor, TupleVal, like_seq
 
 FUNCTIONS: dict = {}
 
@@ -180,10 +180,49 @@ def _copy(fe, a, dtype=None, copy=None, order=None):
             raise ValueError(f"{fe.b.loc}: Unable to avoid copy while creating an array as "
                              "requested.")
         return _asarray(fe, a, dtype)
+    if (isinstance(a, TupleVal) and not a.items) or (isinstance(a, Const) and isinstance(
+            a.value, (tuple, list)) and not a.value):   # np.array([]): float64, length 0
+        return filled(fe, (0,), Const(0), static_dtype(fe, dtype, "f64") if dtype is not None
+                      else "f64")
+    if dtype is None and isinstance(a, TupleVal):
+        a = _coerced_items(fe, a)
     t = fe.tensor(a)
     if dtype is not None:
         t = fe.convert(t, static_dtype(fe, dtype))
     return Tensor(t.v) if t.type.rank else t
+
+
+def _coerced_items(fe, seq: TupleVal) -> TupleVal:
+    """The items of a sequence given to np.array, converted to the dtype NumPy discovers for
+    it: there a Python number is no weak scalar but int64, float64, complex128 or bool
+    (``np.array([np.uint8(2), 300])`` is int64, ``np.array([np.float32(1), 2.5])``
+    float64), unlike in arithmetic (NEP 50)."""
+    def leaves(v):
+        if isinstance(v, TupleVal):
+            for i in v.items:
+                yield from leaves(i)
+        elif isinstance(v, Const) and isinstance(v.value, (tuple, list)):
+            for i in v.value:
+                yield from leaves(Const(i))
+        else:
+            yield v
+
+    def strong(v):
+        if isinstance(v, Const):
+            return np.asarray(v.value).dtype
+        return np_dtype(fe.tensor_type(v).dtype)
+    items = list(leaves(seq))
+    if not items:
+        return seq
+    dt = dtype_name(np.result_type(*(strong(v) for v in items)))
+
+    def convert(v):
+        if isinstance(v, TupleVal):
+            return like_seq(v, tuple(convert(i) for i in v.items))
+        if isinstance(v, Const) and isinstance(v.value, (tuple, list)):
+            return TupleVal(tuple(convert(Const(i)) for i in v.value))
+        return fe.convert(fe.tensor(v), dt)
+    return convert(seq)
 
 
 @implements(np.ascontiguousarray)

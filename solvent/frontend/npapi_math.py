@@ -774,6 +774,10 @@ def _minmax(uf, pyfn):
         if kw:
             raise fe.unsupported(f"{pyfn.__name__}() with keyword arguments")
         if len(args) == 1:
+            from .list_growth import GrownList, list_max, list_min
+            if isinstance(args[0], GrownList):    # Python's fold over the list's items
+                impl = list_max if pyfn is max else list_min
+                return fe.inline_call(impl, [args[0]], {}, None, keep_loc=True)
             items = _tuple_items(args[0])
             if items is None:
                 raise fe.unsupported(f"{pyfn.__name__}() of one array",

@@ -432,6 +432,8 @@ def take(a, indices, axis=None, mode="raise"):
         indices = np.mod(indices, n)
     elif mode == "clip":
         indices = np.clip(indices, 0, n - 1)
+    elif mode != "raise":
+        raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap'")
     return np.moveaxis(np.moveaxis(a, axis, 0)[indices], 0, axis) if np.ndim(indices) \
         else np.moveaxis(a, axis, 0)[indices]
 
@@ -582,3 +584,24 @@ def dgtsv(dl, d, du, b, overwrite_dl=0, overwrite_d=0, overwrite_du=0, overwrite
         for i in range(n - 3, -1, -1):
             x[i] = (x[i] - du[i] * x[i + 1] - dl[i] * x[i + 2]) / d[i]
     return dl, d, du, x, info
+
+
+@prelude(np.fix)
+def fix(x):
+    """Round toward zero; NumPy keeps integer and bool dtypes and returns floats as floats."""
+    return np.trunc(x)
+
+
+@prelude(np.rot90)
+def rot90(m, k=1, axes=(0, 1)):
+    """NumPy's own definition: flips and one swap of ``axes``; ``k`` turns of 90 degrees
+    from the first axis towards the second."""
+    a0, a1 = axes
+    k = k % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return np.flip(np.flip(m, a0), a1)
+    if k == 1:
+        return np.swapaxes(np.flip(m, a1), a0, a1)
+    return np.flip(np.swapaxes(m, a0, a1), a1)

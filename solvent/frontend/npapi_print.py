@@ -18,6 +18,7 @@ def _static_str(fe, v, what: str, default: str) -> str:
 
 @implements(builtins.print)
 def _print(fe, *args, sep=None, end=None, file=None, flush=None):
+    fe.refuse_list_arithmetic(*args, what="print")   # a list prints as [a, b], not [a b]
     """Prints to standard output in program order on every backend, nothing after a failed
     check; file= other than None is refused."""
     if not (file is None or (isinstance(file, Const) and file.value is None)):

@@ -100,7 +100,7 @@ class StmtMixin:
             else:
                 self.bind(t.id, op(cur, rhs))
         elif isinstance(t, ast.Subscript):
-            obj = self.expr(t.value)
+            obj = self.list_store_target(t.value, self.expr(t.value))
             items = self.index_items(t.slice)
             if self.is_mask_index(obj, items):
                 rhs = self.expr(node.value)
@@ -118,6 +118,7 @@ class StmtMixin:
                 # `a[s] += v` runs the ufunc in place on a[s] (same-kind casting); on a single
                 # element it is get, add, set (any casting), as in NumPy
                 self.check_inplace_cast(new, self.tensor_type(obj).dtype)
+            self.check_list_store(obj, new)
             self.setitem(obj, items, new)
         else:
             raise self.unsupported("augmented assignment to this target")
@@ -152,6 +153,55 @@ class StmtMixin:
             return
         # decided at run time: raised by the runtime, with this line, before any write-back
         self.check(c, "AssertionError", message)
+
+    def stmt_Raise(self, node):
+        """``raise ValueError("...")``: the error is raised where the statement is reached,
+        with its line, as a check that always fails there (a failed check ends a while
+        loop, nothing is written back). The exception is a built-in class the runtime knows
+        (ops/checks.KINDS); its message a string known at compile time, or an f-string with
+        one run-time integer field."""
+        from ..ops.checks import KINDS
+        exc = node.exc
+        if exc is None or node.cause is not None:
+            raise self.unsupported("a bare raise, or raise ... from ...",
+                                   "raise an exception class with a message")
+        call = exc if isinstance(exc, ast.Call) else None
+        cls = self.expr(call.func if call else exc)
+        cls = cls.value if isinstance(cls, Const) else None
+        if not (isinstance(cls, type) and KINDS.get(cls.__name__) is cls):
+            raise self.unsupported(
+                "raise of this exception class", "the compiled code raises the built-in "
+                f"exceptions {', '.join(sorted(k for k in KINDS if '_' not in k))}; raise "
+                "others outside the jitted function")
+        args = call.args if call else []
+        if call and (call.keywords or len(args) > 1):
+            raise self.unsupported("an exception built from several arguments",
+                                   "pass one message string")
+        message, payload = "", None
+        if args:
+            m = self.expr(args[0])
+            if isinstance(m, Const) and isinstance(m.value, str):
+                message = m.value
+            elif isinstance(m, Const):
+                message = str(m.value)
+            else:
+                message, payload = self._raise_message(m)
+        if self.raise_now():
+            raise cls(f"{self.b.loc}: {message}")
+        self.check(Const(False), cls.__name__, message, payload)
+
+    def _raise_message(self, m):
+        """(message with ``{}``, the integer payload) of an f-string with one run-time
+        integer field."""
+        from .values import Formatted
+        fields = [p for p in getattr(m, "parts", ()) if not isinstance(p, str)] \
+            if isinstance(m, Formatted) else [None, None]
+        if len(fields) != 1 or fields[0][1] or fields[0][2] or \
+                self.tensor(fields[0][0]).type.rank or \
+                self.tensor(fields[0][0]).dtype[0] not in "iu":
+            raise self.unsupported("an exception message computed at run time",
+                                   "use a string, or an f-string with one integer field")
+        return "".join(p if isinstance(p, str) else "{}" for p in m.parts), fields[0][0]
 
     def stmt_FunctionDef(self, node):
         if node.decorator_list:
@@ -251,7 +301,8 @@ class StmtMixin:
             for t, v in zip(target.elts, items):
                 self.assign(t, v)
         elif isinstance(target, ast.Subscript):
-            obj = self.expr(target.value)
+            obj = self.list_store_target(target.value, self.expr(target.value))
+            self.check_list_store(obj, value)
             self.setitem(obj, self.index_items(target.slice), value)
         else:
             raise self.unsupported(f"assignment to {type(target).__name__}")
@@ -303,7 +354,6 @@ class StmtMixin:
 
 _HINTS = {
     "Try": "exceptions are not compiled; move the try/except outside the jitted function",
-    "Raise": "raise outside the jitted function",
     "With": "move the with-block outside the jitted function",
     "FunctionDef": "define helper functions at module level; solvent inlines them",
     "Global": "pass the value as an argument",

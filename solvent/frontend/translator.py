@@ -31,6 +31,8 @@ from .indexing import IndexMixin
 from .npapi_methods import ApiMixin
 from .scopes import Liveness, assigned_names, loads_outside
 from .statements import StmtMixin
+from .list_growth import GrownList, ListGrowthMixin
+from .list_items import ListItemsMixin, ListRef
 from .values import ArrayRef, Buffer, Const, ListConst, ListVal, ReturnChoice, Tensor, TupleVal
 
 MAX_INLINE_DEPTH = 20
@@ -78,7 +80,7 @@ def parse_source(fn) -> Source:
 
 
 class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMixin,
-                 DynamicShapeMixin, ApiMixin, Emitter):
+                 DynamicShapeMixin, ListGrowthMixin, ListItemsMixin, ApiMixin, Emitter):
     def __init__(self, pyfn, builder: Builder, depth: int = 0, shared=None):
         self.pyfn = pyfn
         self.local = None  # a LocalFunction when translating a def/lambda of the kernel
@@ -100,6 +102,8 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMi
         self.env: dict = {}
         self.returned = None
         self.in_loop = False
+        self.loop_stack: list = []         # the loops being translated, innermost last
+        self.loop_entry_envs: list = []    # and the names bound when each was entered
         self.depth_in_branch = 0
         self.depth = depth
         self._live_cache: dict = {}
@@ -370,6 +374,12 @@ def _results(fe, value, out: list, arg_map, seen: dict):
     """The result structure: ("tuple", items[, "list"]) (a list returned is a list), ("const",
     v), ("select", flag, a, b), ("arg", k, view steps) or ("value", index, kind)."""
     listy = ("list",) if isinstance(value, (ListVal, ListConst)) else ()
+    if isinstance(value, GrownList):   # a list grown in a loop: a list of its rows again
+        out.append(value.v)
+        return ("value", len(out) - 1, "pylist" if value.python_items else "list")
+    if isinstance(value, ListRef):     # a list assigned by index: a list again
+        out.append(fe.tensor(value).v)
+        return ("value", len(out) - 1, "pylist" if value.python_items else "list")
     if isinstance(value, TupleVal):
         return ("tuple", [_results(fe, v, out, arg_map, seen) for v in value.items]) + listy
     if isinstance(value, Const):

@@ -157,6 +157,8 @@ class ReturnChoice:
 
 def same_binding(a, b) -> bool:
     """True when two bindings of a name are the same value (no merge needed)."""
+    if a is b:
+        return True
     if isinstance(a, ArrayRef) and isinstance(b, ArrayRef):
         return a.buf is b.buf and a.chain == b.chain
     if isinstance(a, Tensor) and isinstance(b, Tensor):

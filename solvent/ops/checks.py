@@ -29,6 +29,15 @@ KINDS = {
     "LinAlgError": np.linalg.LinAlgError,
     "AssertionError": AssertionError,
     "DivergentBarrierError": DivergentBarrierError,  # solvent/simt: a barrier not all reach
+    # what a ``raise`` statement in the user's code may raise (frontend stmt_Raise)
+    "RuntimeError": RuntimeError,
+    "TypeError": TypeError,
+    "ArithmeticError": ArithmeticError,
+    "FloatingPointError": FloatingPointError,
+    "NotImplementedError": NotImplementedError,
+    "KeyError": KeyError,
+    "LookupError": LookupError,
+    "Exception": Exception,
 }
 
 

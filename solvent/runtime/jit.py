@@ -83,7 +83,8 @@ class Compiled:
         self.result_index = spec[1] if spec[0] == "value" and spec[2] == "array" and \
             not getattr(self.executable, "keep_sharded", False) else None
         exe = self.executable
-        if spec[0] == "value" and not self.writes and \
+        if spec[0] == "value" and spec[2] in ("array", "scalar", "weak") and \
+                not self.writes and \
                 getattr(exe, "fresh_results", False) is True and \
                 (not self.fn.errors or getattr(exe, "raises_errors", False)):
             self.plain = (spec[1], spec[2])
@@ -546,6 +547,10 @@ def _result_value(spec, outs, handed_out: set, args=(), fresh=frozenset()):
         return np.array(v, copy=True)
     if how == "weak":
         return v.item()
+    if how == "list":    # a list grown in a loop (frontend/list_growth.py): its rows
+        return list(np.array(v, copy=True))
+    if how == "pylist":  # ... of Python numbers
+        return v.tolist()
     return v[()]
 
 

@@ -122,3 +122,29 @@ def test_ascontiguousarray_is_the_array_when_no_copy_is_needed(backend):
     check(contiguous_views, rng.random((3, 4)), rng.random(5), backend=backend)
     check(contiguous_views, np.asfortranarray(rng.random((3, 4))), rng.random(5),
           backend=backend)
+
+
+def rotations_and_fix(a):
+    return (np.rot90(a), np.rot90(a, 2), np.rot90(a, -1), np.rot90(a, 3, axes=(1, 0)),
+            np.rot90(a, 4), np.fix(a * 0.7), np.fix(-2.5))
+
+
+def take_bad_mode(x):
+    return np.take(x, [0, 1], mode="bogus")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.bool_])
+def test_rot90_and_fix(backend, dtype):
+    a = (np.arange(12).reshape(3, 4) - 5).astype(dtype)
+    check(rotations_and_fix, a, backend=backend)
+    check(rotations_and_fix, np.asfortranarray(a)[:, ::-1], backend=backend)
+    check(rotations_and_fix, a.reshape(3, 2, 2), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_take_refuses_an_unknown_mode_as_numpy_does(backend):
+    with pytest.raises(ValueError, match="clipmode must be one of"):
+        take_bad_mode(np.arange(3.0))
+    with pytest.raises(ValueError, match=r"test_creation_keywords.py:\d+.*clipmode must be"):
+        solvent.jit(take_bad_mode, backend=backend)(np.arange(3.0))

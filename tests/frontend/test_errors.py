@@ -85,8 +85,18 @@ def k_dict(A):
 
 # (functions defined inside the kernel, lambdas and iteration over arrays are supported now:
 # tests/frontend/test_python_idioms.py; global and closure arrays: test_outer_arrays.py)
-UNSUPPORTED = [k_try, k_arange_from_data, k_return_in_loop, k_raise, k_with,
+UNSUPPORTED = [k_try, k_arange_from_data, k_return_in_loop, k_with,
                k_list_comp, k_unknown_call, k_dict]
+
+
+def test_raise_raises_with_the_line_and_leaves_the_array(backend):
+    # (was refused; a raise of a built-in exception is compiled now: test_raise.py)
+    A = np.arange(4.0)
+    with pytest.raises(ValueError, match=r"test_errors.py:51:\d+: no") as ei:
+        solvent.jit(k_raise, backend=backend)(A)
+    assert "# <- offending line" in open(__file__).read().splitlines()[50]
+    assert not isinstance(ei.value, solvent.UnsupportedError)
+    np.testing.assert_array_equal(A, np.arange(4.0))
 
 
 @pytest.mark.parametrize("fn", UNSUPPORTED, ids=lambda f: f.__name__)

@@ -25,7 +25,7 @@ from . import (rules_complex, rules_control, rules_dynamic, rules_elementwise, r
 from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
-from .error_exit import error_slots
+from .error_exit import chain_values, error_slots
 from . import threads
 from .types import COMPLEX, I64, SUPPORTED
 
@@ -143,8 +143,9 @@ def lower(fn: Function, plan: Plan):
             ctx.bufs[buf.id] = BufRef(ctx._buffer_pointer(buf), buf.shape, buf.dtype)
     ctx.error_slots = error_slots(fn)
     n_ret = len(fn.body.terminator.operands)
-    if ctx.error_slots:
+    if fn.errors and all(k in plan.ret_scalar for k in (n_ret - 2, n_ret - 1)):
         ctx.error_ret = tuple(ctx.bufs[plan.ret_scalar[k].id] for k in (n_ret - 2, n_ret - 1))
+        ctx.err_chain = chain_values(fn)
     args = []
     for a in fn.args:
         ref = ctx.buf(a)

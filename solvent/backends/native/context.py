@@ -103,6 +103,8 @@ class Ctx:
         # buffers of those two results (None: the function has no checks as values)
         self.error_slots: dict = {}
         self.error_ret = None
+        self.err_chain: dict = {}   # error_exit.chain_values: code/payload values
+        self.cur_err = [None, None]  # their registers at the point being lowered
         self.element_memo: dict | None = None   # see ``element``
 
     def _buffer_pointer(self, buf):
@@ -373,10 +375,26 @@ class Ctx:
         rec = [ir.Constant(I64, self.loc_id(op)) if op is not None else ir.Constant(I64, -1),
                index if index is not None else ir.Constant(I64, 0),
                ir.Constant(I64, axis), self.as_value(size), ir.Constant(I64, kind)]
+        code = self.prior_code()
+        if code is not None:
+            # a check before this one in program order failed already: Python stopped
+            # there, so that error is reported, not this one
+            from .error_exit import return_if_failed
+            return_if_failed(self, code, self.cur_err[1])
         for k, v in enumerate(rec):
             b.store(v, b.gep(self._err, [ir.Constant(I32, k)]))
         self.leave(1)
         b.position_at_end(ok)
+
+    def prior_code(self):
+        """The register of the error code threaded through the program (passes/
+        checks_to_values) at the point being lowered, or None where it is not followed
+        (a parallel chunk, no checks)."""
+        code, payload = self.cur_err
+        if self.tid is None and self.error_ret is not None and isinstance(code, ir.Value) \
+                and isinstance(payload, ir.Value):
+            return code
+        return None
 
     def to_i64(self, v, dtype: str):
         if v.type == I64:
@@ -393,6 +411,21 @@ class Ctx:
         k = self.to_i64(v, dtype)
         nn = self.as_value(n)
         inside = b.and_(b.icmp_signed(">=", k, b.neg(nn)), b.icmp_signed("<", k, nn))
+        code = self.prior_code()
+        if code is not None:
+            # raise only while no earlier check has failed; after one, the program goes on
+            # to where the failure is returned (the loop's end, the function's), with the
+            # index clamped as the IR's total semantics say, and its payload complete
+            clean = b.icmp_signed("==", code, ir.Constant(code.type, 0))
+            self.fail_if(b.and_(b.not_(inside), clean), op, ERR_INDEX, k, axis, n)
+            if not (isinstance(n, int) and n > 0):
+                # an empty axis has no element to clamp to: return the earlier failure now
+                from .error_exit import return_if_failed
+                with b.if_then(b.and_(b.not_(inside), b.icmp_signed(
+                        "==", nn, ir.Constant(I64, 0))), likely=False):
+                    return_if_failed(self, code, self.cur_err[1])
+            wrapped = b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), b.add(k, nn), k)
+            return b.select(inside, wrapped, self.clamped_index(v, dtype, n))
         self.fail_if(b.not_(inside), op, ERR_INDEX, k, axis, n)
         return b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), b.add(k, nn), k)
 
@@ -411,8 +444,10 @@ class Ctx:
     # --- blocks -------------------------------------------------------------------------------
     def lower_block(self, block: Block, args) -> Operation:
         """Lower every op of ``block`` but its terminator, which is returned."""
+        saved = list(self.cur_err)   # a region's registers end with it
         for a, v in zip(block.args, args):
             self.env[a] = v
+            self._follow_error(a, v)
         for op in block.ops[:-1]:
             group = self.plan.groups.get(op)
             if group is not None:   # a multi-output loop, emitted where its last sink is
@@ -421,7 +456,13 @@ class Ctx:
                     emit_group(self, group)
                 continue
             self.lower_op(op)
+        self.cur_err = saved
         return block.ops[-1]
+
+    def _follow_error(self, value, reg) -> None:
+        k = self.err_chain.get(value)
+        if k is not None and isinstance(reg, ir.Value):
+            self.cur_err[k] = reg
 
     def lower_op(self, op: Operation) -> None:
         rule = self.rules.get(op.name)
@@ -432,4 +473,6 @@ class Ctx:
         self.current = outer
         for r, v in zip(op.results, results):
             self.env[r] = v
+            if self.err_chain:
+                self._follow_error(r, v)
 

@@ -61,6 +61,48 @@ def error_slots(fn: Function) -> dict:
     return slots
 
 
+def chain_values(fn: Function) -> dict:
+    """``{value: 0 (a code) or 1 (a payload)}`` for the values of the code and payload
+    chains the function returns last, each traced back from its return operand through the
+    selects the checks add (``select(failed, k, code)``; passes may merge the payload's),
+    the loops and ifs that carry it, and their block arguments. ``Ctx`` follows them while
+    it lowers, so that a check made inside a native op (an index outside its dimension)
+    knows whether a check before it, in program order, has failed already: then that
+    earlier failure is the one Python raises."""
+    out: dict = {}
+    if not fn.errors:
+        return out
+    ret = fn.body.terminator
+    if len(ret.operands) < 2:
+        return out
+    todo = [(ret.operands[-2], 0), (ret.operands[-1], 1)]
+    while todo:
+        v, kind = todo.pop()
+        if v in out or v.type.rank or v.type.dtype != ("i32", "i64")[kind]:
+            continue
+        out[v] = kind
+        op = v.owner
+        if not isinstance(op, Operation):
+            continue
+        if op.name == "tensor.select":
+            if kind == 0 and getattr(op.operands[1].owner, "name", None) != "tensor.constant":
+                continue   # a code is set to a constant
+            todo.append((op.operands[2], kind))
+        elif op.name in ("loop.for", "loop.while"):
+            i = v.index
+            todo.append((op.operands[(3 if op.name == "loop.for" else 0) + i], kind))
+            skip = 1 if op.name == "loop.for" else 0   # the induction variable
+            for region in op.regions:
+                blk = region.block
+                out[blk.args[skip + i]] = kind
+                if blk.terminator.name == "loop.yield":
+                    todo.append((blk.terminator.operands[i], kind))
+        elif op.name == "loop.if":
+            for region in op.regions:
+                todo.append((region.block.terminator.operands[v.index], kind))
+    return out
+
+
 def applies(op: Operation, ctx) -> tuple | None:
     """(code index, payload index) when ``op`` is lowered with early returns, else None."""
     if ctx.tid is not None or ctx.error_ret is None:
