@@ -366,7 +366,7 @@ class Ctx:
         self.locs.append(op.loc)
         return len(self.locs) - 1
 
-    def fail_if(self, cond, op, kind, index=None, axis=0, size=0):
+    def fail_if(self, cond, op, kind, index=None, axis=0, size=0, defer: bool = True):
         b = self.b
         bad = self.fn.append_basic_block("fail")
         ok = self.fn.append_basic_block("ok")
@@ -375,7 +375,7 @@ class Ctx:
         rec = [ir.Constant(I64, self.loc_id(op)) if op is not None else ir.Constant(I64, -1),
                index if index is not None else ir.Constant(I64, 0),
                ir.Constant(I64, axis), self.as_value(size), ir.Constant(I64, kind)]
-        code = self.prior_code()
+        code = self.prior_code() if defer else None
         if code is not None:
             # a check before this one in program order failed already: Python stopped
             # there, so that error is reported, not this one
@@ -401,17 +401,22 @@ class Ctx:
             return v
         return self.b.sext(v, I64) if is_signed(dtype) else self.b.zext(v, I64)
 
-    def checked_index(self, op, v, dtype, axis, n):
+    def checked_index(self, op, v, dtype, axis, n, defer: bool = True):
         """NumPy's integer index: negative wraps once; outside [0, n) raises IndexError.
 
         The test is on the index as written, ``-n <= k < n``, before the wrap: that is the
         form the IR's own check flags take (passes/checks_to_values.py), so LLVM sees one
-        condition where both exist and, past this branch, folds the flag's update away."""
+        condition where both exist and, past this branch, folds the flag's update away.
+
+        ``defer``: raise only while no check before it in program order has failed (the
+        frontend's check of this same scalar index names the same index); a gather's
+        indices are not deferred: the frontend checks an index array as a whole, naming its
+        largest or smallest index, where this check names the first bad one, as NumPy."""
         b = self.b
         k = self.to_i64(v, dtype)
         nn = self.as_value(n)
         inside = b.and_(b.icmp_signed(">=", k, b.neg(nn)), b.icmp_signed("<", k, nn))
-        code = self.prior_code()
+        code = self.prior_code() if defer else None
         if code is not None:
             # raise only while no earlier check has failed; after one, the program goes on
             # to where the failure is returned (the loop's end, the function's), with the
@@ -426,7 +431,7 @@ class Ctx:
                     return_if_failed(self, code, self.cur_err[1])
             wrapped = b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), b.add(k, nn), k)
             return b.select(inside, wrapped, self.clamped_index(v, dtype, n))
-        self.fail_if(b.not_(inside), op, ERR_INDEX, k, axis, n)
+        self.fail_if(b.not_(inside), op, ERR_INDEX, k, axis, n, defer=defer)
         return b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), b.add(k, nn), k)
 
     def clamped_index(self, v, dtype, n):

@@ -285,7 +285,7 @@ def _gather(op, ctx):
             iv = ctx.get(v)
             raw = iv if k == 0 else ctx.element(iv, sub)   # an index may be fused (Lazy)
             if mode in ("check", "check-only"):
-                src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a])
+                src[a] = ctx.checked_index(op, raw, v.type.dtype, a, xs[a], defer=False)
                 continue
             src[a] = ctx.clamped_index(raw, v.type.dtype, xs[a])
             if mode == "flag":
@@ -355,7 +355,7 @@ def _scatter(kind):
                 sub = [0 if n == 1 and bshape[nb - iv.type.rank + d] != 1
                        else bidx[nb - iv.type.rank + d] for d, n in enumerate(iv.type.shape)]
                 raw = ctx.get(iv) if iv.type.rank == 0 else ctx.load(ctx.get(iv), sub)
-                dst[a] = ctx.checked_index(op, raw, iv.type.dtype, a, xs[a])
+                dst[a] = ctx.checked_index(op, raw, iv.type.dtype, a, xs[a], defer=False)
             new = v if vv.type.rank == 0 else ctx.load(v, idx)
             if kind == "add":
                 new = scalar_math.add(ctx, xv.type.dtype, ctx.load(out, dst), new)
