@@ -248,7 +248,8 @@ class Lowered:
     uniform: set = frozenset()
     flat: Flat | None = None   # flatten.py's loops over global indices, when it applied
     coalesced: list = field(default_factory=list)   # coalesce.py's loops (source lines)
-    # with ``coalesced``: the flattened lowering, which the other backends run (on XLA its
+    # with ``coalesced``: the lowering without coalesce.py's barriers (flattened where the
+    # kernel allows), which the other backends run (on XLA its
     # loops are raised whole) and which a solvent.jit function launching the kernel inlines
     flat_form: "Lowered | None" = None
 
@@ -317,21 +318,24 @@ def lower(py, config: Config, args) -> Lowered:
         why += "; " + privatize.describe(private, n_groups)
     else:
         private, n_groups = {}, 0
-    if not (private or rewritten.shared or rewritten.atomic_targets or
-            rewritten.device_atomics):
+    if not (private or rewritten.atomic_targets or rewritten.device_atomics):
         trial, lines = coalesce(copy.deepcopy(body), param_arrays | shared, vary, inj, config,
                                 src.line_offset)
         if lines:
             try:
                 low = _lower_blocks(py, src, rewritten, trial, config, params, vary, loc, args,
                                     parallel, why, {}, 0, notes)
-                low.jit.compile(list(args))   # a refusal here leaves the flattened form
+                low.jit.compile(list(args))   # a refusal here leaves the other lowering
             except UnsupportedError:
                 low = None
             if low is not None:
                 low.coalesced = lines
+                # the other backends run the flattened form, or for a kernel that keeps its
+                # blocks (barriers, shared arrays) the blocks without the added barriers
                 low.flat_form = _lower_flat(py, src, rewritten, body, config, params, args_of,
-                                            notes)
+                                            notes) or \
+                    _lower_blocks(py, src, rewritten, body, config, params, vary, loc, args,
+                                  parallel, why, {}, 0, notes)
                 return low
     flat = _lower_flat(py, src, rewritten, body, config, params, args_of, notes, private)
     if flat is not None:
