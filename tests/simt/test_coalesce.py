@@ -289,3 +289,44 @@ def test_a_guarded_loop_without_barriers_runs_threads_innermost(rows, cols):
     np.testing.assert_allclose(out, 2 * w.sum(axis=0, dtype=np.float64), rtol=1e-5)
     line = guarded_column_sums.__code__.co_firstlineno
     assert launch.report(w, out).coalesced == [line + 5]
+
+
+def strided_block_sums(w, out):
+    # reads blockDim: the grouping of threads into blocks shows in the result
+    j = cuda.grid(1)
+    if j < out.shape[0]:
+        s = 0.0
+        for k in range(w.shape[0]):
+            s += w[k, j] * cuda.blockDim.x
+        out[j] = s
+
+
+@pytest.mark.parametrize("blocks,threads_", [(64, 16), (33, 32), (48, 8)])
+def test_threads_told_apart_only_by_cuda_grid_run_in_wider_blocks(blocks, threads_):
+    n = blocks * threads_ - 3   # a ragged last block
+    rng = np.random.default_rng(blocks)
+    inp, w, bias = rng.standard_normal(5), rng.standard_normal((5, n)), rng.standard_normal(n)
+    out, grad = np.zeros(n), np.zeros((5, n))
+    launch = solvent.kernel(column_dot)[blocks, threads_]
+    launch(inp, w, bias, out, grad)
+    o, g = _ref(inp, w, bias)
+    np.testing.assert_allclose(out, o, rtol=1e-12)
+    np.testing.assert_allclose(grad, g, rtol=1e-12)
+    low = launch.report(inp, w, bias, out, grad)
+    from solvent.backends.native import threads
+    if blocks % 2 == 0 and blocks >= 8 * threads.settings()["threads"]:
+        assert low.regrouped is not None   # at least 4 blocks per thread of the pool remain
+    if low.regrouped is not None:
+        assert low.regrouped.grid[0] * low.regrouped.block[0] == blocks * threads_
+        assert blocks % low.regrouped.grid[0] == 0
+        assert "the threads run in" in launch.explain(inp, w, bias, out, grad)
+
+
+def test_a_kernel_reading_block_dim_keeps_its_blocks():
+    w = np.random.default_rng(0).random((3, 40))
+    out = np.zeros(40)
+    launch = solvent.kernel(strided_block_sums)[64, 8]
+    launch(w, out)
+    np.testing.assert_allclose(out, 8 * w.sum(axis=0), rtol=1e-12)
+    low = launch.report(w, out)
+    assert low.regrouped is None and low.coalesced
