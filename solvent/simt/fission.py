@@ -41,6 +41,9 @@ NOTE = "__simt_note"
 WEAK = "__simt_weak"
 KIND_ATTR = "_simt_kind"  # on a generated Assert: the exception it raises
 PARALLEL_ATTR = "_simt_parallel"  # on the block loop's For: blocks may run in parallel
+# on a kernel's For that coalesce.py ended with a barrier of its own (no thread touches
+# another's elements in its run): the loops over threads along y and z stay around it
+COALESCED_ATTR = "_simt_coalesced"
 
 
 def spill_name(n: str) -> str:
@@ -261,9 +264,15 @@ class Fission:
                     p, v = self.block_value(e, node)
                     pre += p
                     bounds.append(v)
+                body = self.emit(item.body) or [ast.Pass()]
+                outer = _outer_thread_loops(body) if getattr(node, COALESCED_ATTR, False) \
+                    else []
+                if outer:
+                    body = outer[-1].body
                 loop = ast.For(copy.deepcopy(node.target),
-                               ast.Call(_n("range"), bounds, []), self.emit(item.body) or
-                               [ast.Pass()], [])
+                               ast.Call(_n("range"), bounds, []), body, [])
+                for t in reversed(outer):   # the loops over y and z around the loop
+                    loop = ast.copy_location(ast.For(t.target, t.iter, [loop], []), t)
                 out += pre + [loop]
             elif item.kind == "if":
                 pre, test = self.block_value(item.exprs[0], node)
@@ -611,6 +620,26 @@ def _rematerializable(first_run, per_thread, units) -> dict:
         names = names_read(s.value)
         if counts.get(n) == 1 and pure and names <= set(INDEX_NAMES) | set(out):
             out[n] = s
+    return out
+
+
+def _outer_thread_loops(body: list) -> list:
+    """The loops over threads along z and y that make up all of ``body`` (outermost first),
+    when the loop over x is inside them: a loop coalesce.py picked runs inside those, with
+    only the threads along x innermost (``for ty: for k: for tx``), so that the values each
+    row of threads keeps (a tiled matmul's accumulators) stay in a few cache lines over the
+    whole loop instead of being reloaded from the block's arrays at every step."""
+    out: list = []
+    for d in (2, 1):
+        if len(body) == 1 and isinstance(body[0], ast.For) and \
+                isinstance(body[0].target, ast.Name) and \
+                body[0].target.id.startswith(THREAD[d]) and not body[0].orelse:
+            out.append(body[0])
+            body = body[0].body
+    if not (len(body) == 1 and isinstance(body[0], ast.For)
+            and isinstance(body[0].target, ast.Name)
+            and body[0].target.id.startswith(THREAD[0])):
+        return []
     return out
 
 

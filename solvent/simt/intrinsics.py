@@ -76,6 +76,9 @@ class Rewritten:
     local: list = field(default_factory=list)
     atomic_targets: list = field(default_factory=list)  # (array name, node)
     device_atomics: bool = False  # a device function does atomics (on arrays it was given)
+    # the code reads cuda.blockDim, cuda.gridDim or cuda.warpsize (a constant of the launch
+    # other than the grid's total size)
+    reads_dims: bool = False
     extras: dict = field(default_factory=dict)  # names the rewritten code reads -> values
 
 
@@ -186,10 +189,13 @@ class Rewriter(ast.NodeTransformer):
             if path[0] == "blockIdx":
                 return ast.copy_location(ast.Name(BLOCK[d], ast.Load()), node)
             if path[0] == "blockDim":
+                self.out.reads_dims = True
                 return self.constant(self.config.block[d], node)
             if path[0] == "gridDim":
+                self.out.reads_dims = True
                 return self.constant(self.config.grid[d], node)
         if path == ("warpsize",):
+            self.out.reads_dims = True
             return self.constant(32, node)
         raise self.error(node, f"cuda.{'.'.join(path)} is not supported in a kernel run by "
                          "solvent")
@@ -239,6 +245,8 @@ class Rewriter(ast.NodeTransformer):
         self.out.extras[name] = fn
         if getattr(fn, "_simt_atomics", False):
             self.out.device_atomics = True
+        if getattr(fn, "_simt_reads_dims", True):
+            self.out.reads_dims = True
         call = ast.Call(ast.Name(name, ast.Load()), node.args,
                         node.keywords + [ast.keyword(e, ast.Name(e, ast.Load())) for e in extra])
         setattr(call, READS_ONLY, fn._simt_reads_only)
@@ -448,6 +456,7 @@ def rewrite_device(py, config: Config, devices: dict):
     extras[NUMPY] = np
     fn = make_function(tree, src, py.__globals__, extras)
     fn._simt_atomics = bool(rw.out.atomic_targets) or rw.out.device_atomics
+    fn._simt_reads_dims = rw.out.reads_dims
     from .analysis import accesses
     params = [a.arg for a in tree.args.args]
     written = {a.array for a in accesses(body, set(params)) if a.write}

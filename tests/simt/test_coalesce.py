@@ -152,3 +152,181 @@ def test_other_backends_and_jit_hosts_run_the_flattened_form():
     twice(inp, w, bias, out, grad)
     np.testing.assert_allclose(out, o, rtol=1e-12)
     np.testing.assert_allclose(grad, g, rtol=1e-12)
+
+
+# --- runs between barriers: per-thread loops over shared tiles ------------------------------
+
+T = 8
+
+
+def tiled_mm(A, B, C, n, m, kd):
+    # a stranger's tiled matmul: 2-D grid and block, ragged last blocks, int32 sizes,
+    # the tile width read from blockDim
+    sa = cuda.shared.array((T, T), dtype=np.float64)
+    sb = cuda.shared.array((T, T), dtype=np.float64)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    w = cuda.blockDim.x
+    r = cuda.blockIdx.y * w + ty
+    c = cuda.blockIdx.x * w + tx
+    acc = 0.0
+    for t in range((kd + w - 1) // w):
+        if r < n and t * w + tx < kd:
+            sa[ty, tx] = A[r, t * w + tx]
+        else:
+            sa[ty, tx] = 0.0
+        if c < m and t * w + ty < kd:
+            sb[ty, tx] = B[t * w + ty, c]
+        else:
+            sb[ty, tx] = 0.0
+        cuda.syncthreads()
+        for k in range(w):
+            acc += sa[ty, k] * sb[k, tx]
+        cuda.syncthreads()
+    if r < n and c < m:
+        C[r, c] = acc
+
+
+def shared_vector_matvec(x, W, out):
+    # 1-D blocks: the block copies x into shared memory with a blockDim-strided loop, then
+    # each thread walks a column of W
+    sx = cuda.shared.array(64, dtype=np.float32)
+    tx = cuda.threadIdx.x
+    j = cuda.grid(1)
+    n = x.shape[0]
+    for k in range(tx, n, cuda.blockDim.x):
+        sx[k] = x[k]
+    cuda.syncthreads()
+    if j < W.shape[1]:
+        s = np.float32(0)
+        for k in range(n):
+            s += sx[k] * W[k, j]
+        out[j] = s
+
+
+def triangle_tile(A, out):
+    # the inner loop's trip count depends on the thread: it stays inside the thread loop
+    sa = cuda.shared.array((T, T), dtype=np.float64)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    r = cuda.blockIdx.x * T + ty
+    sa[ty, tx] = A[r, tx] if r < A.shape[0] else 0.0
+    cuda.syncthreads()
+    s = 0.0
+    for k in range(tx, T):
+        s += sa[ty, k] * sa[k, tx]
+    if r < A.shape[0]:
+        out[r, tx] = s
+
+
+@pytest.mark.parametrize("n,kd,m,dtype", [(13, 21, 10, np.float64), (16, 8, 16, np.float32),
+                                          (1, 1, 1, np.float64), (9, 17, 3, np.float32)])
+def test_tiled_matmul_runs_its_tile_product_with_threads_innermost(n, kd, m, dtype):
+    rng = np.random.default_rng(n * 31 + kd)
+    A = rng.standard_normal((n, kd)).astype(dtype)
+    B = rng.standard_normal((kd, m)).astype(dtype)
+    C = np.zeros((n, m), dtype)
+    launch = solvent.kernel(tiled_mm)[((m + T - 1) // T, (n + T - 1) // T), (T, T)]
+    args = (A, B, C, np.int32(n), np.int32(m), np.int32(kd))
+    launch(*args)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=tol,
+                               atol=tol)
+    low = launch.report(*args)
+    line = tiled_mm.__code__.co_firstlineno
+    assert low.coalesced == [line + 20]
+    assert "threads innermost" in launch.explain(*args)
+    # the other backends run the kernel without the added barrier, to the same result
+    C2 = np.zeros((n, m), dtype)
+    launch.on("interp")(A, B, C2, np.int32(n), np.int32(m), np.int32(kd))
+    np.testing.assert_allclose(C2, C, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("n,m", [(5, 37), (64, 32), (1, 1)])
+def test_a_loop_after_a_barrier_over_a_shared_vector_runs_threads_innermost(n, m):
+    rng = np.random.default_rng(n + m)
+    x = rng.standard_normal(n).astype(np.float32)
+    W = rng.standard_normal((n, m)).astype(np.float32)
+    out = np.zeros(m, np.float32)
+    launch = solvent.kernel(shared_vector_matvec)[(m + 15) // 16, 16]
+    launch(x, W, out)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ W, rtol=1e-4, atol=1e-5)
+    line = shared_vector_matvec.__code__.co_firstlineno
+    assert launch.report(x, W, out).coalesced == [line + 12]
+
+
+def test_a_loop_with_a_thread_dependent_trip_count_stays_inside_the_thread_loop():
+    A = np.random.default_rng(2).random((13, T))
+    out = np.zeros((13, T))
+    launch = solvent.kernel(triangle_tile)[2, (T, T)]
+    launch(A, out)
+    ref = np.zeros((16, T))
+    for b in range(2):
+        tile = np.zeros((T, T))
+        rows = A[b * T:(b + 1) * T]
+        tile[:len(rows)] = rows
+        for ty in range(T):
+            for tx in range(T):
+                ref[b * T + ty, tx] = sum(tile[ty, k] * tile[k, tx] for k in range(tx, T))
+    np.testing.assert_allclose(out, ref[:13], rtol=1e-12)
+    assert not launch.report(A, out).coalesced
+
+
+def guarded_column_sums(w, out):
+    # the usual `if j < n` guard around the per-thread loop, int32 columns count
+    j = cuda.grid(1)
+    if j < out.shape[0]:
+        s = np.float32(0)
+        for k in range(w.shape[0]):
+            s += w[k, j]
+        out[j] = s * 2
+
+
+@pytest.mark.parametrize("rows,cols", [(6, 45), (1, 16), (0, 5)])
+def test_a_guarded_loop_without_barriers_runs_threads_innermost(rows, cols):
+    w = np.random.default_rng(rows).random((rows, cols)).astype(np.float32)
+    out = np.full(cols, -1.0, np.float32)
+    launch = solvent.kernel(guarded_column_sums)[(cols + 15) // 16, 16]
+    launch(w, out)
+    np.testing.assert_allclose(out, 2 * w.sum(axis=0, dtype=np.float64), rtol=1e-5)
+    line = guarded_column_sums.__code__.co_firstlineno
+    assert launch.report(w, out).coalesced == [line + 5]
+
+
+def strided_block_sums(w, out):
+    # reads blockDim: the grouping of threads into blocks shows in the result
+    j = cuda.grid(1)
+    if j < out.shape[0]:
+        s = 0.0
+        for k in range(w.shape[0]):
+            s += w[k, j] * cuda.blockDim.x
+        out[j] = s
+
+
+@pytest.mark.parametrize("blocks,threads_", [(64, 16), (33, 32), (48, 8)])
+def test_threads_told_apart_only_by_cuda_grid_run_in_wider_blocks(blocks, threads_):
+    n = blocks * threads_ - 3   # a ragged last block
+    rng = np.random.default_rng(blocks)
+    inp, w, bias = rng.standard_normal(5), rng.standard_normal((5, n)), rng.standard_normal(n)
+    out, grad = np.zeros(n), np.zeros((5, n))
+    launch = solvent.kernel(column_dot)[blocks, threads_]
+    launch(inp, w, bias, out, grad)
+    o, g = _ref(inp, w, bias)
+    np.testing.assert_allclose(out, o, rtol=1e-12)
+    np.testing.assert_allclose(grad, g, rtol=1e-12)
+    low = launch.report(inp, w, bias, out, grad)
+    from solvent.backends.native import threads
+    if blocks % 2 == 0 and blocks >= 8 * threads.settings()["threads"]:
+        assert low.regrouped is not None   # at least 4 blocks per thread of the pool remain
+    if low.regrouped is not None:
+        assert low.regrouped.grid[0] * low.regrouped.block[0] == blocks * threads_
+        assert blocks % low.regrouped.grid[0] == 0
+        assert "the threads run in" in launch.explain(inp, w, bias, out, grad)
+
+
+def test_a_kernel_reading_block_dim_keeps_its_blocks():
+    w = np.random.default_rng(0).random((3, 40))
+    out = np.zeros(40)
+    launch = solvent.kernel(strided_block_sums)[64, 8]
+    launch(w, out)
+    np.testing.assert_allclose(out, 8 * w.sum(axis=0), rtol=1e-12)
+    low = launch.report(w, out)
+    assert low.regrouped is None and low.coalesced

@@ -22,6 +22,10 @@ from ...ir.registry import IRError
 from .bufferize import Plan
 from .types import I1, I8, I32, I64, mem_type, reg_type, is_signed
 
+# private buffers of a parallel chunk up to this many bytes in all are allocas of the chunk
+# function (the pool's threads have the default stack of several MiB)
+PRIVATE_STACK_BYTES = 1 << 16
+
 ERR_INDEX = 0
 ERR_ZERO_STEP = 1
 ERR_MEMORY = 2
@@ -106,11 +110,22 @@ class Ctx:
         self.err_chain: dict = {}   # error_exit.chain_values: code/payload values
         self.cur_err = [None, None]  # their registers at the point being lowered
         self.element_memo: dict | None = None   # see ``element``
+        self.stack_bytes = 0   # private buffers of a parallel chunk placed on its stack
 
     def _buffer_pointer(self, buf):
         """The pointer to ``buf``, loaded from the buffer table in the entry block (in a
         parallel chunk, this thread's copy of a private buffer)."""
         ab = self.alloca_builder
+        if buf.copies > 1 and self.tid is not None:
+            nbytes = buf.size * _bytes(buf.dtype)
+            if 0 < nbytes and self.stack_bytes + nbytes <= PRIVATE_STACK_BYTES:
+                # a small private buffer lives on this chunk's stack: LLVM then knows it
+                # aliases no other buffer, and keeps and vectorizes values in it (a block's
+                # tiles and per-thread accumulators of a solvent.kernel)
+                self.stack_bytes += nbytes
+                slot = ab.alloca(ir.ArrayType(mem_type(buf.dtype), buf.size))
+                slot.align = 64
+                return ab.bitcast(slot, ir.PointerType(mem_type(buf.dtype)))
         raw = ab.load(ab.gep(self._table, [ir.Constant(I64, buf.id)]))
         ptr = ab.bitcast(raw, ir.PointerType(mem_type(buf.dtype)))
         if buf.copies > 1 and self.tid is not None:

@@ -181,6 +181,31 @@ def test_private_temporaries_fortran_and_strided(pool):
     check(row_norms, RNG.random((66, 7))[::2], np.zeros(33), backend="native")
 
 
+def two_temporaries(A, out):
+    for i in range(A.shape[0]):
+        a = A[i, :] * 2.0            # private per thread; the recurrences keep the loops
+        b = A[i, ::-1] + 1.0
+        for j in range(1, a.shape[0]):
+            a[j] = a[j] + a[j - 1] * 0.5
+            b[j] = b[j] - b[j - 1] * 0.25
+        out[i] = a[-1] * b[-1]
+    return out
+
+
+@pytest.mark.parametrize("width", [7, 5000, 9000])
+def test_private_temporaries_on_the_stack_and_beyond_its_budget(pool, width):
+    # a chunk keeps small private arrays on its stack (context.PRIVATE_STACK_BYTES, 64 KiB in
+    # all): 7 columns fit twice, 5000 (40 KB) once, 9000 (72 KB) not at all
+    A = RNG.random((12, width))
+    f = solvent.jit(two_temporaries, backend="native",
+                    passes={"raise_loops": {"enabled": False}})   # the loop over i stays
+    out = f(A, np.zeros(12))
+    np.testing.assert_allclose(out, two_temporaries(A.copy(), np.zeros(12)), rtol=1e-12)
+    ir = f.compile([A, np.zeros(12)]).executable.llvm_ir
+    assert "par_chunk" in ir
+    assert ir.count(f"alloca [{width} x double]") == {7: 2, 5000: 1, 9000: 0}[width]
+
+
 def test_nested_parallel_loops_outermost_on_the_pool(pool):
     A, B = RNG.random((9, 4)), RNG.random((4, 9))
     check(nested_fill, A, B, np.zeros((9, 4)), backend="native")
