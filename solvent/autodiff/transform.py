@@ -673,18 +673,58 @@ class Transformer:
         return b.one("tensor.select", zero_step, b.constant(0, dt), n)
 
     def reverse_loop(self, op, scope, b, adj, cts) -> None:
+        """The reverse loop of ``op``'s trips. A carried value the body never reads (a
+        residual recomputed each trip: ``err = np.max(...)``) has a cotangent only in the
+        reverse step of the last trip (the step before receives zero): that step is peeled
+        off as a loop of ``min(n, 1)`` trips, and the loop over the other steps neither
+        carries the cotangent nor emits its rules (laplace_converge: the reduce_max rule's
+        mask, count and the recomputed stencil, in every step). The reverse pass is linear
+        in the cotangents, so the two loops compute the same sums."""
+        is_for = op.name == "loop.for"
+        body = op.regions[0].block if is_for else op.regions[1].block
+        carried = list(body.args[1:] if is_for else body.args)
+        inits = list(op.operands[3:] if is_for else op.operands)
+        act = [i for i, c in enumerate(carried) if self.active(c)]
+        outer = self._outer_uses([body])
+        n = self._trip_count(op, scope, b)
+        idt = n.type.dtype
+        ct_inits = [cts[i] if cts[i] is not None else E.zeros(b, carried[i].type) for i in act]
+        acc_inits = [adj[v] if adj.get(v) is not None else E.zeros(b, v.type) for v in outer]
+        read = {v for o in body.walk() for v in o.operands}
+        last_only = {i for i in act if cts[i] is not None and carried[i] not in read}
+        lo = b.constant(0, idt)
+        states = None
+        if last_only:
+            one = b.one("tensor.min", n, b.constant(1, idt))
+            ct_res, acc_inits, states = self._reverse_range(op, scope, b, n, act, ct_inits,
+                                                            outer, acc_inits, states, lo, one)
+            for i, r in zip(act, ct_res):  # zero once the last trip's step ran (n > 0)
+                if i in last_only:
+                    self._accumulate(b, adj, inits[i], r)
+            ct_inits = [r for i, r in zip(act, ct_res) if i not in last_only]
+            act = [i for i in act if i not in last_only]
+            lo = one
+        ct_res, acc_res, _ = self._reverse_range(op, scope, b, n, act, ct_inits, outer,
+                                                 acc_inits, states, lo, n)
+        for v, r in zip(outer, acc_res):
+            adj[v] = r
+        for i, r in zip(act, ct_res):
+            self._accumulate(b, adj, inits[i], r)
+
+    def _reverse_range(self, op, scope, b, n, act, ct_inits, outer, acc_inits, states,
+                       lo, hi) -> tuple:
+        """The reverse steps ``j`` in ``[lo, hi)`` of ``op`` (trip ``k = n - 1 - j``),
+        carrying the cotangents of the carried values ``act`` (from ``ct_inits``) and of the
+        outer values ``outer`` (from ``acc_inits``) and, with an undo tape, the arrays as
+        the trips found them (from ``states``, or the loop's results when None). Returns
+        the three lists of results."""
         is_for = op.name == "loop.for"
         body = op.regions[0].block if is_for else op.regions[1].block
         carried = list(body.args[1:] if is_for else body.args)
         inits = list(op.operands[3:] if is_for else op.operands)
         yields = body.terminator.operands
-        act = [i for i, c in enumerate(carried) if self.active(c)]
-        outer = self._outer_uses([body])
         tape = scope.tapes.get(op)
-        n = self._trip_count(op, scope, b)
         idt = n.type.dtype
-        ct_inits = [cts[i] if cts[i] is not None else E.zeros(b, carried[i].type) for i in act]
-        acc_inits = [adj[v] if adj.get(v) is not None else E.zeros(b, v.type) for v in outer]
 
         blk = Block()
         rb = Builder(blk)
@@ -742,6 +782,8 @@ class Transformer:
         out = [o if o is not None else E.zeros(rb, carried[i].type) for o, i in zip(out, act)]
         out += [radj[v] for v in outer]
         out += [y for _, _, y in extra]
+        if states is not None:  # the steps after a peeled one go on from its states
+            extra = [(s, a, y) for s, (_, a, y) in zip(states, extra)]
         state_inits = [init for init, _, _ in extra]
         types = [v.type for v in ct_c + acc] + [a.type for _, a, _ in extra]
         if counts:  # the most trips a taped while inside took, over the reverse steps
@@ -749,16 +791,14 @@ class Transformer:
             state_inits.append(b.constant(0, _COUNT.dtype))
             types.append(_COUNT)
         rb.create("loop.yield", out)
-        rev = Operation("loop.for", [b.constant(0, idt), n, b.constant(1, idt)] + ct_inits +
+        rev = Operation("loop.for", [lo, hi, b.constant(1, idt)] + ct_inits +
                         acc_inits + state_inits, types, {}, [Region(blk)], op.loc)
         b.block.append(rev)
         res = rev.results
         if counts:
             self.trip_sinks[-1].append(res[-1])
-        for v, r in zip(outer, res[len(act):]):
-            adj[v] = r
-        for i, r in zip(act, res[:len(act)]):
-            self._accumulate(b, adj, inits[i], r)
+        na, no = len(act), len(outer)
+        return res[:na], res[na:na + no], res[na + no:na + no + len(extra)]
 
     @staticmethod
     def _undo_inner(rb: Builder, state: Value, tv, row: Value, m: int, entries, loc) -> Value:
