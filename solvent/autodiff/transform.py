@@ -216,6 +216,9 @@ class Transformer:
         self.walkable: dict = {}  # update_slice ops they recompute -> originals (forwarding)
         self.owners = {r.block: o for o in fn.walk() for r in o.regions}
         self.printed: set = set()  # io.print ops cloned once already (clone_op)
+        # original taped loop -> number of its tapes, each also carried as the last trip's
+        # value after the tapes (``_lasts``)
+        self.lasts: dict = {}
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and (
@@ -372,6 +375,27 @@ class Transformer:
         self.taped_orig[new] = op
         return new
 
+    def _peels(self, op: Operation) -> bool:
+        """Whether ``op``'s reverse loop peels its last trip's step (``reverse_loop``): an
+        active carried value the body never reads."""
+        body = op.regions[0].block if op.name == "loop.for" else op.regions[1].block
+        carried = body.args[1:] if op.name == "loop.for" else body.args
+        read = {v for o in body.walk() for v in o.operands}
+        return any(self.active(c) and c not in read for c in carried)
+
+    def _lasts(self, op: Operation, blk: Block, writes: list) -> list:
+        """For a loop whose reverse loop peels its last step: the values a trip records,
+        also carried as the last trip's (block arguments of ``blk``; the values to yield
+        are ``writes``), which the peeled step reads instead of the tape's last row; the
+        other steps often read no tape at all (a linear stencil's), which is then pruned:
+        no tape rows written, nor zero-filled, per trip."""
+        if not self._peels(op):
+            return []
+        self.lasts[op] = len(writes)
+        for w in writes:
+            blk.add_arg(w.type, "last")
+        return list(writes)
+
     def _revolve_state(self, op, scope, rb, blk, k, tape, extra) -> list:
         """In the reverse step ``k`` of a checkpointed loop: the carried values of trip
         ``k``, restored from snapshot ``restore_slot[k]`` (trip ``restore_pos[k]``) and
@@ -434,9 +458,10 @@ class Transformer:
         writes, plan = self._record_trip(body, body.args[1:], inner, ib)
         tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
         tapes = [blk.add_arg(t) for t in tape_types]
+        lasts = self._lasts(op, blk, writes)
         ib.create("loop.yield", [inner[y] for y in body.terminator.operands] +
-                  _write_tapes(ib, tapes, writes, k))
-        new = self._loop_tail(op, scope, b, blk, tape_types)
+                  _write_tapes(ib, tapes, writes, k) + lasts)
+        new = self._loop_tail(op, scope, b, blk, tape_types + [w.type for w in lasts])
         scope.tapes[op] = ("tape", new.results[len(op.results):], n, plan)
 
     def _record_trip(self, body: Block, carried, inner: Scope, ib: Builder):
@@ -544,10 +569,12 @@ class Transformer:
                 tape_types = [TensorType((capacity,) + w.type.shape, w.type.dtype)
                               for w in writes]
                 tapes = [blk.add_arg(t) for t in tape_types]
+                lasts = self._lasts(op, blk, writes)
+                tape_types += [w.type for w in lasts]
                 for t in tape_types:  # the condition region takes the same carried values
                     regions[0].block.add_arg(t)
                 at = ib.one("tensor.min", cnt, ib.constant(capacity - 1, "i64"))
-                extra = _write_tapes(ib, tapes, writes, at)
+                extra = _write_tapes(ib, tapes, writes, at) + lasts
             else:
                 for o in r.block.ops[:-1]:
                     self.clone_op(o, inner, ib)
@@ -697,7 +724,8 @@ class Transformer:
         if last_only:
             one = b.one("tensor.min", n, b.constant(1, idt))
             ct_res, acc_inits, states = self._reverse_range(op, scope, b, n, act, ct_inits,
-                                                            outer, acc_inits, states, lo, one)
+                                                            outer, acc_inits, states, lo, one,
+                                                            peeled=True)
             for i, r in zip(act, ct_res):  # zero once the last trip's step ran (n > 0)
                 if i in last_only:
                     self._accumulate(b, adj, inits[i], r)
@@ -712,7 +740,7 @@ class Transformer:
             self._accumulate(b, adj, inits[i], r)
 
     def _reverse_range(self, op, scope, b, n, act, ct_inits, outer, acc_inits, states,
-                       lo, hi) -> tuple:
+                       lo, hi, peeled=False) -> tuple:
         """The reverse steps ``j`` in ``[lo, hi)`` of ``op`` (trip ``k = n - 1 - j``),
         carrying the cotangents of the carried values ``act`` (from ``ct_inits``) and of the
         outer values ``outer`` (from ``acc_inits``) and, with an undo tape, the arrays as
@@ -743,7 +771,14 @@ class Transformer:
             row = k if is_for and self._trips(op) is not None else \
                 rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
 
+            m = self.lasts.get(op)
+            last = {}  # the peeled step (trip n - 1) reads the values the last trip carried
+            if peeled and m and not any(how[0] == "undo_loop" for how in tape[3]):
+                last = {id(tv[p]): tv[m + p] for p in range(m)}
+
             def at_k(t):
+                if id(t) in last:
+                    return last[id(t)]
                 return rb.create("tensor.slice", [t, row], {"spec": [["i", 0]] + _full_spec(
                     t.type.shape[1:])}).result
             for v, pos in tape[3][-1][1]:  # the trip's products, read from the tape
