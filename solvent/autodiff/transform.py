@@ -508,7 +508,17 @@ class Transformer:
                 writes.append(inner[c])
                 continue
             entries = []
+            windows = set()
             for u in chain:
+                # a write into the window an earlier write of the chain wrote (the same spec
+                # and index values: ``best[i + 1, c] = best[i, c]`` then ``best[i + 1, c] =
+                # max(...)``) needs no undo: the earlier write's undo, run after it, sets the
+                # whole window back to its value before the chain (an ``unchecked`` mark
+                # differs only where the checked write raises: the run's values are dropped)
+                window = (repr(u.attrs["spec"]), tuple(id(d) for d in u.operands[2:]))
+                if window in windows:
+                    continue
+                windows.add(window)
                 old, dyn = olds[u]
                 entries.append((u, len(writes), list(range(len(writes) + 1,
                                                            len(writes) + 1 + len(dyn)))))
