@@ -41,6 +41,7 @@ from ..passes.patterns.algebra import GRADIENT_ONLY
 from ..passes.patterns.shapes import DOT_OF_TRANSPOSE, TRANSPOSE_DOT
 from .slot_forwarding import forward_slots
 from .transform import DifferentiationError, vjp_function
+from .undo_writes import UndoWrites
 
 
 # trips a while loop's tape holds at first; a run that needs more rebuilds the
@@ -108,6 +109,9 @@ class Gradient:
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))
+        # last: a window written into an array still read afterwards is written back after
+        # its last read instead of copying the array per trip (cse would fold it back)
+        g = UndoWrites().run(g)
         verify(g, tensor_only=True)
         self.fn = g
         self.backend, _ = choose_backend(g, self.want_backend)

@@ -53,8 +53,9 @@ def prune_tapes(g: Function, taped) -> bool:
         lead = 3 if is_for else 0  # loop.for's operands and body args start with lb, ub, step
         for i in sorted(drop, reverse=True):
             upd = term.operands.pop(i).owner
-            body.ops.remove(upd)
-            body.args.pop(lead // 3 + i)
+            arg = body.args.pop(lead // 3 + i)
+            if getattr(upd, "name", None) == "tensor.update_slice" and upd.operands[0] is arg:
+                body.ops.remove(upd)  # the row written (a last trip's value is left to dce)
             if not is_for:
                 loop.regions[0].block.args.pop(i)
             loop.operands.pop(lead + i)

@@ -216,6 +216,9 @@ class Transformer:
         self.walkable: dict = {}  # update_slice ops they recompute -> originals (forwarding)
         self.owners = {r.block: o for o in fn.walk() for r in o.regions}
         self.printed: set = set()  # io.print ops cloned once already (clone_op)
+        # original taped loop -> number of its tapes, each also carried as the last trip's
+        # value after the tapes (``_lasts``)
+        self.lasts: dict = {}
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and (
@@ -372,6 +375,27 @@ class Transformer:
         self.taped_orig[new] = op
         return new
 
+    def _peels(self, op: Operation) -> bool:
+        """Whether ``op``'s reverse loop peels its last trip's step (``reverse_loop``): an
+        active carried value the body never reads."""
+        body = op.regions[0].block if op.name == "loop.for" else op.regions[1].block
+        carried = body.args[1:] if op.name == "loop.for" else body.args
+        read = {v for o in body.walk() for v in o.operands}
+        return any(self.active(c) and c not in read for c in carried)
+
+    def _lasts(self, op: Operation, blk: Block, writes: list) -> list:
+        """For a loop whose reverse loop peels its last step: the values a trip records,
+        also carried as the last trip's (block arguments of ``blk``; the values to yield
+        are ``writes``), which the peeled step reads instead of the tape's last row; the
+        other steps often read no tape at all (a linear stencil's), which is then pruned:
+        no tape rows written, nor zero-filled, per trip."""
+        if not self._peels(op):
+            return []
+        self.lasts[op] = len(writes)
+        for w in writes:
+            blk.add_arg(w.type, "last")
+        return list(writes)
+
     def _revolve_state(self, op, scope, rb, blk, k, tape, extra) -> list:
         """In the reverse step ``k`` of a checkpointed loop: the carried values of trip
         ``k``, restored from snapshot ``restore_slot[k]`` (trip ``restore_pos[k]``) and
@@ -434,9 +458,10 @@ class Transformer:
         writes, plan = self._record_trip(body, body.args[1:], inner, ib)
         tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
         tapes = [blk.add_arg(t) for t in tape_types]
+        lasts = self._lasts(op, blk, writes)
         ib.create("loop.yield", [inner[y] for y in body.terminator.operands] +
-                  _write_tapes(ib, tapes, writes, k))
-        new = self._loop_tail(op, scope, b, blk, tape_types)
+                  _write_tapes(ib, tapes, writes, k) + lasts)
+        new = self._loop_tail(op, scope, b, blk, tape_types + [w.type for w in lasts])
         scope.tapes[op] = ("tape", new.results[len(op.results):], n, plan)
 
     def _record_trip(self, body: Block, carried, inner: Scope, ib: Builder):
@@ -483,7 +508,17 @@ class Transformer:
                 writes.append(inner[c])
                 continue
             entries = []
+            windows = set()
             for u in chain:
+                # a write into the window an earlier write of the chain wrote (the same spec
+                # and index values: ``best[i + 1, c] = best[i, c]`` then ``best[i + 1, c] =
+                # max(...)``) needs no undo: the earlier write's undo, run after it, sets the
+                # whole window back to its value before the chain (an ``unchecked`` mark
+                # differs only where the checked write raises: the run's values are dropped)
+                window = (repr(u.attrs["spec"]), tuple(id(d) for d in u.operands[2:]))
+                if window in windows:
+                    continue
+                windows.add(window)
                 old, dyn = olds[u]
                 entries.append((u, len(writes), list(range(len(writes) + 1,
                                                            len(writes) + 1 + len(dyn)))))
@@ -544,10 +579,12 @@ class Transformer:
                 tape_types = [TensorType((capacity,) + w.type.shape, w.type.dtype)
                               for w in writes]
                 tapes = [blk.add_arg(t) for t in tape_types]
+                lasts = self._lasts(op, blk, writes)
+                tape_types += [w.type for w in lasts]
                 for t in tape_types:  # the condition region takes the same carried values
                     regions[0].block.add_arg(t)
                 at = ib.one("tensor.min", cnt, ib.constant(capacity - 1, "i64"))
-                extra = _write_tapes(ib, tapes, writes, at)
+                extra = _write_tapes(ib, tapes, writes, at) + lasts
             else:
                 for o in r.block.ops[:-1]:
                     self.clone_op(o, inner, ib)
@@ -673,18 +710,59 @@ class Transformer:
         return b.one("tensor.select", zero_step, b.constant(0, dt), n)
 
     def reverse_loop(self, op, scope, b, adj, cts) -> None:
+        """The reverse loop of ``op``'s trips. A carried value the body never reads (a
+        residual recomputed each trip: ``err = np.max(...)``) has a cotangent only in the
+        reverse step of the last trip (the step before receives zero): that step is peeled
+        off as a loop of ``min(n, 1)`` trips, and the loop over the other steps neither
+        carries the cotangent nor emits its rules (laplace_converge: the reduce_max rule's
+        mask, count and the recomputed stencil, in every step). The reverse pass is linear
+        in the cotangents, so the two loops compute the same sums."""
+        is_for = op.name == "loop.for"
+        body = op.regions[0].block if is_for else op.regions[1].block
+        carried = list(body.args[1:] if is_for else body.args)
+        inits = list(op.operands[3:] if is_for else op.operands)
+        act = [i for i, c in enumerate(carried) if self.active(c)]
+        outer = self._outer_uses([body])
+        n = self._trip_count(op, scope, b)
+        idt = n.type.dtype
+        ct_inits = [cts[i] if cts[i] is not None else E.zeros(b, carried[i].type) for i in act]
+        acc_inits = [adj[v] if adj.get(v) is not None else E.zeros(b, v.type) for v in outer]
+        read = {v for o in body.walk() for v in o.operands}
+        last_only = {i for i in act if cts[i] is not None and carried[i] not in read}
+        lo = b.constant(0, idt)
+        states = None
+        if last_only:
+            one = b.one("tensor.min", n, b.constant(1, idt))
+            ct_res, acc_inits, states = self._reverse_range(op, scope, b, n, act, ct_inits,
+                                                            outer, acc_inits, states, lo, one,
+                                                            peeled=True)
+            for i, r in zip(act, ct_res):  # zero once the last trip's step ran (n > 0)
+                if i in last_only:
+                    self._accumulate(b, adj, inits[i], r)
+            ct_inits = [r for i, r in zip(act, ct_res) if i not in last_only]
+            act = [i for i in act if i not in last_only]
+            lo = one
+        ct_res, acc_res, _ = self._reverse_range(op, scope, b, n, act, ct_inits, outer,
+                                                 acc_inits, states, lo, n)
+        for v, r in zip(outer, acc_res):
+            adj[v] = r
+        for i, r in zip(act, ct_res):
+            self._accumulate(b, adj, inits[i], r)
+
+    def _reverse_range(self, op, scope, b, n, act, ct_inits, outer, acc_inits, states,
+                       lo, hi, peeled=False) -> tuple:
+        """The reverse steps ``j`` in ``[lo, hi)`` of ``op`` (trip ``k = n - 1 - j``),
+        carrying the cotangents of the carried values ``act`` (from ``ct_inits``) and of the
+        outer values ``outer`` (from ``acc_inits``) and, with an undo tape, the arrays as
+        the trips found them (from ``states``, or the loop's results when None). Returns
+        the three lists of results."""
         is_for = op.name == "loop.for"
         body = op.regions[0].block if is_for else op.regions[1].block
         carried = list(body.args[1:] if is_for else body.args)
         inits = list(op.operands[3:] if is_for else op.operands)
         yields = body.terminator.operands
-        act = [i for i, c in enumerate(carried) if self.active(c)]
-        outer = self._outer_uses([body])
         tape = scope.tapes.get(op)
-        n = self._trip_count(op, scope, b)
         idt = n.type.dtype
-        ct_inits = [cts[i] if cts[i] is not None else E.zeros(b, carried[i].type) for i in act]
-        acc_inits = [adj[v] if adj.get(v) is not None else E.zeros(b, v.type) for v in outer]
 
         blk = Block()
         rb = Builder(blk)
@@ -703,7 +781,14 @@ class Transformer:
             row = k if is_for and self._trips(op) is not None else \
                 rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
 
+            m = self.lasts.get(op)
+            last = {}  # the peeled step (trip n - 1) reads the values the last trip carried
+            if peeled and m and not any(how[0] == "undo_loop" for how in tape[3]):
+                last = {id(tv[p]): tv[m + p] for p in range(m)}
+
             def at_k(t):
+                if id(t) in last:
+                    return last[id(t)]
                 return rb.create("tensor.slice", [t, row], {"spec": [["i", 0]] + _full_spec(
                     t.type.shape[1:])}).result
             for v, pos in tape[3][-1][1]:  # the trip's products, read from the tape
@@ -742,6 +827,8 @@ class Transformer:
         out = [o if o is not None else E.zeros(rb, carried[i].type) for o, i in zip(out, act)]
         out += [radj[v] for v in outer]
         out += [y for _, _, y in extra]
+        if states is not None:  # the steps after a peeled one go on from its states
+            extra = [(s, a, y) for s, (_, a, y) in zip(states, extra)]
         state_inits = [init for init, _, _ in extra]
         types = [v.type for v in ct_c + acc] + [a.type for _, a, _ in extra]
         if counts:  # the most trips a taped while inside took, over the reverse steps
@@ -749,16 +836,14 @@ class Transformer:
             state_inits.append(b.constant(0, _COUNT.dtype))
             types.append(_COUNT)
         rb.create("loop.yield", out)
-        rev = Operation("loop.for", [b.constant(0, idt), n, b.constant(1, idt)] + ct_inits +
+        rev = Operation("loop.for", [lo, hi, b.constant(1, idt)] + ct_inits +
                         acc_inits + state_inits, types, {}, [Region(blk)], op.loc)
         b.block.append(rev)
         res = rev.results
         if counts:
             self.trip_sinks[-1].append(res[-1])
-        for v, r in zip(outer, res[len(act):]):
-            adj[v] = r
-        for i, r in zip(act, res[:len(act)]):
-            self._accumulate(b, adj, inits[i], r)
+        na, no = len(act), len(outer)
+        return res[:na], res[na:na + no], res[na + no:na + no + len(extra)]
 
     @staticmethod
     def _undo_inner(rb: Builder, state: Value, tv, row: Value, m: int, entries, loc) -> Value:
