@@ -60,13 +60,13 @@ def make_runner(jf, c, key, args):
     ``ClampedWindowError`` is left to the caller (``JitFunction.__call__``).
 
     One generated function: the guard checks and the LRU move, then the body the
-    executable's ``runner_source`` writes for these argument types (native), or a call of
+    executable's ``runner_source`` writes for these argument types (native, XLA), or a call of
     ``run_compiled``. A guard that no longer holds sends the call down the full path, which
     drops the version and compiles again."""
     from .jit import run_compiled
     body = None
     source = getattr(c.executable, "runner_source", None)
-    if source is not None and c.plain is not None:
+    if source is not None:
         body = source(c, args)
     if body is None:
         body = (["return run_compiled(version, args)"],
@@ -84,7 +84,8 @@ def make_runner(jf, c, key, args):
         else:
             head.append(f"if not _fp_g{n}.holds():")
         head.append("    return _fp_slow(args, {})")
-    head.append("_fp_move(_fp_key)")
+    # (a version another thread dropped since the look-up still runs this call)
+    head += ["try:", "    _fp_move(_fp_key)", "except KeyError:", "    pass"]
     src = "def runner(args):\n" + "".join(f"    {line}\n" for line in head + lines)
     exec(compile(src, f"<solvent fast path of {c.fn.name}>", "exec"), scope)
     runner = scope["runner"]

@@ -192,3 +192,65 @@ def test_threads_calling_one_function_get_their_own_answers():
     for t in threads:
         t.join()
     assert not wrong
+
+
+def add_shifted(a, b):
+    a[1:] += b[:-1]
+
+
+def add_at(a, b, i):
+    a[i] += b[0]
+
+
+GRID = np.zeros(6)
+
+
+def add_grid(a):
+    a += GRID[:4]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_place_updates_with_changing_layouts_between_calls(backend):
+    c = np.arange(12.0).reshape(3, 4)
+    arrays = [c, np.asfortranarray(c), np.arange(24.0).reshape(3, 8)[:, ::2],
+              c.astype(np.float32), np.arange(12, dtype=np.int8).reshape(3, 4),
+              np.zeros((0, 4)), c + 1]
+    for _ in range(2):
+        for a in arrays:
+            for _ in range(2):
+                check(add_shifted, a, a[::-1] * 0.5 if a.dtype.kind == "f" else a[::-1],
+                      backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_refused_in_place_calls_on_the_fast_path_write_nothing(backend):
+    f = solvent.jit(add_at, backend=backend)
+    a, b = np.zeros(4), np.ones(4)
+    f(a, b, 1)
+    f(a, b, 2)                      # the fast path
+    with pytest.raises(IndexError):
+        f(a, b, 7)                  # out of range: nothing written
+    assert np.array_equal(a, [0, 1, 1, 0])
+    ro = np.zeros(4)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        f(ro, b, 1)
+    with pytest.raises(solvent.UnsupportedError, match="share memory"):
+        f(a, a, 1)                  # a written argument that is also read
+    assert np.array_equal(a, [0, 1, 1, 0]) and not ro.any()
+    unaligned = np.zeros(33, np.uint8)[1:].view(np.float64)
+    f(unaligned, b, 0)
+    f(unaligned, b, 0)
+    assert np.array_equal(unaligned, [2, 0, 0, 0])
+
+
+def test_a_written_argument_that_is_a_global_array_is_refused_on_the_fast_path():
+    f = solvent.jit(add_grid, backend="native")
+    a = np.ones(4)
+    f(a)
+    f(a)
+    assert np.array_equal(a, np.ones(4))
+    with pytest.raises(solvent.UnsupportedError, match="share memory"):
+        f(GRID[2:6])
+    with pytest.raises(solvent.UnsupportedError, match="share memory"):
+        f(GRID[2:6])

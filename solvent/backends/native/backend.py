@@ -26,7 +26,7 @@ from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import chain_values, error_slots
-from . import threads
+from . import fast_runner, threads
 from .types import COMPLEX, I64, SUPPORTED
 
 # The native rules go into the op registry's rule table for "native", like every backend's
@@ -295,72 +295,8 @@ class NativeExecutable:
         return outs
 
     def runner_source(self, c, args):
-        """The body of a fast-path runner (runtime/fast_path.py) for version ``c`` (whose
-        ``plain`` is set: no argument written back, one result) called with arguments of the
-        types of ``args``, the caller's own tuple: (source lines reading ``args`` and
-        returning the call's value, the names they use). What ``__call__`` decides on every
-        call is decided here: arguments already C-contiguous of the compiled dtype are passed
-        as they are, others converted; a scalar argument or result whose type needs no
-        conversion goes through a 0-d buffer kept per thread. None where it does not apply
-        (no built-in caller, a result allocated at run time)."""
-        ri, how = c.plain
-        bid, must_copy, rdt = self._rets[ri]
-        if self._call is None or rdt is not None or self._own:
-            return None
-        full = tuple(args) + c.implicit
-        n_args = len(args)
-        new = list(self._new)
-        kept = list(self._reused)
-        if how != "array":   # the result is read into a Python scalar: its buffer is reused
-            kept += [x for x in new if x[0] == bid]
-            new = [x for x in new if x[0] != bid]
-        names = {"empty": np.empty, "asc": np.ascontiguousarray, "conv_scalar": _scalar,
-                 "conv_copy": _copy, "call": self._call, "raise_failed": _raise_failed,
-                 "errors": self._errors, "locs": self.locs, "code": self._code}
-        lines = ["try:", "    arrays = tls.t.copy()", "except AttributeError:",
-                 "    arrays = template().copy()"]
-        zero_d = []
-        for i, k, dt, written, scalar in self._args:
-            j = c.arg_map[k]
-            a = full[j]
-            names[f"dt{i}"] = dt
-            if j >= n_args:   # a global or closure array: converted on every call
-                names[f"fixed{i}"] = a
-                lines.append(f"arrays[{i}] = asc(fixed{i}, dtype=dt{i})")
-            elif scalar and not written and _exact_scalar(a, dt):
-                zero_d.append((i, dt))
-                lines.append(f"arrays[{i}][()] = args[{j}]")
-            elif scalar:
-                lines.append(f"arrays[{i}] = conv_scalar(args[{j}], dt{i})")
-            elif written:
-                lines.append(f"arrays[{i}] = conv_copy(args[{j}], dt{i})")
-            elif a.dtype == dt and a.flags.c_contiguous:   # fixed by the raw key
-                lines.append(f"arrays[{i}] = args[{j}]")
-            else:
-                lines.append(f"arrays[{i}] = asc(args[{j}], dtype=dt{i})")
-        for i, shape, dt in new:
-            names[f"shape{i}"], names[f"dt{i}"] = shape, dt
-            lines.append(f"arrays[{i}] = empty(shape{i}, dt{i})")
-        lines.append("failed = call(arrays)")
-        check = f" or arrays[{self._code[0]}][()]" if self._code is not None else ""
-        lines += [f"if failed{check}:", "    raise_failed(failed, arrays, code, errors, locs)"]
-        if how == "array":
-            lines.append(f"return arrays[{bid}]" + (".copy()" if must_copy else ""))
-        else:
-            lines.append(f"return arrays[{bid}]" + (".item()" if how == "weak" else "[()]"))
-        tls = names["tls"] = threading.local()
-        n = self._n
-
-        def template():
-            arrays = [_UNUSED] * n + [np.empty(5, np.int64)]
-            for i, shape, dt in kept:
-                arrays[i] = np.empty(shape, dt)
-            for i, dt in zero_d:
-                arrays[i] = np.empty((), dt)
-            tls.t = arrays
-            return arrays
-        names["template"] = template
-        return lines, names
+        """The body of a fast-path runner for version ``c`` (see fast_runner.py)."""
+        return fast_runner.runner_source(self, c, args)
 
     def _ret_plan(self, own):
         """(the (buffer, copy?) of every result or None where one is a run-time allocation,
@@ -398,32 +334,6 @@ class Outs(list):
     """The results of a call; ``fresh`` (None: all of them) holds the indices of those that
     share memory with no argument (runtime.jit._fresh)."""
     fresh = None
-
-
-def _scalar(a, dt):
-    return np.array(a, dtype=dt)
-
-
-def _copy(a, dt):
-    return np.array(a, dtype=dt, order="C", copy=True)
-
-
-def _exact_scalar(a, dt) -> bool:
-    """Whether storing ``a`` into a 0-d array of ``dt`` gives what ``np.array(a, dtype=dt)``
-    gives for every value of ``a``'s type: its own dtype is ``dt`` (a Python int is int64:
-    one too large raises OverflowError either way)."""
-    if type(a) in (bool, int, float, complex):
-        return np.dtype(type(a)) == dt
-    return isinstance(a, (np.number, np.bool_)) and a.dtype == dt
-
-
-def _raise_failed(failed, arrays, code, errors, locs):
-    """The error of a failed call: a check in the machine code (``failed``) or an
-    ``error.check`` value (see ``NativeExecutable.__call__``)."""
-    if failed:
-        raise _error(arrays[-1], locs)
-    from ...runtime.jit import raise_if_failed
-    raise_if_failed(errors, arrays[code[0]], arrays[code[1]])
 
 
 def _in_place(a, dt) -> bool:
