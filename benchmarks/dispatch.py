@@ -1,14 +1,14 @@
 #!/usr/bin/env python
 """Per-call overhead: microseconds per cached call of tiny functions, side by side.
 
-Usage: python benchmarks/dispatch.py [--calls 5000] [--clock wall|cpu]
+Usage: python benchmarks/dispatch.py [--calls 5000] [--rounds 5] [--clock wall|cpu]
 
 Four functions (a 10-element add, an in-place update, a 0-d result, one element read plus a
 float: ``x[0] + 1.0``) run under plain NumPy, solvent on every registered backend that
 accepts them (the interpreter excluded: it is the oracle, not a runtime) and with the
 automatic choice, Numba (njit of the same source) and jax.jit (float64 enabled in
 scope; NumPy arrays passed in, as a solvent user would; jax.jit->numpy: its results made
-NumPy arrays, as solvent returns them). Each figure is the median of 5
+NumPy arrays, as solvent returns them). Each figure is the median of --rounds
 rounds of --calls calls after a warm-up call (``--clock cpu``: the least of them in the
 process's CPU time, which other processes on a loaded machine disturb less).
 """
@@ -43,10 +43,13 @@ KERNELS = [add10, inplace, zero_d, first]
 CLOCK, STAT = time.perf_counter, statistics.median
 
 
+ROUNDS = 5
+
+
 def per_call_us(fn, args, calls):
     fn(*args)
     rounds = []
-    for _ in range(5):
+    for _ in range(ROUNDS):
         t = CLOCK()
         for _ in range(calls):
             fn(*args)
@@ -57,10 +60,13 @@ def per_call_us(fn, args, calls):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="timed rounds per figure (more: steadier on a loaded machine)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     opts = ap.parse_args()
     calls = opts.calls
-    global CLOCK, STAT
+    global CLOCK, STAT, ROUNDS
+    ROUNDS = opts.rounds
     if opts.clock == "cpu":
         CLOCK, STAT = time.process_time, min
     import jax
