@@ -137,6 +137,45 @@ class XlaExecutable:
         res.fresh = fresh
         return res
 
+    def runner_source(self, c, args):
+        """The body of a fast-path runner (runtime/fast_path.py) for version ``c`` (``plain``
+        set: one result, every result new) called with arguments of the types of ``args``:
+        (source lines, the names they use). It does what ``__call__`` and ``run_compiled``
+        do, with the per-argument decisions of ``_stage`` that the raw key fixes (small or
+        0-d arrays of the compiled dtype passed as they are) taken here. None with a mesh."""
+        if c.plain is None or self.shardings is not None or len(self._fresh()) != \
+                len(self.fn.body.terminator.operands):
+            return None
+        ri, how = c.plain
+        full = tuple(args) + c.implicit
+        names = {"asarray": np.asarray, "stage": self._stage, "tls": self._staging,
+                 "jitted": self._jitted, "enable_x64": self._jax.enable_x64,
+                 "handed_over": _handed_over, "copy": np.array}
+        staged = []
+        for k, j in enumerate(c.arg_map):
+            a, dt = full[j], self._dtypes[k]
+            names[f"dt{k}"] = dt
+            if j >= len(args):   # a global or closure array
+                names[f"fixed{k}"] = a
+                staged.append(f"stage({k}, fixed{k})")
+            elif type(a) is np.ndarray and a.dtype == dt and (
+                    a.ndim == 0 or a.nbytes < _STAGE_MIN_BYTES):   # fixed by the raw key
+                staged.append(f"args[{j}]")
+            elif type(a) is not np.ndarray:
+                staged.append(f"asarray(args[{j}], dtype=dt{k})")
+            else:
+                staged.append(f"stage({k}, args[{j}])")
+        lines = ["try:", "    x64 = tls.x64", "except AttributeError:",
+                 "    x64 = tls.x64 = enable_x64(True)",
+                 "with x64:", f"    o = jitted({', '.join(staged)})[{ri}]",
+                 "v = asarray(o)"]
+        if how == "array":
+            lines.append(f"return handed_over(o, v) if v.nbytes >= {_HANDOVER_MIN_BYTES} "
+                         "else copy(v)")
+        else:
+            lines.append("return v.item()" if how == "weak" else "return v[()]")
+        return lines, names
+
     @property
     def fresh_results(self) -> bool:
         """True when every result is a new array (see ``Results.fresh``), so the runtime

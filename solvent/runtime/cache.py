@@ -9,6 +9,9 @@ helper function the translation read at compile time still has the value it had 
 
 ``VersionCache`` keeps at most ``max_versions`` versions per function, least recently used
 first out; an evicted version's executable is dropped, which frees XLA's compiled program.
+``fast`` holds the runners of the cached-call fast path (runtime/fast_path.py) by raw key;
+it is emptied whenever a version is added or dropped, so no runner outlives its version and
+every version's first call after a change goes through ``get`` (and its LRU place).
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ class VersionCache:
         self.max_versions = max_versions
         self._d: OrderedDict = OrderedDict()
         self.evictions = 0
+        self.fast: dict = {}   # raw key -> runner (runtime/fast_path.py)
 
     def get(self, key):
         c = self._d.get(key)
@@ -36,11 +40,13 @@ class VersionCache:
             return None
         if c.translation.guards and not guards_hold(c.translation.guards):
             del self._d[key]    # a global it read changed: compile again
+            self.fast.clear()
             return None
         self._d.move_to_end(key)
         return c
 
     def put(self, key, compiled) -> None:
+        self.fast.clear()
         self._d[key] = compiled
         self._d.move_to_end(key)
         while len(self._d) > self.max_versions:

@@ -31,6 +31,7 @@ from ..ir.parser import parse_function
 from ..ir.printer import print_function
 from ..passes.pipeline import build_pipeline, run_pipeline
 from ..backends.choice import choose
+from . import fast_path
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
 
@@ -156,6 +157,8 @@ class JitFunction:
         self._plain_arity = None if self.signature is None or any(
             p.kind != p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values()) \
             else len(self.signature.parameters)
+        if self._plain_arity is not None:
+            self._raw_key = fast_path.raw_key_function(self._plain_arity)
         self.placement = None
         if mesh is not None and self.signature is not None:
             if backend not in (None, "xla"):
@@ -217,6 +220,7 @@ class JitFunction:
                 static = new
         if static:   # kept empty while no version needs a compile-time value (see __call__)
             self._static[type_key] = static
+            self._cache.fast.clear()   # a runner keyed on these types no longer applies
         key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
         stages = []
         if self.placement is not None:  # the IR carries the mesh and the argument specs
@@ -261,15 +265,29 @@ class JitFunction:
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        # the cached-call fast path: positional arguments, no mesh, a version in the cache
-        # whose guards hold. It computes the same key as ``compile`` and nothing else.
+        # the fast path (runtime/fast_path.py): a runner registered for these argument types
+        if not kwargs and len(args) == self._plain_arity:
+            run = self._cache.fast.get(self._raw_key(*args))
+            if run is not None:
+                try:
+                    return run(args)
+                except ClampedWindowError as e:
+                    return self._run_clamped(args, e)
+        return self._slow_call(args, kwargs)
+
+    def _slow_call(self, args, kwargs):
+        # a cached call: positional arguments, no mesh, a version in the cache whose guards
+        # hold. It computes the same key as ``compile``, and registers a fast-path runner
         if not kwargs and len(args) == self._plain_arity and self.placement is None:
-            key = tuple(map(_type_key, args))
+            type_key = key = tuple(map(_type_key, args))
             static = self._static.get(key) if self._static else None
             if static:
                 key += tuple((i, value_key(args[i])) for i in sorted(static))
             c = self._cache.get(key)
             if c is not None:
+                if fast_path.eligible(self, args, type_key, static):
+                    self._cache.fast[self._raw_key(*args)] = \
+                        fast_path.make_runner(self, c, key, args)
                 return self._run(c, args)
         return self._call(args, kwargs)
 

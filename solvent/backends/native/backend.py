@@ -26,7 +26,7 @@ from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import chain_values, error_slots
-from . import threads
+from . import fast_runner, threads
 from .types import COMPLEX, I64, SUPPORTED
 
 # The native rules go into the op registry's rule table for "native", like every backend's
@@ -293,6 +293,10 @@ class NativeExecutable:
         for address in owned:
             free(address)
         return outs
+
+    def runner_source(self, c, args):
+        """The body of a fast-path runner for version ``c`` (see fast_runner.py)."""
+        return fast_runner.runner_source(self, c, args)
 
     def _ret_plan(self, own):
         """(the (buffer, copy?) of every result or None where one is a run-time allocation,
