@@ -336,13 +336,16 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out):
     the multiply-adds of gemm, as NumPy's own matmul does for these operands), then the other
     triangle is copied across. Row-major ``c = X^T X`` with ``X`` stored (K, M) is the
     column-major ``Xc Xc^T`` with ``Xc`` (M x K, ld M): trans 'N'; ``c = X X^T`` with ``X``
-    stored (M, K) is ``Xc^T Xc`` with ``Xc`` (K x M, ld K): trans 'T'. Column-major 'U' is the
-    row-major lower triangle, copied to the upper one."""
+    stored (M, K) is ``Xc^T Xc`` with ``Xc`` (K x M, ld K): trans 'T'. Column-major 'L' is the
+    row-major upper triangle, copied to the lower one. 'L' as NumPy's own call (row-major
+    upper): OpenBLAS 0.3.30's 'U' with trans 'N' (``X.T @ X`` of a C-ordered X) ran 1.1-2x
+    slower (``--clock cpu``, one thread, float32 3000x500: U 20.8 / L 11.0 ms, NumPy 9.7;
+    float64: 32.4 / 23.9, NumPy 24.3); with trans 'T' 'L' is as fast or faster."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "cciippippi")
     cell = _cells(ctx)
-    uplo = cell(I8, ir.Constant(I8, ord("U")))
+    uplo = cell(I8, ir.Constant(I8, ord("L")))
     trans = cell(I8, ir.Constant(I8, ord("N" if tx else "T")))
     n, k = cell(I32, ir.Constant(I32, M)), cell(I32, ir.Constant(I32, K))
     lda = cell(I32, ir.Constant(I32, max(1, M if tx else K)))
@@ -351,8 +354,8 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out):
                 cell(t, const(dt, 0.0)), out.ptr, ldc])
     c2 = BufRef(out.ptr, (M, M), dt)
 
-    def row(i):   # c[j, i] = c[i, j] for j < i
-        ctx.counted_loop(i, lambda j: ctx.store(c2, [j, i], ctx.load(c2, [i, j])))
+    def row(i):   # c[i, j] = c[j, i] for j < i
+        ctx.counted_loop(i, lambda j: ctx.store(c2, [i, j], ctx.load(c2, [j, i])))
     ctx.counted_loop(M, row)
 
 
