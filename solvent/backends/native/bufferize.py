@@ -425,9 +425,10 @@ class Plan:
             ok = user.operands[1] is r
         elif user.name.startswith("tensor.reduce_"):
             ok = True
-        elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots
-            from .rules_linalg import row_dots
-            ok = not all(u.type.static for u in user.operands) or row_dots(user)
+        elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots,
+            from .rules_linalg import blas_window, row_dots   # a window BLAS reads in place
+            ok = not all(u.type.static for u in user.operands) or row_dots(user) or \
+                blas_window(r.owner)
         elif pointwise_gather(user):   # the index, read at the result's own position
             ok = user.operands[1] is r
         else:

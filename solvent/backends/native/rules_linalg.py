@@ -90,8 +90,57 @@ def _free(rank, *used):
     return [a for a in range(rank) if a not in taken]
 
 
-def _arranged(ctx, op, v, order, alt):
-    """(buffer, transposed) with ``v``'s dims in ``order`` (or in ``alt``, transposed)."""
+def blas_window(op) -> bool:
+    """Whether ``op`` is a slice that a BLAS product may read in place, where it lies (the
+    bufferization then fuses it into the product instead of copying it out): a real float
+    window of one array with positive steps and no new axis, a vector (any stride) or a
+    matrix whose rows keep unit stride (the source's last dim kept with step 1), as
+    ``x[:, k:k + n]``. Whether it is read in place is decided where the product is lowered
+    (``_in_place``); otherwise it is copied there, as it would have been before."""
+    if op.name != "tensor.slice" or op.results[0].type.dtype not in ("f32", "f64"):
+        return False
+    spec, rank = op.attrs["spec"], op.results[0].type.rank
+    if len(spec) != op.operands[0].type.rank or any(
+            it[0] == "n" or it[0] in "sr" and it[3] <= 0 for it in spec):
+        return False
+    last = spec[-1]
+    return rank == 1 or rank == 2 and (last[0] == "d" or last[0] in "sr" and last[3] == 1)
+
+
+def _unit(s) -> bool:
+    return s == 1 if isinstance(s, int) else (isinstance(s, ir.Constant) and s.constant == 1)
+
+
+def _in_place(x: Lazy, vector_ok: bool):
+    """A buffer reference to a fused window ``x`` that BLAS reads in place (its row stride
+    the leading dim, a vector's stride the increment), or None."""
+    if x.view is None:
+        return None
+    ptr, strides = x.view
+    if len(strides) == 2 and _unit(strides[1]) or len(strides) == 1 and (
+            vector_ok or _unit(strides[0])):
+        return BufRef(ptr, tuple(x.shape), x.dtype, tuple(strides))
+    return None
+
+
+def _row_stride(ctx, ref, default):
+    """The leading dim BLAS is given for a stored matrix: its row stride for a window read in
+    place (an int or an i32 register), ``default`` for a C-ordered buffer."""
+    if ref.run_strides is None or len(ref.shape) != 2:
+        return ir.Constant(I32, max(1, default))
+    s = ref.run_strides[0]
+    if isinstance(s, int):
+        return ir.Constant(I32, max(1, s))
+    # a window's row stride is at least its row length, but a one-row window may have
+    # any: BLAS wants at least 1
+    s = ctx.b.select(ctx.b.icmp_signed("<", s, ir.Constant(I64, 1)), ir.Constant(I64, 1), s)
+    return ctx.b.trunc(s, I32)
+
+
+def _arranged(ctx, op, v, order, alt, views=False):
+    """(buffer, transposed) with ``v``'s dims in ``order`` (or in ``alt``, transposed).
+    ``views``: a fused window may be returned as it lies (``_in_place``; "vector": a vector
+    of any stride); a fused value otherwise is copied in ``order``."""
     from .rules_structural import Transposed
     ref = ctx.get(v)
     rank = len(v.type.shape)
@@ -99,6 +148,12 @@ def _arranged(ctx, op, v, order, alt):
         tmp = ctx.scratch(op, (1,), v.type.dtype)
         ctx.store(tmp, [0], ref)
         return tmp, False
+    if isinstance(ref, Lazy):
+        view = _in_place(ref, views == "vector") if views else None
+        if view is None:
+            return copy_in_order(ctx, op, ref, order, tuple(ref.shape[d] for d in order),
+                                 v.type.dtype), False
+        ref = view
     if isinstance(ref, Transposed):    # read the source: value dim d is source dim perm[d]
         order = [ref.perm[d] for d in order]
         alt = [ref.perm[d] for d in alt]
@@ -273,11 +328,16 @@ def _dot(op, ctx):
     if row_dots(op):   # read each operand where it lies (a fused gather: computed here)
         _row_dots(ctx, dt, B, K, ctx.get(a), ctx.get(b), out)
         return [out]
-    A, ta = _arranged(ctx, op, a, *orders[0])
-    Bm, tb = _arranged(ctx, op, b, *orders[1])
+    blas = sym is not None and M * N * K >= 512 and not (M == 1 and N == 1)
+    # BLAS reads a fused window (``x[:, k:k + n]``) where it lies, a gemv's vector with its
+    # stride; anything else fused is copied in the order the call needs
+    gemv = blas and (M == 1 or N == 1)
+    views = blas and B == 1 and ("vector" if gemv else True)
+    A, ta = _arranged(ctx, op, a, *orders[0], views=views)
+    Bm, tb = _arranged(ctx, op, b, *orders[1], views=views)
     if M == 1 and N == 1:
         _dots(ctx, dt, B, K, A, Bm, out)
-    elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
+    elif gemv:
         _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
     elif sym is not None and M * N * K >= 512 and B == 1 and A.ptr is Bm.ptr and ta != tb:
         _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out)
@@ -318,8 +378,8 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False):
     opb = cell(I8, ir.Constant(I8, ord("C" if cb else "T" if tb else "N")))
     opa = cell(I8, ir.Constant(I8, ord("C" if ca else "T" if ta else "N")))
     m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
-    ldb = cell(I32, ir.Constant(I32, max(1, K if tb else N)))
-    lda = cell(I32, ir.Constant(I32, max(1, M if ta else K)))
+    ldb = cell(I32, _row_stride(ctx, Bm, K if tb else N))
+    lda = cell(I32, _row_stride(ctx, A, M if ta else K))
     ldc = cell(I32, ir.Constant(I32, max(1, N)))
     alpha = cell(t, const(dt, 1.0))
     beta = cell(t, const(dt, 0.0))
@@ -348,7 +408,7 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out):
     uplo = cell(I8, ir.Constant(I8, ord("L")))
     trans = cell(I8, ir.Constant(I8, ord("N" if tx else "T")))
     n, k = cell(I32, ir.Constant(I32, M)), cell(I32, ir.Constant(I32, K))
-    lda = cell(I32, ir.Constant(I32, max(1, M if tx else K)))
+    lda = cell(I32, _row_stride(ctx, X, M if tx else K))
     ldc = cell(I32, ir.Constant(I32, max(1, M)))
     b.call(fn, [uplo, trans, n, k, cell(t, const(dt, 1.0)), X.ptr, lda,
                 cell(t, const(dt, 0.0)), out.ptr, ldc])
@@ -418,9 +478,14 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):
         trans, m, n, ld = "N", rows, cols, rows
     else:
         trans, m, n, ld = "C" if conj else "T", cols, rows, cols
+    # a window read in place: its row stride, a vector's stride (``_arranged``'s views)
+    inc = ir.Constant(I32, 1)
+    if vec.run_strides is not None and len(vec.shape) == 1:
+        inc = vec.run_strides[0]
+        inc = ir.Constant(I32, inc) if isinstance(inc, int) else b.trunc(inc, I32)
     args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
             cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
-            cell(I32, ir.Constant(I32, max(1, ld))), None, cell(I32, ir.Constant(I32, 1)),
+            cell(I32, _row_stride(ctx, mat, ld)), None, cell(I32, inc),
             cell(t, const(dt, 0.0)), None, cell(I32, ir.Constant(I32, 1))]
     def per_batch(q):
         args[4] = b.gep(mat.ptr, [b.mul(q, ir.Constant(I64, mat_size))])
