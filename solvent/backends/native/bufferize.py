@@ -145,6 +145,12 @@ class Plan:
                       if k is not None and r < len(rets)}
         self._block(fn.body, owner_args=True)
         self._fuse(fn.body)
+        # product -> the add it sums itself into (accumulate_products.py: gemm, beta = 1)
+        self.accumulate: dict[Operation, Operation] = {}
+        self.dropped: set[int] = set()   # buffers no value holds any longer
+        from .accumulate_products import find_accumulations
+        find_accumulations(self, fn.body)
+        self.summed = frozenset(self.accumulate.values())
         for k, v in enumerate(fn.body.terminator.operands):
             if not is_array(v):
                 self.ret_scalar[k] = self.new((), v.type.dtype)
@@ -158,7 +164,8 @@ class Plan:
         for v, b in self.of.items():
             users.setdefault(b.id, []).append(v)
         return {i for i, vs in users.items() if all(
-            isinstance(v.owner, Operation) and v.owner in self.fused for v in vs)}
+            isinstance(v.owner, Operation) and v.owner in self.fused for v in vs)} | \
+            (self.dropped - set(users))
 
     def new(self, shape, dtype, arg=None) -> Buf:
         b = Buf(len(self.bufs), shape, dtype, arg)

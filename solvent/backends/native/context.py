@@ -465,6 +465,12 @@ class Ctx:
             self.cur_err[k] = reg
 
     def lower_op(self, op: Operation) -> None:
+        if op in self.plan.summed:   # a product already summed itself into this buffer
+            ref = self.buf(op.results[0])       # (accumulate_products.py)
+            if self.shared is not None and id(ref.ptr) in self.shared:
+                self.unsafe_writes.append(op)
+            self.env[op.results[0]] = ref
+            return
         rule = self.rules.get(op.name)
         if rule is None:
             raise IRError(f"native: no rule for {op.name}")

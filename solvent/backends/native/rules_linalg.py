@@ -339,10 +339,15 @@ def _dot(op, ctx):
         _dots(ctx, dt, B, K, A, Bm, out)
     elif gemv:
         _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
-    elif sym is not None and M * N * K >= 512 and B == 1 and A.ptr is Bm.ptr and ta != tb:
+    elif blas and B == 1 and A.ptr is Bm.ptr and ta != tb and op not in ctx.plan.accumulate:
         _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out)
-    elif sym is not None and M * N * K >= 512:
-        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
+    elif blas:   # out already holds the sum's other term: C += A B (accumulate_products.py)
+        if op in ctx.plan.accumulate:
+            where = f" at {op.loc}" if op.loc is not None else ""
+            ctx.notes.append(f"a {M}x{K} @ {K}x{N} product adds itself into the sum's buffer"
+                             f"{where} (gemm, beta = 1): no temporary")
+        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out,
+              beta=1.0 if op in ctx.plan.accumulate else 0.0)
     else:
         _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out)
     if scalar_out:
@@ -369,8 +374,9 @@ def _declare(ctx, sym, dt, sig):
     return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
 
 
-def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False):
-    """``ca``/``cb``: the transposed operand is conjugated too (BLAS 'C', complex only)."""
+def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False, beta=0.0):
+    """``ca``/``cb``: the transposed operand is conjugated too (BLAS 'C', complex only);
+    ``beta``: 1.0 adds the product to what ``out`` holds."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "cciiippipippi")
@@ -382,7 +388,7 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False):
     lda = cell(I32, _row_stride(ctx, A, M if ta else K))
     ldc = cell(I32, ir.Constant(I32, max(1, N)))
     alpha = cell(t, const(dt, 1.0))
-    beta = cell(t, const(dt, 0.0))
+    beta = cell(t, const(dt, beta))
     def per_batch(q):  # one call per batch, in a loop (thousands of batches stay one call)
         pa = b.gep(A.ptr, [b.mul(q, ir.Constant(I64, M * K))])
         pb = b.gep(Bm.ptr, [b.mul(q, ir.Constant(I64, K * N))])
