@@ -5,7 +5,9 @@ B``) becomes one BLAS gemm with beta = 1 whose C is that buffer, and the add doe
 Identity: gemm computes ``C <- A B + 1 * C`` element by element, which is the add's value,
 in the buffer the add would have written. It holds when the product is read by the add
 only; the add writes into ``acc``'s buffer (``Plan.reused``) and is computed at its own
-position (not fused into a consumer, not in a multi-output loop); every op between the
+position (not fused into a consumer, not in a multi-output loop) and ``acc`` is held in
+that buffer (not a fused value: the add's computation would be skipped with it); every op
+between the
 product and the add is fused (computed in its consumer, none of which lies between: an op
 between that runs would see ``acc`` already summed); and neither product operand reads
 ``acc``'s buffer (BLAS's C must not alias A or B), directly or through a fused value
@@ -56,6 +58,13 @@ def _buffers_read(plan, v, seen=None) -> set:
     return seen
 
 
+def _lazy(plan, v, in_groups) -> bool:
+    """Whether ``v`` is computed where it is read rather than held in its buffer (a fused
+    value, a multi-output loop's member): ``C * beta + A @ B`` fused into the add, whose
+    buffer then still holds C."""
+    return isinstance(v.owner, Operation) and (v.owner in plan.fused or v.owner in in_groups)
+
+
 def find_accumulations(plan, block: Block) -> None:
     in_groups = {m for g in plan.groups.values() for m in g.members}
     ops = block.ops
@@ -71,7 +80,7 @@ def find_accumulations(plan, block: Block) -> None:
             if not (isinstance(dot, Operation) and dot.name == "tensor.dot_general"
                     and dot.parent is block and d.type == r.type and acc.type == r.type
                     and plan.of.get(acc) is plan.of[r] and gemm_once(dot)
-                    and dot not in in_groups):
+                    and dot not in in_groups and not _lazy(plan, acc, in_groups)):
                 continue
             users = [u for u in ops if any(o is d for w in u.walk() for o in w.operands)]
             if users != [op]:

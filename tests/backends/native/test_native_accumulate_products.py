@@ -32,6 +32,11 @@ def carried_read_twice(x, w):
     return out, t
 
 
+def scaled_update(C, A, B):
+    C *= 1.2                        # fused into the add: C's buffer does not hold C * 1.2
+    C += 1.5 * A @ B
+
+
 def reads_itself(C, B):
     C += C @ B                      # the product reads the accumulator: a temporary
     return C
@@ -57,7 +62,7 @@ def window_of_accumulator(C, B):
     C += C[:, :B.shape[0]] @ B      # the product reads a window of the accumulator
 
 
-CASES = [update_argument, reads_itself, read_between, read_after]
+
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -73,6 +78,7 @@ def test_sums_into_the_accumulator(dtype, mkn, backend):
     for c, a in ((C, A), (np.asfortranarray(C), np.asfortranarray(A)),
                  (np.repeat(C, 2, axis=1)[:, ::2], A[::-1])):
         check(update_argument, c, a, B, backend=backend)
+        check(scaled_update, c, a, B, backend=backend)
         check(read_between, c, a, B, backend=backend)
         check(read_after, c, a, B, backend=backend)
         if m == n:
