@@ -20,7 +20,11 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   nest; a matrix times its own transpose: syrk (half the multiply-adds, as NumPy's matmul);
   one free dim of size 1: gemv, or with a later product of the same matrix of at least
   2^18 elements one pass over it for both (``matvec_pairs.py``); otherwise gemm, one call per
-  batch. A function dominated by such products goes native (``choice.dot_work``; float32
+  batch. An operand that is a window of an array (``x[:, k:k + n]``, a column, a strided
+  vector: ``blas_window``) is read in place with its row stride as leading dim, and a product
+  added into a buffer it may overwrite (``out += A @ B``) is one gemm with beta = 1
+  (``accumulate_products.py``; conv1d 0.9x -> 2.4-2.6x NumPy). A function dominated by such
+  products goes native (``choice.dot_work``; float32
   products of 2^26 multiply-adds and more used to stay on XLA, no longer faster there:
   ``choice.XLA_FASTER``);
 - complex products (issue 8) are BLAS calls on the native backend whatever their size
