@@ -469,14 +469,14 @@ class Ctx:
             ref = self.buf(op.results[0])       # (accumulate_products.py)
             if self.shared is not None and id(ref.ptr) in self.shared:
                 self.unsafe_writes.append(op)
-            self.env[op.results[0]] = ref
-            return
-        rule = self.rules.get(op.name)
-        if rule is None:
-            raise IRError(f"native: no rule for {op.name}")
-        outer, self.current = self.current, op
-        results = rule(op, self)
-        self.current = outer
+            results = [ref]
+        else:
+            rule = self.rules.get(op.name)
+            if rule is None:
+                raise IRError(f"native: no rule for {op.name}")
+            outer, self.current = self.current, op
+            results = rule(op, self)
+            self.current = outer
         for r, v in zip(op.results, results):
             self.env[r] = v
             if self.err_chain:
