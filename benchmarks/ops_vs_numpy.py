@@ -107,10 +107,10 @@ KNOWN_SLOW = {
                       "alone): 0.72x / 0.93x native alone (XLA, before: 0.31x / 0.49x); "
                       "m.T.copy() natively runs at 1.76x / 1.03x, so the reshape of the "
                       "transposed value costs something at 1e5: not investigated",
-    "tensor.gather": "x[idx] checks its indices (element work), so auto keeps it on XLA "
-                     "(choice.py XLA_SHARE), which copies x and idx at the boundary (not "
-                     "64-byte aligned) and clamps each index; NumPy's take is one loop "
-                     "(0.15x / 0.76x; native alone 0.62x / 0.84x)",
+    "tensor.gather": "native under auto since its index checks count as data movement "
+                     "(choice.ArrayWork.only_moves; on XLA 0.14-0.20x / 0.65x): 0.76-0.94x "
+                     "at 1e5 (the native call's few us against NumPy's take, one loop), "
+                     "0.94-0.99x at 1e7",
     "tensor.update_slice": "a strided store into a fresh zeros array (native under auto): "
                            "the native backend writes the zeros in one pass and the strided "
                            "elements in another, where NumPy's np.zeros is calloc (pages the "

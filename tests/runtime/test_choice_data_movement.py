@@ -26,6 +26,14 @@ def taken(x, idx):
     return x[idx]
 
 
+def taken_then_work(x, idx):
+    return x[idx] * 2.0 + 1.0
+
+
+def taken_rows(m, idx):
+    return m[idx]
+
+
 def moves_then_work(x, y):
     return np.concatenate([x, y]) * 2.0 + 1.0
 
@@ -37,10 +45,11 @@ def _ir(fn, *args):
 def test_data_movement_alone_goes_native_and_explain_says_why():
     m = np.ones((300, 400))
     for fn, args in ((transpose_copy, (m,)), (transposed_flat, (m,)),
-                     (joined, (np.ones(5000), np.ones(3000)))):
+                     (joined, (np.ones(5000), np.ones(3000))),
+                     (taken, (np.ones(5000), np.arange(3000)))):
         f = _ir(fn, *args)
         a = array_work(f)
-        assert a.only_moves and a.moves > 0 and a.plain == 0, fn.__name__
+        assert a.only_moves and a.moves > 0 and a.plain == a.checks, fn.__name__
         name, why = choose(f, {"xla": "ok", "native": "ok"}, {})
         assert name == "native" and "data movement only" in why, fn.__name__
         assert "data movement only" in solvent.explain(fn, *args)
@@ -49,10 +58,13 @@ def test_data_movement_alone_goes_native_and_explain_says_why():
 def test_movement_with_element_work_is_not_only_moves():
     a = array_work(_ir(moves_then_work, np.ones(1000), np.ones(1000)))
     assert a.moves == 2000 and a.plain >= 4000 and not a.only_moves
-    # x[idx] checks its indices (compares, selects, reductions: element work), so it is
-    # not data movement alone and stays with the XLA_SHARE rule
+    # x[idx]'s index checks (compares, reductions) decide only the error result: they are
+    # not element work XLA could fuse the move into, so x[idx] alone is data movement
     a = array_work(_ir(taken, np.ones(1000), np.arange(1000)))
-    assert a.moves == 1000 and a.plain > 0 and not a.only_moves
+    assert a.moves == 1000 and a.plain == a.checks > 0 and a.only_moves
+    # ... but a gather whose result is computed with is not
+    a = array_work(_ir(taken_then_work, np.ones(1000), np.arange(1000)))
+    assert a.moves == 1000 and a.plain > a.checks and not a.only_moves
 
 
 DTYPES = ["float32", "float64", "int64"]
@@ -87,3 +99,19 @@ def test_concatenate_and_gather_match_numpy_under_auto(dtype, n):
         check(taken, ys, idx[::2] % ys.shape[0] - ys.shape[0] // 2, backend=None)
     else:
         check(taken, y, np.zeros(0, np.int64), backend=None)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gathers_under_auto_raise_as_numpy_and_take_rows(dtype):
+    x = _data(50, dtype, 3)
+    m = np.asfortranarray(_data((40, 7), dtype, 4))
+    idx = np.random.default_rng(5).integers(-40, 40, 30)
+    check(taken_rows, m, idx, backend=None)          # rows of a Fortran-ordered matrix
+    check(taken_rows, m[::2, 1:], idx // 2, backend=None)   # of a strided one
+    check(taken, x[:1], np.zeros(5, np.int64), backend=None)   # one element, repeated
+    for bad in (50, -51):
+        with pytest.raises(IndexError) as exp:
+            x[np.array([0, bad, 1])]
+        with pytest.raises(IndexError) as got:
+            solvent.jit(taken)(x, np.array([0, bad, 1]))
+        assert str(bad) in str(got.value) and str(bad) in str(exp.value)

@@ -145,6 +145,12 @@ class Plan:
                       if k is not None and r < len(rets)}
         self._block(fn.body, owner_args=True)
         self._fuse(fn.body)
+        # product -> the add it sums itself into (accumulate_products.py: gemm, beta = 1)
+        self.accumulate: dict[Operation, Operation] = {}
+        self.dropped: set[int] = set()   # buffers no value holds any longer
+        from .accumulate_products import find_accumulations
+        find_accumulations(self, fn.body)
+        self.summed = frozenset(self.accumulate.values())
         for k, v in enumerate(fn.body.terminator.operands):
             if not is_array(v):
                 self.ret_scalar[k] = self.new((), v.type.dtype)
@@ -158,7 +164,8 @@ class Plan:
         for v, b in self.of.items():
             users.setdefault(b.id, []).append(v)
         return {i for i, vs in users.items() if all(
-            isinstance(v.owner, Operation) and v.owner in self.fused for v in vs)}
+            isinstance(v.owner, Operation) and v.owner in self.fused for v in vs)} | \
+            (self.dropped - set(users))
 
     def new(self, shape, dtype, arg=None) -> Buf:
         b = Buf(len(self.bufs), shape, dtype, arg)
@@ -425,9 +432,10 @@ class Plan:
             ok = user.operands[1] is r
         elif user.name.startswith("tensor.reduce_"):
             ok = True
-        elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots
-            from .rules_linalg import row_dots
-            ok = not all(u.type.static for u in user.operands) or row_dots(user)
+        elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots,
+            from .rules_linalg import blas_window, row_dots   # a window BLAS reads in place
+            ok = not all(u.type.static for u in user.operands) or row_dots(user) or \
+                blas_window(r.owner)
         elif pointwise_gather(user):   # the index, read at the result's own position
             ok = user.operands[1] is r
         else:

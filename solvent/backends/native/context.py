@@ -485,12 +485,18 @@ class Ctx:
             self.cur_err[k] = reg
 
     def lower_op(self, op: Operation) -> None:
-        rule = self.rules.get(op.name)
-        if rule is None:
-            raise IRError(f"native: no rule for {op.name}")
-        outer, self.current = self.current, op
-        results = rule(op, self)
-        self.current = outer
+        if op in self.plan.summed:   # a product already summed itself into this buffer
+            ref = self.buf(op.results[0])       # (accumulate_products.py)
+            if self.shared is not None and id(ref.ptr) in self.shared:
+                self.unsafe_writes.append(op)
+            results = [ref]
+        else:
+            rule = self.rules.get(op.name)
+            if rule is None:
+                raise IRError(f"native: no rule for {op.name}")
+            outer, self.current = self.current, op
+            results = rule(op, self)
+            self.current = outer
         for r, v in zip(op.results, results):
             self.env[r] = v
             if self.err_chain:

@@ -20,7 +20,11 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   nest; a matrix times its own transpose: syrk (half the multiply-adds, as NumPy's matmul);
   one free dim of size 1: gemv, or with a later product of the same matrix of at least
   2^18 elements one pass over it for both (``matvec_pairs.py``); otherwise gemm, one call per
-  batch. A function dominated by such products goes native (``choice.dot_work``; float32
+  batch. An operand that is a window of an array (``x[:, k:k + n]``, a column, a strided
+  vector: ``blas_window``) is read in place with its row stride as leading dim, and a product
+  added into a buffer it may overwrite (``out += A @ B``) is one gemm with beta = 1
+  (``accumulate_products.py``; conv1d 0.9x -> 2.4-2.6x NumPy). A function dominated by such
+  products goes native (``choice.dot_work``; float32
   products of 2^26 multiply-adds and more used to stay on XLA, no longer faster there:
   ``choice.XLA_FASTER``);
 - complex products (issue 8) are BLAS calls on the native backend whatever their size
@@ -90,8 +94,57 @@ def _free(rank, *used):
     return [a for a in range(rank) if a not in taken]
 
 
-def _arranged(ctx, op, v, order, alt):
-    """(buffer, transposed) with ``v``'s dims in ``order`` (or in ``alt``, transposed)."""
+def blas_window(op) -> bool:
+    """Whether ``op`` is a slice that a BLAS product may read in place, where it lies (the
+    bufferization then fuses it into the product instead of copying it out): a real float
+    window of one array with positive steps and no new axis, a vector (any stride) or a
+    matrix whose rows keep unit stride (the source's last dim kept with step 1), as
+    ``x[:, k:k + n]``. Whether it is read in place is decided where the product is lowered
+    (``_in_place``); otherwise it is copied there, as it would have been before."""
+    if op.name != "tensor.slice" or op.results[0].type.dtype not in ("f32", "f64"):
+        return False
+    spec, rank = op.attrs["spec"], op.results[0].type.rank
+    if len(spec) != op.operands[0].type.rank or any(
+            it[0] == "n" or it[0] in "sr" and it[3] <= 0 for it in spec):
+        return False
+    last = spec[-1]
+    return rank == 1 or rank == 2 and (last[0] == "d" or last[0] in "sr" and last[3] == 1)
+
+
+def _unit(s) -> bool:
+    return s == 1 if isinstance(s, int) else (isinstance(s, ir.Constant) and s.constant == 1)
+
+
+def _in_place(x: Lazy, vector_ok: bool):
+    """A buffer reference to a fused window ``x`` that BLAS reads in place (its row stride
+    the leading dim, a vector's stride the increment), or None."""
+    if x.view is None:
+        return None
+    ptr, strides = x.view
+    if len(strides) == 2 and _unit(strides[1]) or len(strides) == 1 and (
+            vector_ok or _unit(strides[0])):
+        return BufRef(ptr, tuple(x.shape), x.dtype, tuple(strides))
+    return None
+
+
+def _row_stride(ctx, ref, default):
+    """The leading dim BLAS is given for a stored matrix: its row stride for a window read in
+    place (an int or an i32 register), ``default`` for a C-ordered buffer."""
+    if ref.run_strides is None or len(ref.shape) != 2:
+        return ir.Constant(I32, max(1, default))
+    s = ref.run_strides[0]
+    if isinstance(s, int):
+        return ir.Constant(I32, max(1, s))
+    # a window's row stride is at least its row length, but a one-row window may have
+    # any: BLAS wants at least 1
+    s = ctx.b.select(ctx.b.icmp_signed("<", s, ir.Constant(I64, 1)), ir.Constant(I64, 1), s)
+    return ctx.b.trunc(s, I32)
+
+
+def _arranged(ctx, op, v, order, alt, views=False):
+    """(buffer, transposed) with ``v``'s dims in ``order`` (or in ``alt``, transposed).
+    ``views``: a fused window may be returned as it lies (``_in_place``; "vector": a vector
+    of any stride); a fused value otherwise is copied in ``order``."""
     from .rules_structural import Transposed
     ref = ctx.get(v)
     rank = len(v.type.shape)
@@ -99,6 +152,12 @@ def _arranged(ctx, op, v, order, alt):
         tmp = ctx.scratch(op, (1,), v.type.dtype)
         ctx.store(tmp, [0], ref)
         return tmp, False
+    if isinstance(ref, Lazy):
+        view = _in_place(ref, views == "vector") if views else None
+        if view is None:
+            return copy_in_order(ctx, op, ref, order, tuple(ref.shape[d] for d in order),
+                                 v.type.dtype), False
+        ref = view
     if isinstance(ref, Transposed):    # read the source: value dim d is source dim perm[d]
         order = [ref.perm[d] for d in order]
         alt = [ref.perm[d] for d in alt]
@@ -273,16 +332,26 @@ def _dot(op, ctx):
     if row_dots(op):   # read each operand where it lies (a fused gather: computed here)
         _row_dots(ctx, dt, B, K, ctx.get(a), ctx.get(b), out)
         return [out]
-    A, ta = _arranged(ctx, op, a, *orders[0])
-    Bm, tb = _arranged(ctx, op, b, *orders[1])
+    blas = sym is not None and M * N * K >= 512 and not (M == 1 and N == 1)
+    # BLAS reads a fused window (``x[:, k:k + n]``) where it lies, a gemv's vector with its
+    # stride; anything else fused is copied in the order the call needs
+    gemv = blas and (M == 1 or N == 1)
+    views = blas and B == 1 and ("vector" if gemv else True)
+    A, ta = _arranged(ctx, op, a, *orders[0], views=views)
+    Bm, tb = _arranged(ctx, op, b, *orders[1], views=views)
     if M == 1 and N == 1:
         _dots(ctx, dt, B, K, A, Bm, out)
-    elif sym is not None and M * N * K >= 512 and (M == 1 or N == 1):
+    elif gemv:
         _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
-    elif sym is not None and M * N * K >= 512 and B == 1 and A.ptr is Bm.ptr and ta != tb:
+    elif blas and B == 1 and A.ptr is Bm.ptr and ta != tb and op not in ctx.plan.accumulate:
         _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out)
-    elif sym is not None and M * N * K >= 512:
-        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out)
+    elif blas:   # out already holds the sum's other term: C += A B (accumulate_products.py)
+        if op in ctx.plan.accumulate:
+            where = f" at {op.loc}" if op.loc is not None else ""
+            ctx.notes.append(f"a {M}x{K} @ {K}x{N} product adds itself into the sum's buffer"
+                             f"{where} (gemm, beta = 1): no temporary")
+        _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out,
+              beta=1.0 if op in ctx.plan.accumulate else 0.0)
     else:
         _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out)
     if scalar_out:
@@ -309,8 +378,9 @@ def _declare(ctx, sym, dt, sig):
     return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
 
 
-def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False):
-    """``ca``/``cb``: the transposed operand is conjugated too (BLAS 'C', complex only)."""
+def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False, beta=0.0):
+    """``ca``/``cb``: the transposed operand is conjugated too (BLAS 'C', complex only);
+    ``beta``: 1.0 adds the product to what ``out`` holds."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "cciiippipippi")
@@ -318,11 +388,11 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False):
     opb = cell(I8, ir.Constant(I8, ord("C" if cb else "T" if tb else "N")))
     opa = cell(I8, ir.Constant(I8, ord("C" if ca else "T" if ta else "N")))
     m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
-    ldb = cell(I32, ir.Constant(I32, max(1, K if tb else N)))
-    lda = cell(I32, ir.Constant(I32, max(1, M if ta else K)))
+    ldb = cell(I32, _row_stride(ctx, Bm, K if tb else N))
+    lda = cell(I32, _row_stride(ctx, A, M if ta else K))
     ldc = cell(I32, ir.Constant(I32, max(1, N)))
     alpha = cell(t, const(dt, 1.0))
-    beta = cell(t, const(dt, 0.0))
+    beta = cell(t, const(dt, beta))
     def per_batch(q):  # one call per batch, in a loop (thousands of batches stay one call)
         pa = b.gep(A.ptr, [b.mul(q, ir.Constant(I64, M * K))])
         pb = b.gep(Bm.ptr, [b.mul(q, ir.Constant(I64, K * N))])
@@ -336,23 +406,26 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out):
     the multiply-adds of gemm, as NumPy's own matmul does for these operands), then the other
     triangle is copied across. Row-major ``c = X^T X`` with ``X`` stored (K, M) is the
     column-major ``Xc Xc^T`` with ``Xc`` (M x K, ld M): trans 'N'; ``c = X X^T`` with ``X``
-    stored (M, K) is ``Xc^T Xc`` with ``Xc`` (K x M, ld K): trans 'T'. Column-major 'U' is the
-    row-major lower triangle, copied to the upper one."""
+    stored (M, K) is ``Xc^T Xc`` with ``Xc`` (K x M, ld K): trans 'T'. Column-major 'L' is the
+    row-major upper triangle, copied to the lower one. 'L' as NumPy's own call (row-major
+    upper): OpenBLAS 0.3.30's 'U' with trans 'N' (``X.T @ X`` of a C-ordered X) ran 1.1-2x
+    slower (``--clock cpu``, one thread, float32 3000x500: U 20.8 / L 11.0 ms, NumPy 9.7;
+    float64: 32.4 / 23.9, NumPy 24.3); with trans 'T' 'L' is as fast or faster."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "cciippippi")
     cell = _cells(ctx)
-    uplo = cell(I8, ir.Constant(I8, ord("U")))
+    uplo = cell(I8, ir.Constant(I8, ord("L")))
     trans = cell(I8, ir.Constant(I8, ord("N" if tx else "T")))
     n, k = cell(I32, ir.Constant(I32, M)), cell(I32, ir.Constant(I32, K))
-    lda = cell(I32, ir.Constant(I32, max(1, M if tx else K)))
+    lda = cell(I32, _row_stride(ctx, X, M if tx else K))
     ldc = cell(I32, ir.Constant(I32, max(1, M)))
     b.call(fn, [uplo, trans, n, k, cell(t, const(dt, 1.0)), X.ptr, lda,
                 cell(t, const(dt, 0.0)), out.ptr, ldc])
     c2 = BufRef(out.ptr, (M, M), dt)
 
-    def row(i):   # c[j, i] = c[i, j] for j < i
-        ctx.counted_loop(i, lambda j: ctx.store(c2, [j, i], ctx.load(c2, [i, j])))
+    def row(i):   # c[i, j] = c[j, i] for j < i
+        ctx.counted_loop(i, lambda j: ctx.store(c2, [i, j], ctx.load(c2, [j, i])))
     ctx.counted_loop(M, row)
 
 
@@ -415,9 +488,14 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):
         trans, m, n, ld = "N", rows, cols, rows
     else:
         trans, m, n, ld = "C" if conj else "T", cols, rows, cols
+    # a window read in place: its row stride, a vector's stride (``_arranged``'s views)
+    inc = ir.Constant(I32, 1)
+    if vec.run_strides is not None and len(vec.shape) == 1:
+        inc = vec.run_strides[0]
+        inc = ir.Constant(I32, inc) if isinstance(inc, int) else b.trunc(inc, I32)
     args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
             cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
-            cell(I32, ir.Constant(I32, max(1, ld))), None, cell(I32, ir.Constant(I32, 1)),
+            cell(I32, _row_stride(ctx, mat, ld)), None, cell(I32, inc),
             cell(t, const(dt, 0.0)), None, cell(I32, ir.Constant(I32, 1))]
     def per_batch(q):
         args[4] = b.gep(mat.ptr, [b.mul(q, ir.Constant(I64, mat_size))])

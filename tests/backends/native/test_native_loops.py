@@ -299,6 +299,25 @@ def test_gram_and_symmetric_products(dtype, shape):
         check(symmetric_products, arg, r.random(shape).astype(dtype), backend="xla")
 
 
+
+def gram(x):
+    return x.T @ x, x @ x.T
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(0, 9), (9, 0), (1, 1), (1, 40), (40, 1), (70, 33),
+                                   (33, 70)])
+@pytest.mark.parametrize("backend", ["native", None])
+def test_gram_matrix_is_exactly_symmetric(dtype, shape, backend):
+    # syrk computes one triangle (row-major upper, as NumPy's own call) and the other is
+    # copied across: the result is symmetric to the bit, as NumPy's, for C, Fortran,
+    # strided and reversed operands; backend None: the automatic choice
+    r = np.random.default_rng(sum(shape) + 3)
+    x = r.standard_normal(shape).astype(dtype)
+    for arg in (x, np.asfortranarray(x), np.repeat(x, 2, axis=1)[:, ::2], x[::-1]):
+        g, h = check(gram, arg, backend=backend)
+        assert np.array_equal(g, g.T) and np.array_equal(h, h.T)
+
 def matvec_pairs(A, p, r):
     s = r @ A                 # a column product and a row product of one matrix: one pass
     q = A @ p
