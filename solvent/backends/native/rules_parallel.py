@@ -42,7 +42,13 @@ from . import threads
 CHUNK_TYPE = ir.FunctionType(I64, [ir.PointerType(ir.IntType(8)), I64, I64, I64, I64,
                                    ir.PointerType(I64)])
 _PAR_FOR = ir.FunctionType(I64, [ir.PointerType(CHUNK_TYPE), ir.PointerType(ir.IntType(8)),
-                                 I64, I64, ir.PointerType(I64)])
+                                 I64, I64, ir.PointerType(I64), I64])
+# chunk boundaries of an innermost parallel loop (one LLVM may vectorize) are multiples of
+# this, a multiple of every vector width x interleave count: each iteration then falls in
+# the vector body or the scalar rest as in the sequential loop, and a vector math function
+# (sin, exp) and its scalar libm twin, which may differ in the last bit, see the same
+# iterations (the same bits as a one-thread run)
+VECTOR_ALIGN = 64
 GUESS_TRIP = 16          # iterations assumed for a loop whose trip count is not static
 MAX_COST = 1 << 40
 
@@ -387,6 +393,16 @@ def _trip(ctx: Ctx, op, step: int):
     return b.select(b.icmp_signed(">", span, ir.Constant(I64, 0)), n, ir.Constant(I64, 0))
 
 
+def _scalar_step(o) -> bool:
+    """Whether op ``o`` of a parallel loop's body is scalar work (no loop of its own): the
+    loop is then the innermost one, which LLVM may vectorize."""
+    if o.regions:
+        return False
+    if o.name == "tensor.update_slice":   # y[i] = v: one store
+        return o.operands[1].type.rank == 0
+    return all(v.type.rank == 0 for v in o.results)
+
+
 def _emit_call(op, ctx: Ctx, comb, fn, fields, partials, can_fail, step):
     b = ctx.b
     module = ctx.module
@@ -410,8 +426,10 @@ def _emit_call(op, ctx: Ctx, comb, fn, fields, partials, can_fail, step):
     after = ctx.fn.append_basic_block("par.after")
     b.cbranch(b.icmp_signed(">", trip, ir.Constant(I64, 0)), run, after)
     b.position_at_end(run)
+    innermost = all(_scalar_step(o) for o in op.regions[0].block.ops)
     r = b.call(par_for, [fn, b.bitcast(envp, ir.PointerType(ir.IntType(8))), trip,
-                         ir.Constant(I64, cost), ctx._err])
+                         ir.Constant(I64, cost), ctx._err,
+                         ir.Constant(I64, VECTOR_ALIGN if innermost else 1)])
     if can_fail:
         # threads.py returns -1 only when a chunk returned non-zero, having filled the
         # error record; a chunk without checks always returns 0, and then the entry has no

@@ -1,7 +1,7 @@
 """The thread pool that runs parallel loops: a small runtime written in LLVM IR over libc's
 pthreads, compiled once per process and linked into every native module by symbol.
 
-``solvent_par_for(chunk, env, trip, cost, err) -> i64`` runs the iterations ``[0, trip)`` of
+``solvent_par_for(chunk, env, trip, cost, err, align) -> i64`` runs the iterations ``[0, trip)`` of
 one parallel loop, whose body was outlined into ``chunk(env, lo, hi, c, tid, err) -> i64``
 (rules_parallel.py). It returns how many chunks ran (their partial results are combined by
 the caller in chunk order), or -1 after a failed run-time check, with that check's record in
@@ -13,7 +13,11 @@ Policy, all decided here at run time:
   threshold (``SOLVENT_PARALLEL_THRESHOLD``, in the cost units of rules_parallel.body_cost,
   about one scalar op each), when the pool has one thread, when another call is using the
   pool (two Python threads, or a forked child of a process whose pool had started).
-- **Parallel** otherwise: ``min(trip, 4 * threads, 256)`` contiguous chunks of the range,
+- **Parallel** otherwise: ``min(trip, 4 * threads, 256)`` contiguous chunks of the range
+  (every boundary but the range's end rounded down to a multiple of ``align``: a loop LLVM
+  vectorizes then splits into vector body and scalar rest at the same iterations in every
+  chunk as in one sequential run, so elementwise results have the same bits; a chunk may
+  be empty),
   taken in increasing order from an atomic counter by the calling thread and the workers
   (dynamic scheduling balances uneven iterations, as in Mandelbrot rows). Workers are
   ``threads - 1`` pthreads (``SOLVENT_NUM_THREADS``, default: the cores this process may
@@ -61,6 +65,7 @@ _RUNTIME = r"""
 @job_fn = internal global i64 (i8*, i64, i64, i64, i64, i64*)* null
 @job_env = internal global i8* null
 @job_trip = internal global i64 0
+@job_align = internal global i64 1
 @job_n = internal global i64 0
 @job_next = internal global i64 0
 @job_stop = internal global i64 0
@@ -90,6 +95,7 @@ entry:
   %env = load i8*, i8** @job_env
   %trip = load i64, i64* @job_trip
   %n = load i64, i64* @job_n
+  %al = load i64, i64* @job_align
   %recs = load i64*, i64** @job_rec
   %off = mul i64 %tid, 6
   %rec = getelementptr i64, i64* %recs, i64 %off
@@ -105,10 +111,16 @@ grab:
   br i1 %more, label %work, label %done
 work:
   %a = mul i64 %c, %trip
-  %lo = sdiv i64 %a, %n
+  %lo0 = sdiv i64 %a, %n
+  %lor = srem i64 %lo0, %al
+  %lo = sub i64 %lo0, %lor
   %c1 = add i64 %c, 1
   %b = mul i64 %c1, %trip
-  %hi = sdiv i64 %b, %n
+  %hi0 = sdiv i64 %b, %n
+  %hir = srem i64 %hi0, %al
+  %hia = sub i64 %hi0, %hir
+  %last = icmp eq i64 %c1, %n
+  %hi = select i1 %last, i64 %trip, i64 %hia
   %r = call i64 %fn(i8* %env, i64 %lo, i64 %hi, i64 %c, i64 %tid, i64* %errp)
   %bad = icmp ne i64 %r, 0
   br i1 %bad, label %fail, label %take
@@ -196,7 +208,7 @@ done:
 }
 
 define i64 @solvent_par_for(i64 (i8*, i64, i64, i64, i64, i64*)* %fn, i8* %env, i64 %trip,
-                            i64 %cost, i64* %err) {
+                            i64 %cost, i64* %err, i64 %align) {
 entry:
   %recs = alloca [MAXREC x i64]
   %t = load i64, i64* @solvent_par_threads
@@ -278,6 +290,7 @@ go:
   store i64 (i8*, i64, i64, i64, i64, i64*)* %fn, i64 (i8*, i64, i64, i64, i64, i64*)** @job_fn
   store i8* %env, i8** @job_env
   store i64 %trip, i64* @job_trip
+  store i64 %align, i64* @job_align
   store i64 %n, i64* @job_n
   store i64 0, i64* @job_next
   store i64 0, i64* @job_stop

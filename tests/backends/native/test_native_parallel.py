@@ -445,3 +445,25 @@ def test_a_parallel_loop_whose_checks_llvm_proves_cannot_fail(pool):
         g(x, idx, y)
     assert np.all(y == 3.0)
     check(gather_in_place, x, np.arange(300) % 10, y, backend="native")
+
+
+def sin_exp_rows(a, x, y):
+    for i in range(x.shape[0]):
+        y[i] = np.sin(x[i]) * a + np.exp(x[i])
+    return y
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [63, 64, 1000, 4001, 9999])
+def test_same_bits_as_sequential_for_any_chunking(pool, dtype, n):
+    # chunk boundaries are multiples of rules_parallel.VECTOR_ALIGN: every element is
+    # computed by the vector or the scalar math function as in the one-thread run (they
+    # may differ in the last bit), whatever the number of threads and chunks
+    x = np.random.default_rng(n).random(n).astype(dtype)
+    f = jit(sin_exp_rows, backend="native")
+    threads.configure(threads=1)
+    seq = f(dtype(0.5), x, np.zeros_like(x))
+    for t in (2, 3, 4):
+        threads.configure(threads=t, threshold=0)
+        par = f(dtype(0.5), x, np.zeros_like(x))
+        assert np.array_equal(par, seq), (t, np.flatnonzero(par != seq)[:5])
