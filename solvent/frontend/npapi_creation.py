@@ -680,12 +680,31 @@ def _flipud(fe, m):
 @implements(np.repeat)
 def _repeat(fe, a, repeats, axis=None):
     t = fe.tensor(a)
-    reps = fe.static_int(repeats, "np.repeat count (arrays of counts are not supported)")
+    counts = fe.static(repeats, "np.repeat counts")
     if axis is None or fe.static(axis) is None:
         t = fe.tensor(reshape_value(fe, t, Const((-1,))))
         ax = 0
     else:
         ax = fe.static_int(axis, "axis") % t.type.rank
+    if isinstance(counts, (tuple, list, np.ndarray)) and np.ndim(counts) == 1:
+        # one count per item along the axis (compile-time): a gather of each item's index
+        # repeated, as NumPy's own definition; a single count broadcasts
+        counts = np.asarray(counts)
+        n = t.shape[ax]
+        if counts.dtype.kind not in "iub" or (len(counts) not in (1, n)) or (counts < 0).any():
+            raise ValueError(f"{fe.b.loc}: operands could not be broadcast together with "
+                             f"shape ({n},) ({len(counts)},)" if len(counts) not in (1, n)
+                             else f"{fe.b.loc}: repeats may not contain negative values")
+        if len(counts) == n:
+            idx = np.repeat(np.arange(n), counts)
+            from .npapi_prelude import take
+            idx = fe.tensor(Const(tuple(int(i) for i in idx))) if idx.size else \
+                Tensor(fe.b.one("tensor.iota", shape=[0], dim=0, dtype="i64"))
+            return fe.tensor(fe.inline_call(take, [t, idx, Const(ax)], {}, None,
+                                            keep_loc=True))
+        counts = int(counts[0])
+    reps = fe.static_int(Const(counts) if not isinstance(counts, Const) else counts,
+                         "np.repeat count")
     return Tensor(fe.b.one("tensor.repeat", t.v, repeats=reps, axis=ax))
 
 
