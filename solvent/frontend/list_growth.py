@@ -35,7 +35,7 @@ import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
 from .indexing import SliceItem
-from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal
+from .values import ArrayRef, Const, ListVal, Tensor, seq_items
 
 
 @dataclass(frozen=True)
@@ -114,23 +114,21 @@ class ListGrowthMixin:
             raise self.unsupported(f"{name!r} grows while another name holds the same list",
                                    "copy the list first: other = list(...)")
         if not self.in_loop:   # a compile-time list, one item longer
-            items = tuple(Const(v) for v in obj.value) if isinstance(obj, ListConst) \
-                else obj.items
-            self.env[name] = ListVal(items + (value,))
+            self.env[name] = ListVal(self._items(obj) + (value,))
             return Const(None)
         t = self.tensor(value)
         raise ListGrows(name, obj, t.dtype, t.shape, t.weak and not t.type.rank)
 
-    def _named_elsewhere(self, value: ArrayRef, skip) -> bool:
-        return any(isinstance(v, ArrayRef) and v.buf is value.buf and k != skip
-                   for k, v in self.env.items())
+    def _named(self, value: ArrayRef) -> bool:
+        """Whether a name holds ``value``'s buffer (so later writes could change it)."""
+        return any(isinstance(v, ArrayRef) and v.buf is value.buf for v in self.env.values())
 
     def _append_growing(self, node, name, g: Growing, value):
         if id(node) not in g.sites or self.loop_stack[-1] is not g.loop:
             raise self.unsupported(
                 f"appending to {name!r} inside a loop nested in the loop that grows it (or "
                 "in a function it calls)", "preallocate an array and index it")
-        if isinstance(value, ArrayRef) and self._named_elsewhere(value, None):
+        if isinstance(value, ArrayRef) and self._named(value):
             raise self.unsupported(
                 "appending an array variable: the list would hold that array itself, and "
                 "later writes to it would show in the list", "append a copy: x.copy()")
@@ -189,11 +187,10 @@ class ListGrowthMixin:
         raise self.unsupported("the items appended to a list do not settle on one type")
 
     def _items(self, obj) -> tuple:
-        if isinstance(obj, ListConst):
-            return tuple(Const(v) for v in obj.value)
-        if isinstance(obj, (ListVal, TupleVal)):
-            return obj.items
-        raise self.unsupported("append on a value that is not a list")
+        items = seq_items(obj)
+        if items is None:
+            raise self.unsupported("append on a value that is not a list")
+        return items
 
     def _growing(self, node, args, name, obj, dtype, shape, weak) -> Growing:
         for a in args:
