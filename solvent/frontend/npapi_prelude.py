@@ -605,3 +605,33 @@ def rot90(m, k=1, axes=(0, 1)):
     if k == 1:
         return np.swapaxes(np.flip(m, a1), a0, a1)
     return np.flip(np.swapaxes(m, a0, a1), a1)
+
+
+@prelude(np.unravel_index)
+def unravel_index(indices, shape, order="C"):
+    """Flat indices to a tuple of int64 coordinates, one per dimension of ``shape`` (known at
+    compile time); 'C' varies the last dimension fastest, 'F' the first. An index outside
+    [0, prod(shape)) is NumPy's ValueError, naming the first such index.
+    Identity: i = sum_k c_k * stride_k with 0 <= c_k < shape[k]."""
+    dims = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    if order != "C" and order != "F":
+        raise ValueError("only 'C' or 'F' order is permitted")
+    size = 1
+    for d in dims:
+        size = size * d
+    idx = np.asarray(indices).astype(np.int64)
+    bad = (idx < 0) | (idx >= size)
+    if np.any(bad):
+        first = np.ravel(idx)[np.argmax(np.ravel(bad))]
+        raise ValueError(f"index {first} is out of bounds for array with size {size}")
+    rest = idx
+    out = ()
+    if order == "C":
+        for d in dims[::-1]:                # a tuple: unrolled
+            out = (rest % d,) + out
+            rest = rest // d
+    else:
+        for d in dims:
+            out = out + (rest % d,)
+            rest = rest // d
+    return out

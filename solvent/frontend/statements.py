@@ -199,8 +199,11 @@ class StmtMixin:
         if len(fields) != 1 or fields[0][1] or fields[0][2] or \
                 self.tensor(fields[0][0]).type.rank or \
                 self.tensor(fields[0][0]).dtype[0] not in "iu":
-            raise self.unsupported("an exception message computed at run time",
-                                   "use a string, or an f-string with one integer field")
+            what = (f"an exception message with {len(fields)} fields computed at run time"
+                    if isinstance(m, Formatted) and len(fields) > 1
+                    else "an exception message computed at run time")
+            raise self.unsupported(what, "a run-time error carries one integer: use a string, "
+                                   "or an f-string with one integer field known only at run time")
         return "".join(p if isinstance(p, str) else "{}" for p in m.parts), fields[0][0]
 
     def stmt_FunctionDef(self, node):

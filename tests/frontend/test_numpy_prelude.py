@@ -127,6 +127,16 @@ def padding(A):
             np.pad(A, 1, constant_values=7.0), np.pad(A[0], (2, 1)))
 
 
+def unravel(A, flat, k):
+    r, c = np.unravel_index(np.argmax(A), A.shape)
+    s = 0
+    for i in range(A.size):                  # a scalar index per trip, as C code writes it
+        p, q = np.unravel_index(i, A.shape, order="F")
+        s += p * 10 + q
+    return (r, c, s, np.unravel_index(flat, (2, 3, 4)), np.unravel_index(flat, (4, 6), order="F"),
+            np.unravel_index(k, 24), np.unravel_index(flat[::-2], (24,)))
+
+
 def _cases(n):
     rng = np.random.default_rng(n)
     A = rng.random((4, n))
@@ -155,6 +165,7 @@ def _cases(n):
         case(lookups, x, id=f"interp-{n}"),
         case(taking, A, np.array([0, 2, -1]), id=f"take-{n}"),
         case(padding, A, id=f"pad-{n}"),
+        case(unravel, A, rng.integers(0, 24, n).astype(np.int8), n, id=f"unravel-{n}"),
     ]
 
 
@@ -226,3 +237,21 @@ def test_math_isclose_gives_pythons_bools(a, b):
     for backend in ("xla", "native", "interp"):
         got = solvent.jit(close_scalars, backend=backend)(a, b)
         assert got == close_scalars(a, b) and all(type(g) is bool for g in got), backend
+
+
+def unravel_flat(i):
+    return np.unravel_index(i, (2, 3))
+
+
+@pytest.mark.parametrize("backend", ["native", "xla", "interp"])
+def test_unravel_index_out_of_range_is_numpys_value_error(backend):
+    f = solvent.jit(unravel_flat, backend=backend)
+    np.testing.assert_array_equal(f(np.array([5, 0]))[0], [1, 0])
+    for bad, first in ((np.array([1, 6, 9]), 6), (np.array([[2], [-1]]), -1), (np.int64(6), 6)):
+        with pytest.raises(ValueError) as want:
+            unravel_flat(bad)
+        with pytest.raises(ValueError, match=f"index {first} is out of bounds for array with "
+                                             f"size 6") as got:
+            f(bad)
+        assert str(want.value) in str(got.value)
+        assert "test_numpy_prelude.py" in str(got.value)   # the caller's line
