@@ -90,9 +90,9 @@ def test_a_wrong_pattern_is_caught():
 
 
 def test_pattern_names_are_unique_and_rows_compose():
-    from solvent.passes.patterns import ALGEBRA, PRODUCTS, SHAPES as SH
+    from solvent.passes.patterns import ALGEBRA, MASKS, PRODUCTS, SHAPES as SH
     names = [p.name for p in ALL + GRADIENT_ONLY + SINK_UPDATES]
-    assert len(names) == len(set(names)) and ALL == ALGEBRA + SH + PRODUCTS
+    assert len(names) == len(set(names)) and ALL == ALGEBRA + SH + PRODUCTS + MASKS
 
 
 def test_int_range_bounds_and_refusals():

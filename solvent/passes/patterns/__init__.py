@@ -1,7 +1,8 @@
 """Rewrite patterns, one file per family; each family is a list of ``ir.rewrite.Pattern``
 rows and families compose by ``+`` (``ALL`` is what the canonicalize pass runs)."""
 from .algebra import ALGEBRA
+from .masks import MASKS
 from .products import PRODUCTS
 from .shapes import SHAPES
 
-ALL = ALGEBRA + SHAPES + PRODUCTS
+ALL = ALGEBRA + SHAPES + PRODUCTS + MASKS
