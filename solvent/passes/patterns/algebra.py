@@ -50,6 +50,21 @@ def _int_times_zero(op, rw):
     return False
 
 
+def _pow_two(op, rw):
+    """x ** 2 -> x * x: what NumPy computes (``ndarray ** 2`` is ``np.square``; its complex
+    power takes ``n == 2`` as one complex product), exact for real floats (a correctly
+    rounded square either way) and integers (both wrap); the native backend has no complex
+    power, so ``z ** 2 + c`` runs there."""
+    e = op.operands[1]
+    cv = defining(e, "tensor.convert")     # a Python 2 converted to the base's dtype
+    c = constant_value(e if cv is None else cv.operands[0])
+    x = op.operands[0]
+    if c is None or isinstance(c, bool) or c != 2 or x.type != op.result.type:
+        return False
+    rw.replace_op(op, [rw.one("tensor.mul", x, x)])
+    return True
+
+
 def _int_sub_self(op, rw):
     if not _int(op) or op.operands[0] is not op.operands[1]:
         return False
@@ -403,6 +418,10 @@ ALGEBRA = [
     Pattern("div-one", "tensor.div", _identity_operand(1, positions=(1,), real_only=True),
             "x / 1 -> x for real floats (true division by 1 is exact)",
             sample=binary_with_constant("tensor.div", 1, "f64", const_second=True)),
+    *[Pattern(f"pow-two-{dt}", "tensor.pow", _pow_two,
+              "x ** 2 -> x * x (NumPy's own square; exact for reals and integers)",
+              sample=binary_with_constant("tensor.pow", 2, dt, const_second=True))
+      for dt in ("f64", "c128", "i32")],
     Pattern("mul-zero-int", "tensor.mul", _int_times_zero,
             "x * 0 -> 0, integers only (floats: NaN * 0 is NaN)",
             sample=binary_with_constant("tensor.mul", 0, "i64")),
