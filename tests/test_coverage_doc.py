@@ -46,6 +46,7 @@ def m_trace(x): return x.trace()
 def m_conj(x): return x.conj()
 def m_conjugate(x): return x.conjugate()
 def m_argsort(x): return x.argsort()
+def m_diagonal(x): return x.diagonal(1)
 def m_sort(x):
     x.sort()
 def m_reshape(x): return x.reshape(-1)

@@ -9,7 +9,7 @@ later stage (liveness, loop translation) sees one loop form:
                                  body
 
 ``reversed(range(...))`` with a literal step becomes a counting-down ``range``, and
-``reversed(X)`` iterates ``X[::-1]`` (``_reversed``). ``enumerate(X[, start])`` binds
+``reversed(X)`` iterates ``X[::-1]`` (``_reversed``). ``enumerate(X[, start])`` (or ``start=``) binds
 ``(start + i, X[i])`` and ``zip(X, Y, ...)`` binds ``(X[i], Y[i], ...)`` over
 ``min(len(X), len(Y), ...)``. The iterable is evaluated once, before the loop, as Python
 does. ``X[i]`` of an array is a view, so ``for row in A: row[0] = 1``
@@ -132,8 +132,11 @@ def _items(it, idx: str, k: int, seqs: list) -> ast.expr:
     """The item bound at index ``idx`` of iterable ``it``: enumerate and zip (nested in
     any way) become tuples; anything else is a sequence indexed by ``idx`` (appended to
     ``seqs``, evaluated once before the loop)."""
-    if _is_call_to(it, "enumerate") and 1 <= len(it.args) <= 2 and not it.keywords:
-        start = it.args[1] if len(it.args) == 2 else ast.Constant(0)
+    if _is_call_to(it, "enumerate") and 1 <= len(it.args) <= 2 and (
+            not it.keywords or (len(it.args) == 1 and len(it.keywords) == 1
+                                and it.keywords[0].arg == "start")):
+        start = it.args[1] if len(it.args) == 2 else \
+            it.keywords[0].value if it.keywords else ast.Constant(0)
         return ast.Tuple([ast.BinOp(start, ast.Add(), _name(idx)),
                           _items(it.args[0], idx, k, seqs)], ast.Load())
     if _is_call_to(it, "zip") and len(it.args) == 1 and isinstance(it.args[0], ast.Starred) \

@@ -466,14 +466,27 @@ class Emitter:
         if v.dtype[0] == "c" and dtype[0] != "c":
             raise self.unsupported(f"cannot store complex values into a {dtype} array",
                                    "take .real or use a complex array")
-        if v.weak and v.dtype == "i64" and v.type.rank == 0 and dtype[0] in "iu" \
-                and dtype not in ("i1", "i64"):
+        if self.is_python_int(v) and dtype[0] in "iu" and dtype not in ("i1", "i64"):
             self.check_fits(v, dtype)
         elif not v.weak and v.type.rank == 0 and v.dtype[0] in "iu" and \
                 v.dtype not in ("i1", "u64") and dtype[0] in "iu" and dtype != "i1" and \
                 not np.can_cast(np_dtype(v.dtype), np_dtype(dtype), "safe"):
             # a NumPy integer scalar stored into a narrower integer array goes through a
             # Python int: ``a[i] = np.int64(825)`` (and ``a[i] *= s``) raise OverflowError
+            self.check_fits(v, dtype)
+        return self.convert(v, dtype)
+
+    @staticmethod
+    def is_python_int(v: Tensor) -> bool:
+        return v.weak and v.dtype == "i64" and v.type.rank == 0
+
+    def convert_python_int(self, v: Tensor, dtype: str, all_ints: bool = False) -> Tensor:
+        """``v`` converted to ``dtype`` where NumPy builds an array or scalar of ``dtype`` from
+        it (np.array(300, dtype=np.int8), np.full, np.int8(300)): a Python int must fit an
+        integer dtype (OverflowError otherwise; NumPy integer scalars wrap). ``all_ints``:
+        every integer scalar must fit, as for the items of a sequence."""
+        if dtype[0] in "iu" and dtype not in ("i1", "i64") and v.type.rank == 0 and (
+                self.is_python_int(v) or (all_ints and v.dtype[0] in "iu" and v.dtype != "i1")):
             self.check_fits(v, dtype)
         return self.convert(v, dtype)
 

@@ -47,7 +47,7 @@ def static_shape(fe, shape) -> tuple[int, ...]:
 
 
 def filled(fe, shape, value, dtype: str) -> Tensor:
-    t = fe.convert(fe.tensor(value), dtype)
+    t = fe.convert_python_int(fe.tensor(value), dtype)
     if not shape:
         return Tensor(t.v, array0d=True)
     return Tensor(fe.b.one("tensor.broadcast_to", t.v, shape=list(shape)))
@@ -74,7 +74,7 @@ def filled_or_runtime(fe, shape, value, dtype: str) -> Tensor:
     n = fe.convert(n, "i64")
     fe.check(fe.ufunc(np.greater_equal, n, Const(0)), "ValueError",
              "negative dimensions are not allowed")
-    v = fe.convert(fe.tensor(value), dtype)
+    v = fe.convert_python_int(fe.tensor(value), dtype)
     return Tensor(fe.b.one("tensor.fill", v.v, n.v))
 
 
@@ -186,10 +186,30 @@ def _copy(fe, a, dtype=None, copy=None, order=None):
                       else "f64")
     if dtype is None and isinstance(a, TupleVal):
         a = _coerced_items(fe, a)
+    elif dtype is not None and isinstance(a, (TupleVal, Const)):
+        a = _items_as(fe, a, static_dtype(fe, dtype))
     t = fe.tensor(a)
     if dtype is not None:
-        t = fe.convert(t, static_dtype(fe, dtype))
-    return Tensor(t.v) if t.type.rank else t
+        t = fe.convert_python_int(t, static_dtype(fe, dtype))
+    return Tensor(t.v, array0d=not t.type.rank)   # np.array(2.5): a 0-d array
+
+
+def _items_as(fe, seq, dt: str):
+    """The items of a sequence given to np.array with ``dtype=dt``, each converted as NumPy
+    assigns it: an integer item (Python or NumPy) must fit an integer ``dt``."""
+    if isinstance(seq, TupleVal):
+        return like_seq(seq, tuple(_items_as(fe, i, dt) for i in seq.items))
+    if isinstance(seq, Const):
+        if isinstance(seq.value, (tuple, list)) and dt[0] in "iu":   # checked here, kept
+            info = np.iinfo(np_dtype(dt))
+            for v in np.ravel(np.asarray(seq.value, dtype=object)):
+                if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) \
+                        and not info.min <= int(v) <= info.max:
+                    raise OverflowError(f"{fe.b.loc}: Python integer {int(v)} out of bounds "
+                                        f"for {np_dtype(dt)}")
+        return seq
+    t = fe.tensor(seq)
+    return fe.convert_python_int(t, dt, all_ints=True) if t.type.rank == 0 else seq
 
 
 def _coerced_items(fe, seq: TupleVal) -> TupleVal:
@@ -455,11 +475,29 @@ def _finfo(fe, t):
 
 @implements(np.moveaxis)
 def _moveaxis(fe, a, source, destination):
+    """Axes ``source`` moved to positions ``destination`` (ints or equal-length sequences),
+    the other axes keeping their order: NumPy's rule."""
     rank = len(fe.tensor_type(a).shape)
-    src = fe.static_int(source, "source axis") % max(rank, 1)
-    dst = fe.static_int(destination, "destination axis") % max(rank, 1)
-    order = [k for k in range(rank) if k != src]
-    order.insert(dst, src)
+
+    def axes(v, what):
+        v = fe.static(v, what)
+        items = list(v) if isinstance(v, (tuple, list)) else [v]
+        out = []
+        for k in items:
+            if not isinstance(k, (int, np.integer)) or not -rank <= k < max(rank, 1):
+                raise ValueError(f"{fe.b.loc}: {what} {k} is out of bounds for array of "
+                                 f"dimension {rank}")
+            out.append(int(k) % max(rank, 1))
+        if len(set(out)) != len(out):
+            raise ValueError(f"{fe.b.loc}: repeated axis in `{what.split()[0]}` argument")
+        return out
+    src, dst = axes(source, "source axis"), axes(destination, "destination axis")
+    if len(src) != len(dst):
+        raise ValueError(f"{fe.b.loc}: `source` and `destination` arguments must have the "
+                         "same number of elements")
+    order = [k for k in range(rank) if k not in src]
+    for d, k in sorted(zip(dst, src)):
+        order.insert(d, k)
     return _transpose(fe, a, Const(tuple(order)))
 
 

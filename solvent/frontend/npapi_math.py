@@ -566,7 +566,7 @@ def _scalar_ctor(np_type):
         t = fe.tensor(x)
         if t.dtype[0] == "c" and dt[0] != "c":
             raise fe.unsupported(f"converting complex to {dt}")
-        return Tensor(fe.convert(t, dt).v, weak=False, deps=t.deps)
+        return Tensor(fe.convert_python_int(t, dt).v, weak=False, deps=t.deps)
     return handler
 
 

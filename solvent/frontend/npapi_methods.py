@@ -29,6 +29,7 @@ METHOD_FUNCTIONS = {
     "dot": np.dot, "clip": np.clip, "round": np.round, "ravel": np.ravel,
     "squeeze": np.squeeze, "repeat": np.repeat, "trace": np.trace,
     "conj": np.conjugate, "conjugate": np.conjugate, "argsort": np.argsort,
+    "diagonal": np.diagonal,
 }
 # methods with their own translation in ``call_method`` (what each does, for the coverage
 # document; a test checks that every name here is handled and no other is)
@@ -173,5 +174,8 @@ class ApiMixin:
             raise self.unsupported(f"array method .{name}() is not supported")
         if isinstance(fn, np.ufunc):
             return self.ufunc(fn, x)
+        impl = _prelude_impl(fn)
+        if impl is not None:
+            return self.inline_call(impl, [x, *args], kwargs, None, keep_loc=True)
         handler = cr.FUNCTIONS[fn]
         return handler(self, x, *args, **kwargs)

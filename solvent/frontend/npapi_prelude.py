@@ -635,3 +635,48 @@ def unravel_index(indices, shape, order="C"):
             out = out + (rest % d,)
             rest = rest // d
     return out
+
+
+@prelude(np.diagonal)
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal ``offset`` of the planes (axis1, axis2), on the last axis of the result
+    (NumPy's order). NumPy returns a read-only view; this is a copy, which no code can
+    tell apart since the view cannot be written. Identity: out[..., i] = b[..., i, i + offset]
+    (offset >= 0) or b[..., i - offset, i], b = a with axis1, axis2 moved last."""
+    nd = np.ndim(a)
+    if axis1 % nd == axis2 % nd:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    b = np.moveaxis(a, [axis1, axis2], [-2, -1])
+    rows = np.arange(max(0, -offset), min(b.shape[-2], b.shape[-1] - offset))
+    return b[..., rows, rows + offset]
+
+
+@prelude(np.fill_diagonal)
+def fill_diagonal(a, val, wrap=False):
+    """a.flat[:end:step] = val in place, NumPy's definition: for 2-D, step a.shape[1] + 1 and
+    end a.shape[1] ** 2 (the whole array with ``wrap``, so tall matrices restart the
+    diagonal below a skipped row); for more dims, which must be equal, the main diagonal.
+    ``val`` is repeated to the number of slots."""
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim == 2:
+        m = a.shape[1]
+        end = a.shape[0] * m if wrap else min(m * m, a.shape[0] * m)
+        k = np.arange(0, end, m + 1)
+        rows, cols = k // m, k % m
+    else:
+        for d in a.shape:
+            if d != a.shape[0]:
+                raise ValueError("All dimensions of input must be of equal length")
+        rows = np.arange(a.shape[0])
+    n = rows.shape[0]
+    vals = np.ravel(np.asarray(val, dtype=a.dtype))
+    vals = vals[np.arange(n) % vals.shape[0]] if n and vals.shape[0] else vals[:0]
+    if n == 0 or vals.shape[0] == 0:
+        return
+    if a.ndim == 2:
+        a[rows, cols] = vals
+    elif a.ndim == 3:
+        a[rows, rows, rows] = vals
+    else:
+        a[rows, rows, rows, rows] = vals

@@ -137,6 +137,20 @@ def unravel(A, flat, k):
             np.unravel_index(k, 24), np.unravel_index(flat[::-2], (24,)))
 
 
+def diagonals(A, T):
+    return (np.diagonal(A), np.diagonal(A, 1), A.diagonal(-1), np.diagonal(A, 0, 1, 0),
+            np.diagonal(T, 1, 2, 0), np.moveaxis(T, [0, -1], [-1, 0]),
+            np.moveaxis(T, (2, 0), (0, 1)))
+
+
+def fill_diagonals(A, T, v):
+    np.fill_diagonal(A, v)
+    B = np.zeros((2 * A.shape[1] + 1, A.shape[1]), dtype=np.int8)
+    np.fill_diagonal(B, [1, 2, 3], wrap=True)
+    np.fill_diagonal(T, 7.5)
+    return A, B, T
+
+
 def _cases(n):
     rng = np.random.default_rng(n)
     A = rng.random((4, n))
@@ -166,6 +180,8 @@ def _cases(n):
         case(taking, A, np.array([0, 2, -1]), id=f"take-{n}"),
         case(padding, A, id=f"pad-{n}"),
         case(unravel, A, rng.integers(0, 24, n).astype(np.int8), n, id=f"unravel-{n}"),
+        case(diagonals, np.asfortranarray(A), rng.random((2, n, 4)), id=f"diagonal-{n}"),
+        case(fill_diagonals, A.T.copy(), np.zeros((n, n, n)), rng.random(2), id=f"fill_diagonal-{n}"),
     ]
 
 
@@ -255,3 +271,17 @@ def test_unravel_index_out_of_range_is_numpys_value_error(backend):
             f(bad)
         assert str(want.value) in str(got.value)
         assert "test_numpy_prelude.py" in str(got.value)   # the caller's line
+
+
+def fill_bad(a):
+    np.fill_diagonal(a, 1.0)
+    return a
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3, 2)])
+def test_fill_diagonal_refuses_what_numpy_refuses(shape):
+    with pytest.raises(ValueError) as want:
+        fill_bad(np.zeros(shape))
+    with pytest.raises(ValueError) as got:
+        solvent.jit(fill_bad)(np.zeros(shape))
+    assert str(want.value) in str(got.value)

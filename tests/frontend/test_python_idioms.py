@@ -29,6 +29,8 @@ def enumerate_weighted(x):
         s += i * v
     for i, v in enumerate(x, 1):
         s -= i * v
+    for n, v in enumerate(x, start=len(x)):   # the keyword form (Welford's loop writes it)
+        s += v / n
     return s
 
 

@@ -1,0 +1,80 @@
+"""NEP 50 where NumPy builds an array or scalar of a given integer dtype from Python ints:
+np.array(300, dtype=np.int8), np.asarray([1, 300], np.int8), np.full(3, 300, np.int8),
+np.full_like, np.int8(300), np.uint8(-1) raise OverflowError (they wrapped to 44 / 255
+before: silent wrong answers); NumPy integer scalars wrap as NumPy casts them, except as
+items of a sequence, which NumPy assigns through Python ints."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvent
+from differential import check
+
+BACKENDS = ["native", "xla", "interp"]
+
+
+def array_scalar(n):
+    return np.array(n, dtype=np.int8)
+
+
+def array_items(n):
+    return np.asarray([[1, 2], [3, n]], dtype=np.uint8)
+
+
+def full_value(n):
+    return np.full(3, n, dtype=np.int16), np.full_like(np.zeros(2, np.int8), n)
+
+
+def scalar_type(n):
+    return np.int8(n) + np.int8(1)
+
+
+def constant_table():
+    return np.array([1, 2, 400], dtype=np.uint8)
+
+
+def constant_scalar():
+    return np.uint8(-1)
+
+
+def numpy_scalar_wraps(a):
+    return np.array(a[0], dtype=np.int8), np.int8(a[1]), np.full(2, a[0], dtype=np.int8)
+
+
+def numpy_scalar_item(a):
+    return np.array([1, a[0]], dtype=np.int8)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [array_scalar, array_items, full_value, scalar_type])
+def test_python_int_arguments_in_range_and_out(backend, fn):
+    check(fn, 100, backend=backend)
+    check(fn, 0, backend=backend)
+    f = solvent.jit(fn, backend=backend)
+    for bad in (70000, -70000):
+        with pytest.raises(OverflowError) as want:
+            fn(bad)
+        with pytest.raises(OverflowError, match="out of bounds for") as got:
+            f(bad)
+        assert str(want.value) in str(got.value), (want.value, got.value)
+
+
+@pytest.mark.parametrize("fn", [constant_table, constant_scalar])
+def test_constants_out_of_range_are_refused_with_the_line(fn):
+    with pytest.raises(OverflowError) as want:
+        fn()
+    with pytest.raises(OverflowError) as got:
+        solvent.jit(fn)()
+    assert str(want.value) in str(got.value)
+    assert "test_python_ints_into_narrow_dtypes.py" in str(got.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_integer_scalars_wrap_as_numpy_casts_them(backend):
+    check(numpy_scalar_wraps, np.array([300, -129, 5]), backend=backend)
+    check(numpy_scalar_item, np.array([5, 6]), backend=backend)
+    with pytest.raises(OverflowError):
+        numpy_scalar_item(np.array([300]))
+    with pytest.raises(OverflowError):
+        solvent.jit(numpy_scalar_item, backend=backend)(np.array([300]))
