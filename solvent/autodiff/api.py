@@ -65,6 +65,12 @@ class Gradient:
             if not 0 <= k < len(args):
                 raise ValueError(f"argnums {k} is out of range for {len(args)} arguments")
             a = args[k]
+            from ..frontend.arg_trees import is_tree
+            if is_tree(a):
+                raise DifferentiationError(
+                    f"cannot differentiate with respect to argument {names[k]!r}: it is a "
+                    f"{type(a).__name__}; pass the float arrays to differentiate as "
+                    "arguments of their own (the container's other items may stay in it)")
             if isinstance(a, (bool, numbers.Integral, np.bool_)) or (
                     isinstance(a, np.ndarray) and a.dtype.kind not in "f"):
                 raise DifferentiationError(
@@ -223,15 +229,17 @@ class _Cache:
 
 def _bind(f, args) -> tuple:
     """``args`` with the defaults of the parameters not passed (as ``solvent.jit`` does)."""
+    from ..frontend.arg_trees import extend
     try:
         sig = inspect.signature(f)
     except (TypeError, ValueError):
-        return tuple(args)
-    if len(args) >= len(sig.parameters):
-        return tuple(args)
+        return extend(tuple(args))
+    if len(args) >= len(sig.parameters):   # already bound (and extended) when longer
+        return tuple(args) if len(args) > len(sig.parameters) else extend(tuple(args))
     bound = sig.bind(*args)
     bound.apply_defaults()
-    return tuple(bound.args)
+    # the leaves of containers passed in (a dict of parameters) follow, as in solvent.jit
+    return extend(tuple(bound.args))
 
 
 def _argnums(argnums):

@@ -14,6 +14,7 @@ from ..ir.registry import IRError
 from .local_functions import LocalFunction
 from .list_growth import GrownList, Growing
 from .list_items import ListRef
+from .arg_trees import ArgList, Record, refuse_change
 from .values import (LIST_GROWTH, ArrayRef, Const, Formatted, ListConst, Tensor, TupleVal, is_list,
                      is_tuple_index, like_seq, make_seq, seq_items)
 
@@ -326,6 +327,11 @@ class ExprMixin:
     # --- attributes, subscripts, calls -----------------------------------------------------
     def expr_Attribute(self, node):
         obj = self.expr(node.value)
+        if isinstance(obj, Record):
+            if obj.kind != "object":
+                raise self.unsupported(f"attribute {node.attr!r} of the dict {obj.name}",
+                                       "read items by key: d['name']")
+            return obj.get(node.attr, self)
         if isinstance(obj, Const):
             try:
                 return Const(getattr(obj.value, node.attr))
@@ -363,6 +369,17 @@ class ExprMixin:
                 return Const(obj.value[key[0] if len(key) == 1 else key])
             except Exception as e:
                 raise self.unsupported(f"indexing {obj.value!r}: {e}") from None
+        if isinstance(obj, Record):
+            if len(idx) != 1 or not isinstance(idx[0], Const):
+                raise self.unsupported(f"indexing {obj.name} by a value known only at run "
+                                       "time", "use a key or position written in the code")
+            k = idx[0].value
+            if obj.kind == "object" and isinstance(k, int) and issubclass(obj.cls, tuple):
+                return obj.fields[k][1]            # a namedtuple by position
+            if obj.kind != "dict":
+                raise self.unsupported(f"indexing the object {obj.name}",
+                                       "read its attributes: obj.name")
+            return obj.get(k, self)
         items = seq_items(obj)
         if items is not None:
             if len(idx) == 1 and isinstance(idx[0], Const):
@@ -393,6 +410,8 @@ class ExprMixin:
     def expr_Call(self, node):
         if isinstance(node.func, ast.Attribute):
             obj = self.expr(node.func.value)
+            if isinstance(obj, (Record, ArgList)):
+                return self.container_method(obj, node)
             if node.func.attr == "append" and (is_list(obj) or isinstance(
                     obj, (GrownList, Growing, ListRef))):
                 args, kwargs = self.call_args(node)
@@ -413,6 +432,31 @@ class ExprMixin:
         if not isinstance(fn, Const):
             raise self.unsupported("calling a run-time value")
         return self.call_function(fn.value, args, kwargs, node)
+
+    def container_method(self, obj, node):
+        """A method of a dict, object or list passed in: reads (``d.get``, ``d.keys``...,
+        ``xs.index``/``count`` are refused as unsupported) only; changes are refused."""
+        attr = node.func.attr
+        if (isinstance(obj, ArgList) and attr in LIST_GROWTH + ("sort", "reverse")) or (
+                isinstance(obj, Record) and attr in ("update", "pop", "popitem", "setdefault",
+                                                     "clear")):
+            raise refuse_change(self, obj, f".{attr}()")
+        args, kwargs = self.call_args(node)
+        if isinstance(obj, Record) and obj.kind == "dict":
+            if attr == "get" and 1 <= len(args) <= 2 and not kwargs and \
+                    isinstance(args[0], Const):
+                if any(k == args[0].value for k, _ in obj.fields):
+                    return obj.get(args[0].value, self)
+                return args[1] if len(args) == 2 else Const(None)
+            if attr in ("keys", "values", "items") and not args and not kwargs:
+                items = {"keys": [Const(k) for k, _ in obj.fields],
+                         "values": [v for _, v in obj.fields],
+                         "items": [TupleVal((Const(k), v)) for k, v in obj.fields]}[attr]
+                return TupleVal(tuple(items))
+        if isinstance(obj, Record) and obj.kind == "object":
+            raise self.unsupported(f"calling the method {attr!r} of {obj.name}",
+                                   "solvent reads the attributes of objects passed in")
+        raise self.unsupported(f"the method {attr!r} of {obj.name}")
 
     def call_args(self, node):
         args = []

@@ -756,6 +756,11 @@ def _len(fe, x):
         return Const(len(x.value))
     if isinstance(x, TupleVal):
         return Const(len(x.items))
+    from .arg_trees import Record
+    if isinstance(x, Record):   # a dict (or a namedtuple) passed in
+        if x.kind != "dict" and not issubclass(x.cls, tuple):
+            raise TypeError(f"{fe.b.loc}: object of type '{x.cls.__name__}' has no len()")
+        return Const(len(x.fields))
     shape = fe.tensor_type(x).shape
     if not shape:
         raise TypeError(f"{fe.b.loc}: len() of unsized object")

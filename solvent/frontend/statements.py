@@ -10,6 +10,7 @@ from ..ir.types import TensorType
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
                      always_returns, body_jumps)
 from .local_functions import LocalFunction
+from .arg_trees import ArgList, Record, refuse_change
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq, make_seq, seq_items
 
 
@@ -93,6 +94,8 @@ class StmtMixin:
             op = lambda a, b: self.ufunc(uf, a, b)  # noqa: E731
         if isinstance(t, ast.Name):
             cur = self.lookup(t.id)
+            if isinstance(cur, (Record, ArgList)):   # list += changes the caller's list
+                raise refuse_change(self, cur, f"{type(node.op).__name__} in place")
             if isinstance(cur, ArrayRef):  # in place: the buffer changes, aliases see it
                 new = op(self.read(cur), rhs)
                 self.check_inplace_cast(new, cur.dtype)
@@ -100,7 +103,10 @@ class StmtMixin:
             else:
                 self.bind(t.id, op(cur, rhs))
         elif isinstance(t, ast.Subscript):
-            obj = self.list_store_target(t.value, self.expr(t.value))
+            obj = self.expr(t.value)
+            if isinstance(obj, (Record, ArgList)):
+                raise refuse_change(self, obj, "changing an item")
+            obj = self.list_store_target(t.value, obj)
             items = self.index_items(t.slice)
             if self.is_mask_index(obj, items):
                 rhs = self.expr(node.value)
@@ -304,9 +310,14 @@ class StmtMixin:
             for t, v in zip(target.elts, items):
                 self.assign(t, v)
         elif isinstance(target, ast.Subscript):
-            obj = self.list_store_target(target.value, self.expr(target.value))
+            obj = self.expr(target.value)
+            if isinstance(obj, (Record, ArgList)):
+                raise refuse_change(self, obj, "assigning an item")
+            obj = self.list_store_target(target.value, obj)
             self.check_list_store(obj, value)
             self.setitem(obj, self.index_items(target.slice), value)
+        elif isinstance(target, ast.Attribute) and isinstance(self.expr(target.value), Record):
+            raise refuse_change(self, self.expr(target.value), "assigning an attribute")
         else:
             raise self.unsupported(f"assignment to {type(target).__name__}")
 

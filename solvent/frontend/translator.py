@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from .comprehensions import ComprehensionMixin
+from . import arg_trees
 from .desugar import desugar
 from .local_functions import LocalFunction
 from ..ir.builder import Builder
@@ -283,8 +284,21 @@ def _arg_value(fe, block, name, value, index, static_args):
     if is_dtype_value(value):
         return Const(value), None  # dtype=np.float32: a compile-time value, keyed by itself
     raise UnsupportedError(f"argument {name!r} of type {type(value).__name__} is not supported",
-                           hint="pass NumPy arrays, numbers, strings, dtypes, None or tuples "
-                                "of those")
+                           hint="pass NumPy arrays, numbers, strings, dtypes, None, or tuples, "
+                                "lists, dicts, dataclasses or namespaces of those")
+
+
+def _tree_value(name, v, leaf_index, add_arg):
+    """The frontend value of container argument ``v`` (frontend/arg_trees.py)."""
+    import re
+    t = arg_trees.node(v)
+    bad = arg_trees.first_bad(t, name)
+    if bad:
+        raise UnsupportedError(f"argument {bad} is not supported", hint="containers passed in "
+                               "may hold NumPy arrays, numbers, strings, dtypes, None and "
+                               "other such containers")
+    return arg_trees.leaf_values(t, name, leaf_index, lambda path, value, k: add_arg(
+        re.sub(r"\W+", "_", path).strip("_"), value, k))
 
 
 def is_dtype_value(v) -> bool:
@@ -336,25 +350,34 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
     fe.shared["body"] = body
     sig = inspect.signature(pyfn)
     params = list(sig.parameters.values())
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params):
-        raise UnsupportedError(f"{pyfn.__qualname__}: *args, **kwargs and keyword-only "
-                               "parameters are not supported")
-    if len(args) > len(params):
-        raise TypeError(f"{pyfn.__qualname__}() takes {len(params)} positional arguments but "
-                        f"{len(args)} were given")
-    values = list(args)
-    for p in params[len(args):]:
+    # one value per parameter (runtime.jit._bind): *args a tuple, **kwargs a dict
+    own = args[:len(params)]
+    values = list(own)
+    for p in params[len(own):]:
         if p.default is p.empty:
             raise TypeError(f"{pyfn.__qualname__}() missing required argument: {p.name!r}")
         values.append(p.default)
-    fe.shared["nparams"] = len(params)
+    # the leaves of container arguments follow the call's own (runtime: arg_trees.extend),
+    # and global/closure arrays follow them
+    n_leaves = len(arg_trees.extend(tuple(values))) - len(values)
+    if len(args) > len(params) and len(args) != len(params) + n_leaves:
+        raise TypeError(f"{pyfn.__qualname__}() takes {len(params)} positional arguments but "
+                        f"{len(args)} were given")
+    fe.shared["nparams"] = len(params) + n_leaves
     arg_map, names = [], []
-    for i, (p, v) in enumerate(zip(params, values)):
-        val, ir_arg = _arg_value(fe, body, p.name, v, i, static_args)
-        fe.env[p.name] = val
+    leaf_index = [len(params)]
+
+    def add_arg(name, value, index):
+        val, ir_arg = _arg_value(fe, body, name, value, index, static_args)
         if ir_arg is not None:
-            arg_map.append(i)
-            names.append(p.name)
+            arg_map.append(index)
+            names.append(name)
+        return val
+    for i, (p, v) in enumerate(zip(params, values)):
+        if arg_trees.is_tree(v):
+            fe.env[p.name] = _tree_value(p.name, v, leaf_index, add_arg)
+        else:
+            fe.env[p.name] = add_arg(p.name, v, i)
     fe.stmts(fe.src.tree.body)
     fe.b.loc = fe.loc_of(fe.src.tree)
     implicit = list(fe.shared["implicit"].values())
@@ -373,6 +396,9 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
 def _results(fe, value, out: list, arg_map, seen: dict):
     """The result structure: ("tuple", items[, "list"]) (a list returned is a list), ("const",
     v), ("select", flag, a, b), ("arg", k, view steps) or ("value", index, kind)."""
+    if isinstance(value, arg_trees.Record):
+        raise fe.unsupported(f"returning {value.name}, a container passed in",
+                             "return the arrays and numbers it holds")
     listy = ("list",) if isinstance(value, (ListVal, ListConst)) else ()
     if isinstance(value, GrownList):   # a list grown in a loop: a list of its rows again
         out.append(value.v)

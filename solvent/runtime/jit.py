@@ -24,6 +24,7 @@ from ..errors import ClampedWindowError, NeedStatic, UnsupportedError
 from ..backends import available_backends, get_backend
 from ..ir.registry import IRError
 from ..ops.checks import KINDS, error_text
+from ..frontend import arg_trees
 from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
 from ..ir.core import Function
@@ -103,6 +104,8 @@ def _type_key(value):
         return ("py", type(value).__name__)
     if isinstance(value, np.generic):
         return ("np", value.dtype.str)
+    if arg_trees.is_tree(value):   # a container: its leaves follow the call's arguments
+        return ("tree", arg_trees.structure(arg_trees.node(value)))
     if value is None or isinstance(value, (str, tuple, types.FunctionType, np.ufunc,
                                            np.dtype, type)):
         return ("const", value_key(value))   # (a type: a dtype such as np.float32)
@@ -192,11 +195,9 @@ class JitFunction:
         except TypeError as e:
             raise TypeError(f"{self.pyfn.__qualname__}(): {e}") from None
         bound.apply_defaults()
-        if bound.kwargs or any(p.kind == p.VAR_POSITIONAL
-                               for p in self.signature.parameters.values()):
-            raise UnsupportedError(f"{self.pyfn.__qualname__}: *args, **kwargs and "
-                                   "keyword-only parameters are not supported")
-        return tuple(bound.args)
+        # one value per parameter, in order: *args a tuple, **kwargs a dict (containers:
+        # frontend/arg_trees.py), keyword-only parameters in their place
+        return tuple(bound.arguments[n] for n in self.signature.parameters)
 
     def compile(self, args, trace=None, fresh=False) -> Compiled:
         type_key = tuple(_type_key(a) for a in args)
@@ -250,8 +251,9 @@ class JitFunction:
                                 keep_sharded=self.placement.out == "sharded")
         else:
             exe = make_executable(fn, backend)
+        names = list(self.signature.parameters)
         c = Compiled(tr, fn, exe, backend, reason, time.perf_counter() - t0, stages,
-                     list(self.signature.parameters))
+                     names + arg_trees.leaf_paths(args, names))
         self._cache.put(key, c)
         return c
 
@@ -319,8 +321,14 @@ class JitFunction:
             warnings.warn(f"solvent: running {self.pyfn!r} as plain Python: {self._refusal}",
                           stacklevel=3)
             return self.pyfn(*args, **kwargs)
-        args = self._bind(args, kwargs)
+        call_args = args
+        args = own = self._bind(args, kwargs)
+        args = arg_trees.extend(args)   # the leaves of containers passed in follow them
         shapes = args
+        if self.placement is not None and len(args) != len(own):
+            raise UnsupportedError("containers (dicts, lists, objects) as arguments of a "
+                                   "function sharded over a mesh", hint="pass their arrays "
+                                   "as arguments of their own")
         if self.placement is not None:
             self.placement.check_call(args)
             shapes = self.placement.stand_ins(args)  # a jax.Array compiles as its shape
@@ -330,7 +338,7 @@ class JitFunction:
             if self.fallback == "python":
                 warnings.warn(f"solvent: running {self.pyfn.__qualname__} as plain Python: {e}",
                               stacklevel=3)
-                return self.pyfn(*args)
+                return self.pyfn(*call_args, **kwargs)
             raise
         if self.placement is not None:
             self.placement.check_written(args, [k for _, k in c.writes])
@@ -338,7 +346,7 @@ class JitFunction:
         return self._run(c, args)
 
     def explain(self, *args, **kwargs) -> str:
-        args = self._bind(args, kwargs)
+        args = arg_trees.extend(self._bind(args, kwargs))
         if self.placement is not None:
             self.placement.check_call(args)
             args = self.placement.stand_ins(args)
@@ -347,6 +355,7 @@ class JitFunction:
         static = sorted(c.translation.static_args)
         if static:
             names = list(self.signature.parameters)
+            names += arg_trees.leaf_paths(args, names)
             out.append("# compile-time arguments: " + ", ".join(
                 f"{names[i]}={args[i]!r}" for i in static))
         for name, fn in c.stages:

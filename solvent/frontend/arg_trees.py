@@ -1,0 +1,198 @@
+"""Arguments that hold other arguments: a dict of parameters, a dataclass or
+``types.SimpleNamespace`` of state, a namedtuple, a tuple or list of arrays.
+
+Scientists pass ``step(u, params)`` with ``params = {"dt": 0.1, "nu": 0.5}`` or a dataclass;
+solvent takes such a call unchanged. Each container is walked in a fixed order (dict
+insertion order, dataclass fields, attributes of a namespace, items of a sequence) to its
+*leaves*: arrays and numbers become arguments of the compiled function of their own,
+appended after the call's own arguments (``extend``), so they are passed, specialized,
+written back and checked exactly as top-level arguments are; strings, None, dtypes and
+functions inside stay compile-time values. The version key holds the containers' structure
+(``structure``): another set of keys, another class or another length compiles again.
+
+In the function a container is read only: ``p["dt"]``, ``p.dt``, ``xs[0]``, ``len(xs)``,
+``for x in xs``. Arrays inside may be written in place (``p["u"][:] = ...`` reaches the
+caller's array, as in NumPy). Changing the container itself (a new key, an attribute
+assigned, ``xs.append``) would not reach the caller's object in compiled code, so it is
+refused with the line. A list or tuple passed in and returned comes back as a new list or
+tuple of the same items (Python would return the caller's object); a dict or object is not
+returned.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+from dataclasses import dataclass
+
+import numpy as np
+
+
+
+def _static_leaf(v) -> bool:
+    from .translator import is_dtype_value
+    return v is None or isinstance(v, (str, types.FunctionType, np.ufunc)) or \
+        is_dtype_value(v)
+
+
+def _is_leaf(v) -> bool:
+    return type(v) is np.ndarray or isinstance(v, (bool, int, float, complex, np.generic))
+
+
+def _fields(v):
+    """(kind, class, [(key, item)]) of a container, else None."""
+    if isinstance(v, dict):
+        if not all(isinstance(k, str) for k in v):
+            return None
+        return "dict", dict, list(v.items())
+    if isinstance(v, tuple) and hasattr(type(v), "_fields"):       # a namedtuple
+        return "object", type(v), list(zip(type(v)._fields, v))
+    if isinstance(v, (tuple, list)):
+        return ("list" if isinstance(v, list) else "tuple"), type(v), list(enumerate(v))
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return "object", type(v), [(f.name, getattr(v, f.name))
+                                   for f in dataclasses.fields(v)]
+    if type(v) is types.SimpleNamespace:
+        return "object", type(v), list(vars(v).items())
+    return None
+
+
+def _plain_static_tuple(v) -> bool:
+    from .translator import _static_tuple
+    return isinstance(v, tuple) and not hasattr(type(v), "_fields") and _static_tuple(v)
+
+
+def node(v, depth: int = 0):
+    """The container ``v`` as a tree: ("leaf", value), ("static", value), ("bad", value) or
+    (kind, class, [(key, subtree)]) with kind dict/object/tuple/list."""
+    if _is_leaf(v):
+        return ("leaf", v)
+    if _plain_static_tuple(v) or _static_leaf(v):
+        return ("static", v)
+    f = _fields(v) if depth <= 8 else None
+    if f is None:
+        return ("bad", v)
+    kind, cls, items = f
+    return (kind, cls, [(k, node(x, depth + 1)) for k, x in items])
+
+
+def is_tree(v) -> bool:
+    """A container argument solvent opens (a tuple of plain numbers and strings stays one
+    compile-time value, as before)."""
+    return not _plain_static_tuple(v) and _fields(v) is not None
+
+
+def structure(t):
+    """The hashable version key of tree ``t``: its kinds, classes, keys, where leaves are
+    and the values of static items."""
+    from .captures import value_key
+    if t[0] == "leaf":
+        return ("leaf",)
+    if t[0] == "static":
+        return ("static", value_key(t[1]))
+    if t[0] == "bad":
+        return ("bad", type(t[1]).__name__)
+    return (t[0], t[1], tuple((k, structure(sub)) for k, sub in t[2]))
+
+
+def _path(path: str, kind: str, k) -> str:
+    return f"{path}.{k}" if kind == "object" else f"{path}[{k!r}]"
+
+
+def walk(t, path: str):
+    """(path, tree) of every item of tree ``t``, depth first, in order."""
+    yield path, t
+    if t[0] in ("dict", "object", "tuple", "list"):
+        for k, sub in t[2]:
+            yield from walk(sub, _path(path, t[0], k))
+
+
+def first_bad(t, path: str) -> str | None:
+    """Where in tree ``t`` an item solvent cannot pass is, as a path, else None."""
+    for p, sub in walk(t, path):
+        if sub[0] == "bad":
+            return f"{p} (a {type(sub[1]).__name__})"
+    return None
+
+
+def leaves(t, path: str) -> list:
+    """[(path, value)] of the leaves of tree ``t``, in order."""
+    return [(p, sub[1]) for p, sub in walk(t, path) if sub[0] == "leaf"]
+
+
+def extend(args: tuple) -> tuple:
+    """``args`` followed by the leaves of its containers, in order."""
+    if not any(is_tree(a) for a in args):
+        return args
+    out = list(args)
+    for a in args:
+        if is_tree(a):
+            out.extend(v for _, v in leaves(node(a), ""))
+    return tuple(out)
+
+
+def leaf_paths(args: tuple, names: list) -> list:
+    """The paths (``params['dt']``, ``state.u``, ``xs[0]``) of the leaves ``extend`` appends."""
+    return [p for a, n in zip(args, names) if is_tree(a) for p, _ in leaves(node(a), n)]
+
+
+# --- the frontend's value of a container ------------------------------------------------------
+@dataclass(frozen=True)
+class Record:
+    """A dict (``kind`` "dict": subscripts by key) or an object (``kind`` "object": attribute
+    access; a namedtuple also by position) passed in; ``fields`` maps each key to the
+    frontend value of the item; ``name`` is its path, for messages."""
+    kind: str
+    cls: type
+    fields: tuple     # ((key, value), ...)
+    name: str
+
+    def get(self, key, fe):
+        for k, v in self.fields:
+            if k == key:
+                return v
+        what = "key" if self.kind == "dict" else "attribute"
+        raise fe.unsupported(f"{self.name} has no {what} {key!r}") if self.kind != "dict" \
+            else KeyError(f"{fe.b.loc}: {key!r} (not a key of the dict {self.name})")
+
+
+def leaf_values(t, path: str, index: list, make_leaf):
+    """The frontend value of tree ``t``: ``make_leaf(path, value, k)`` for each leaf (``k``:
+    its position among the call's extended arguments, ``index[0]``, advanced here),
+    compile-time values for static items."""
+    from .values import Const, TupleVal
+    if t[0] == "leaf":
+        k = index[0]
+        index[0] += 1
+        return make_leaf(path, t[1], k)
+    if t[0] in ("static", "bad"):
+        return Const(t[1])
+    kind, cls, items = t
+    vals = tuple((k, leaf_values(sub, _path(path, kind, k), index, make_leaf))
+                 for k, sub in items)
+    if kind == "tuple":
+        return TupleVal(tuple(x for _, x in vals))
+    if kind == "list":
+        return ArgList(tuple(x for _, x in vals), path)
+    return Record(kind, cls, vals, path)
+
+
+def _arg_list_class():
+    from .values import ListVal
+
+    @dataclass(frozen=True)
+    class ArgList(ListVal):
+        """A list passed in: read like any list; changing it is refused (the change would
+        not reach the caller's list)."""
+        name: str = ""
+    return ArgList
+
+
+ArgList = _arg_list_class()
+
+
+def refuse_change(fe, v, what: str):
+    """The error for changing a container passed in."""
+    name = v.name if isinstance(v, (Record, ArgList)) else "an argument"
+    return fe.unsupported(f"{what} of {name}, a container passed in: the change would not "
+                          "reach the caller's object", "copy what you change into a local "
+                          "variable or an array, and return it")
