@@ -296,6 +296,14 @@ class ControlMixin:
         """``for x in (a, b, c)``: iterating over a compile-time tuple (of numbers, arrays,
         anything) runs the body once per item, unrolled. False when no iterable is a tuple."""
         names, target, body, starred = getattr(node, ITER_ATTR)
+        from .arg_trees import Record
+        for n in names:   # a dict passed in iterates over its keys, known at compile time
+            v = self.env.get(n)
+            if isinstance(v, Record):
+                if v.kind != "dict" and not issubclass(v.cls, tuple):
+                    raise TypeError(f"{self.b.loc}: '{v.cls.__name__}' object is not iterable")
+                self.env[n] = TupleVal(tuple(Const(k) if v.kind == "dict" else x
+                                             for k, x in v.fields))
         seqs = [self.env.get(n) for n in names]
         if not any(isinstance(v, TupleVal) or (isinstance(v, Const) and
                                                 isinstance(v.value, (tuple, list)))

@@ -284,7 +284,11 @@ class ExprMixin:
         for op, right_node in zip(node.ops, node.comparators):
             right = self.expr(right_node)
             if type(op) in _CONST_CMP:
-                if not (isinstance(left, Const) and isinstance(right, Const)):
+                if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, Record) and \
+                        right.kind == "dict" and isinstance(left, Const):
+                    found = any(k == left.value for k, _ in right.fields)   # a key of a dict
+                    r = Const(found if isinstance(op, ast.In) else not found)
+                elif not (isinstance(left, Const) and isinstance(right, Const)):
                     if isinstance(op, (ast.Is, ast.IsNot)) and (
                             isinstance(right, Const) and right.value is None):
                         r = Const(isinstance(op, ast.IsNot))  # arrays are never None

@@ -43,6 +43,16 @@ def diffuse_object(u, p):
     return out
 
 
+def dict_iteration(p):
+    s = 0.0
+    for k in p:
+        if k != "skip":
+            s += p[k]
+    for k, v in p.items():
+        s -= 0.5 * v
+    return s, "dt" in p, "zz" not in p
+
+
 def nested(cfg):
     g = cfg["grid"]
     return g["x"] * cfg["scale"] + g["offset"][0], cfg.get("missing", 2.5), len(cfg["grid"])
@@ -114,6 +124,7 @@ def test_parameter_dicts_and_dataclasses(backend):
     _same_call(diffuse_object, backend, u[::2], Params(0.2, 0.25, 2, "none"))
     _same_call(nested, backend, {"grid": {"x": rng.random((2, 3)), "offset": (1.5, 2)},
                                  "scale": np.float32(2)})
+    _same_call(dict_iteration, backend, {"dt": 0.1, "nu": rng.random(3), "skip": 7})
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
