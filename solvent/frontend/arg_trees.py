@@ -56,8 +56,13 @@ def _fields(v):
     return None
 
 
+def _static_tuple(v) -> bool:
+    if isinstance(v, tuple):
+        return all(_static_tuple(x) for x in v)
+    return isinstance(v, (bool, int, float, complex, str, type(None)))
+
+
 def _plain_static_tuple(v) -> bool:
-    from .translator import _static_tuple
     return isinstance(v, tuple) and not hasattr(type(v), "_fields") and _static_tuple(v)
 
 
@@ -91,6 +96,10 @@ def structure(t):
         return ("static", value_key(t[1]))
     if t[0] == "bad":
         return ("bad", type(t[1]).__name__)
+    if t[0] == "dict":
+        return ("dict", tuple((k, structure(sub)) for k, sub in t[2]))
+    if t[0] in ("list", "tuple"):
+        return (t[0], tuple(structure(sub) for _, sub in t[2]))
     return (t[0], t[1], tuple((k, structure(sub)) for k, sub in t[2]))
 
 
@@ -119,15 +128,47 @@ def leaves(t, path: str) -> list:
     return [(p, sub[1]) for p, sub in walk(t, path) if sub[0] == "leaf"]
 
 
+_SCALARS = (float, int, bool, complex)
+_LEAF = ("leaf",)
+
+
+def flatten(v, out: list, depth: int = 0):
+    """One pass over container ``v``: appends its leaves to ``out`` (the order of ``node``)
+    and returns its version key (the same information as ``structure(node(v))``, built
+    without the tree: this runs on every call)."""
+    t = type(v)
+    if t is np.ndarray or t in _SCALARS or isinstance(v, np.generic):
+        out.append(v)
+        return _LEAF
+    if t is dict and depth <= 8:
+        for k in v:
+            if type(k) is not str:
+                return structure(node(v, depth))
+        return ("dict", tuple((k, flatten(x, out, depth + 1)) for k, x in v.items()))
+    if t is list and depth <= 8:
+        return ("list", tuple(flatten(x, out, depth + 1) for x in v))
+    if t is tuple and depth <= 8 and not _plain_static_tuple(v):
+        return ("tuple", tuple(flatten(x, out, depth + 1) for x in v))
+    tree = node(v, depth)                  # objects, namedtuples, static and bad items
+    out.extend(x for _, x in leaves(tree, ""))
+    return structure(tree)
+
+
+def extend_keyed(args: tuple):
+    """(``args`` followed by the leaves of its containers in order, {position of a
+    container: its version key})."""
+    out, keys = None, {}
+    for i, a in enumerate(args):
+        if type(a) is not np.ndarray and type(a) not in _SCALARS and is_tree(a):
+            if out is None:
+                out = list(args)
+            keys[i] = flatten(a, out)
+    return (args if out is None else tuple(out)), keys
+
+
 def extend(args: tuple) -> tuple:
     """``args`` followed by the leaves of its containers, in order."""
-    if not any(is_tree(a) for a in args):
-        return args
-    out = list(args)
-    for a in args:
-        if is_tree(a):
-            out.extend(v for _, v in leaves(node(a), ""))
-    return tuple(out)
+    return extend_keyed(args)[0]
 
 
 def leaf_paths(args: tuple, names: list) -> list:

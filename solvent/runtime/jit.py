@@ -105,7 +105,7 @@ def _type_key(value):
     if isinstance(value, np.generic):
         return ("np", value.dtype.str)
     if arg_trees.is_tree(value):   # a container: its leaves follow the call's arguments
-        return ("tree", arg_trees.structure(arg_trees.node(value)))
+        return ("tree", arg_trees.flatten(value, []))
     if value is None or isinstance(value, (str, tuple, types.FunctionType, np.ufunc,
                                            np.dtype, type)):
         return ("const", value_key(value))   # (a type: a dtype such as np.float32)
@@ -281,16 +281,19 @@ class JitFunction:
         # a cached call: positional arguments, no mesh, a version in the cache whose guards
         # hold. It computes the same key as ``compile``, and registers a fast-path runner
         if not kwargs and len(args) == self._plain_arity and self.placement is None:
-            type_key = key = tuple(map(_type_key, args))
+            # containers passed in: their leaves follow, their keys come from the same walk
+            ext, trees = arg_trees.extend_keyed(args)
+            type_key = key = tuple(map(_type_key, args)) if not trees else tuple(
+                ("tree", trees[i]) if i in trees else _type_key(a) for i, a in enumerate(ext))
             static = self._static.get(key) if self._static else None
             if static:
-                key += tuple((i, value_key(args[i])) for i in sorted(static))
+                key += tuple((i, value_key(ext[i])) for i in sorted(static))
             c = self._cache.get(key)
             if c is not None:
-                if fast_path.eligible(self, args, type_key, static):
+                if not trees and fast_path.eligible(self, args, type_key, static):
                     self._cache.fast[self._raw_key(*args)] = \
                         fast_path.make_runner(self, c, key, args)
-                return self._run(c, args)
+                return self._run(c, ext)
         return self._call(args, kwargs)
 
     def _run(self, c: Compiled, args):
