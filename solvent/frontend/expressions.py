@@ -389,8 +389,45 @@ class ExprMixin:
             if len(idx) == 1 and isinstance(idx[0], Const):
                 k = idx[0].value
                 return like_seq(obj, items[k]) if isinstance(k, slice) else items[k]
-            raise self.unsupported("tuples can only be indexed by compile-time integers")
+            picked = self.sequence_item_at(items, idx)
+            if picked is not None:
+                return picked
+            raise self.unsupported("tuples can only be indexed by compile-time integers",
+                                   "a run-time index reads lists of numbers, or of arrays "
+                                   "of one shape and dtype")
         return self.getitem(obj, idx)
+
+    def sequence_item_at(self, items, idx):
+        """``xs[i]`` with ``i`` known only at run time, for a list or tuple whose items are
+        numbers or arrays of one type (shape, dtype, Python or NumPy scalar): the items stacked (as np.array(xs) would),
+        then indexed; negative ``i`` counts from the end and one out of range raises
+        IndexError, as for the list. An array item is read from that copy, which refuses
+        writes (they would not reach the list's array); returned, it is a new array, not the
+        list's own object. None where this does not apply."""
+        if len(idx) != 1 or not isinstance(idx[0], (Tensor, ArrayRef)) or not items:
+            return None
+        i = self.tensor(idx[0])
+        if i.type.rank or i.dtype[0] not in "iu" or i.dtype == "i1":
+            return None
+        if not all(isinstance(x, (Tensor, ArrayRef, Const)) for x in items):
+            return None
+        if any(isinstance(x, Const) and not isinstance(x.value, (bool, int, float, complex,
+                                                                 np.generic)) for x in items):
+            return None
+        ts = [self.tensor(x) for x in items]
+        # one type for every item (the item's type cannot follow the run-time index)
+        if len({(t.type.shape, t.dtype, bool(t.weak)) for t in ts}) != 1:
+            return None
+        weak = ts[0].weak
+        stacked = self.tensor(self.call_function(np.stack, [TupleVal(tuple(ts))], {}, None))
+        if not ts[0].type.rank:
+            return Tensor(self.tensor(self.getitem(stacked, [i])).v, weak=weak)
+        # an array item is read from a copy: a write through it would not reach the array
+        # in the list, so the copy refuses writes
+        copy = self.new_buffer(stacked, "__solvent_list_items", guard=(
+            "writing into a list's array picked by a run-time index (solvent reads such an "
+            "item from a copy of the list's arrays)"))
+        return self.getitem(copy, [i])
 
     def index_items(self, node) -> list:
         elts = node.elts if isinstance(node, ast.Tuple) else [node]

@@ -250,3 +250,44 @@ def test_gradients_with_a_parameter_dict():
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)
     with pytest.raises(solvent.DifferentiationError, match="argument 'p': it is a dict"):
         solvent.grad(heat_loss, argnums=1)(u, p)
+
+
+def rows_from_list(xs):
+    out = np.zeros((len(xs), xs[0].shape[0]))
+    for i in range(len(xs)):          # xs[i] with a run-time i: read from a stacked copy
+        out[i] = xs[i]
+    return out
+
+
+def pick(xs, k):
+    return xs[k]
+
+
+def local_table(x, k):
+    weights = [0.25, 0.5, 0.25]
+    return x * weights[k]
+
+
+def write_through_pick(xs, k):
+    y = xs[k]
+    y[0] = 5.0
+    return xs[0].sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_indexed_at_run_time(backend):
+    rng = np.random.default_rng(6)
+    xs = [rng.random(3), np.asfortranarray(rng.random(3)), rng.random(3)]
+    _same_call(rows_from_list, backend, xs)
+    for k in (0, 2, -1, -3):
+        _same_call(pick, backend, xs, k)
+        _same_call(pick, backend, (np.int8(1), np.int8(-2), np.int8(3)), k)
+        _same_call(local_table, backend, rng.random(2).astype(np.float32), k)
+    f = solvent.jit(pick, backend=backend)
+    for k in (3, -4):
+        with pytest.raises(IndexError):
+            f(xs, k)
+    with pytest.raises(solvent.UnsupportedError, match="one type|compile-time"):
+        f([1.5, 2, 3], 1)          # the item's Python type would follow the index
+    with pytest.raises(solvent.UnsupportedError, match="writing into a list's array"):
+        solvent.jit(write_through_pick, backend=backend)(copy.deepcopy(xs), 1)
