@@ -8,8 +8,8 @@ shape, strides and item size; a scalar's key from its type), so two calls with o
 always have one version key, and the runner made for the first is right for the second.
 A raw key is registered only when it determines the version key: every argument an array,
 a bool/int/float/complex, or a NumPy number or bool scalar, and no argument a compile-time
-value. Everything else (strings, None, tuples, keywords, meshes, compile-time ints) takes
-the full path, as before.
+value other than an int or a bool (see ``register``). Everything else (strings, None,
+tuples, keywords, meshes) takes the full path, as before.
 
 A runner is made once per (raw key, version): what the full path decides on every call
 (which arguments need converting, which results are scalars) is decided when it is made.
@@ -49,9 +49,38 @@ def _determined(value, type_key) -> bool:
 
 
 def eligible(jf, args, type_key, static) -> bool:
-    """Whether a call with these arguments may register a runner (see the module text)."""
-    return jf.placement is None and not static and \
+    """Whether a call with these arguments may register a runner (see the module text);
+    compile-time values only as exact ints or bools (``register``)."""
+    return jf.placement is None and \
+        all(type(args[i]) in (int, bool) for i in static or ()) and \
         all(_determined(a, k) for a, k in zip(args, type_key))
+
+
+def register(fast: dict, raw, static, args, run, slow) -> None:
+    """Register ``run`` for raw key ``raw``. With compile-time arguments (positions
+    ``static``, exact ints or bools: the raw key fixes their type, so the values
+    themselves are an exact key) the raw key's entry is a dispatcher over their values,
+    each with its own runner: a call with another value takes the full path once, which
+    adds its runner beside the others (histogram_loops' bin count)."""
+    if not static:
+        fast[raw] = run
+        return
+    pos = tuple(sorted(static))
+    entry = fast.get(raw)
+    table = getattr(entry, "by_value", None)
+    if table is None:
+        table = {}
+        src = ("def dispatch(args):\n"
+               f"    run = get(({''.join(f'args[{i}], ' for i in pos)}))\n"
+               "    if run is None:\n"
+               "        return slow(args, {})\n"
+               "    return run(args)\n")
+        scope = {"get": table.get, "slow": slow}
+        exec(src, scope)
+        entry = scope["dispatch"]
+        entry.by_value = table
+        fast[raw] = entry
+    table[tuple(args[i] for i in pos)] = run
 
 
 def make_runner(jf, c, key, args):

@@ -291,8 +291,9 @@ class JitFunction:
             c = self._cache.get(key)
             if c is not None:
                 if not trees and fast_path.eligible(self, args, type_key, static):
-                    self._cache.fast[self._raw_key(*args)] = \
-                        fast_path.make_runner(self, c, key, args)
+                    fast_path.register(self._cache.fast, self._raw_key(*args), static, args,
+                                       fast_path.make_runner(self, c, key, args),
+                                       self._slow_call)
                 return self._run(c, ext)
         return self._call(args, kwargs)
 

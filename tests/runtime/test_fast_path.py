@@ -254,3 +254,29 @@ def test_a_written_argument_that_is_a_global_array_is_refused_on_the_fast_path()
         f(GRID[2:6])
     with pytest.raises(solvent.UnsupportedError, match="share memory"):
         f(GRID[2:6])
+
+
+def bin_counts(nbins, x):   # nbins sizes an allocation: a compile-time int
+    counts = np.zeros(nbins, dtype=np.int64)
+    for i in range(x.shape[0]):
+        b = int(x[i] * nbins)
+        if b >= 0 and b < nbins:
+            counts[b] += 1
+    return counts
+
+
+@pytest.mark.parametrize("backend", ["native", "interp"])
+def test_compile_time_ints_take_the_fast_path_per_value(backend):
+    """A compile-time int (an allocation's length) keys a dispatcher of runners by value
+    (fast_path.register): alternating values give each its own version's result."""
+    x = np.random.default_rng(5).random(50)
+    f = solvent.jit(bin_counts, backend=backend)
+    for n in (4, 7, 4, 7, 1, 7, 4, 0, 4):
+        got = f(n, x.copy())
+        want = bin_counts(n, x.copy())
+        assert got.dtype == want.dtype and np.array_equal(got, want), n
+    f(7, x.copy())   # (a new version empties the fast entries: these register again)
+    f(7, x.copy())
+    entries = [e for e in f._cache.fast.values() if getattr(e, "by_value", None)]
+    assert entries and {4, 7} <= {k[0] for e in entries for k in e.by_value}
+    check(bin_counts, 5, np.asfortranarray(x[::2]), backend=backend)

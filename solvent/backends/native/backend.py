@@ -26,6 +26,7 @@ from .bufferize import Plan, is_array
 from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import chain_values, error_slots
+from .errors_first import sink_writebacks
 from . import fast_runner, threads
 from .types import COMPLEX, I64, SUPPORTED
 
@@ -116,12 +117,13 @@ class NativeBackend(Backend):
             from ...errors import UnsupportedError
             raise UnsupportedError(reason)
         t0 = time.perf_counter()
+        sink_writebacks(fn)
         plan = Plan(fn, recompute, self.multi_output)
         module, ctx = lower(fn, plan)
         text = loop_ids(str(module))
         t1 = time.perf_counter()
         comp = Compiled(text, "solvent_entry", self.opt_level)
-        exe = NativeExecutable(fn, plan, comp, ctx.locs, text)
+        exe = NativeExecutable(fn, plan, comp, ctx.locs, text, ctx.errors_first is True)
         exe.explain_lines = [f"native: {n}" for n in ctx.notes]
         if comp.vector_calls:
             exe.explain_lines.append(
@@ -146,6 +148,7 @@ def lower(fn: Function, plan: Plan):
     if fn.errors and all(k in plan.ret_scalar for k in (n_ret - 2, n_ret - 1)):
         ctx.error_ret = tuple(ctx.bufs[plan.ret_scalar[k].id] for k in (n_ret - 2, n_ret - 1))
         ctx.err_chain = chain_values(fn)
+        ctx.body, ctx.errors_first = fn.body, False
     args = []
     for a in fn.args:
         ref = ctx.buf(a)
@@ -166,7 +169,10 @@ def lower(fn: Function, plan: Plan):
 
 
 class NativeExecutable:
-    def __init__(self, fn: Function, plan: Plan, comp: Compiled, locs, llvm_ir: str):
+    def __init__(self, fn: Function, plan: Plan, comp: Compiled, locs, llvm_ir: str,
+                 errors_first: bool = False):
+        """``errors_first``: the code returns on a failed check as value before it writes
+        into any caller's array (errors_first.py), so such a failure needs no backup."""
         self.plan = plan
         self.comp = comp
         self.locs = locs
@@ -224,7 +230,7 @@ class NativeExecutable:
             b = plan.of.get(rets[r]) if k is not None and r < len(rets) else None
             if b is not None and b.arg == k and b.written and b.shape:
                 self._own[b.id] = r
-        self._can_fail = bool(fn.errors) or not comp.returns_zero
+        self._can_fail = bool(fn.errors) and not errors_first or not comp.returns_zero
 
     # every result is a new array, sharing memory with no argument and no other result,
     # except the written-back results computed in the caller's own array (``Outs.fresh``)

@@ -250,9 +250,13 @@ class Plan:
                 r = op.results[0]
                 k = self._back.get(id(r))
                 reuse = None
-                if k is not None and self._args[k].type == r.type and r.type.static and \
-                        not self._args[k].has_uses:
-                    reuse = self._args[k]   # ``a[:] = b + s * c``: the old a is never read
+                a = self._args[k] if k is not None else None
+                if a is not None and a.type == r.type and r.type.static and (
+                        not a.has_uses or a.owner is block and
+                        self._dead_after(block, pos, a, owner_args)):
+                    # ``a[:] = b + s * c``: the old a is never read, or not after this op
+                    # (``A -= mean; A *= f`` fused into one op reading A at its own index)
+                    reuse = a
                 # a carried or donated array first: the result then lives in the loop's
                 # slot (``select(d < p, d, p)`` into ``p``, not into ``d`` and copied back)
                 order = sorted(op.operands, key=lambda x: not (x.owner is block

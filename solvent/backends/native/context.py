@@ -109,6 +109,11 @@ class Ctx:
         self.error_ret = None
         self.err_chain: dict = {}   # error_exit.chain_values: code/payload values
         self.cur_err = [None, None]  # their registers at the point being lowered
+        # errors_first.py: the function's body (set by ``lower`` when it has checks as
+        # values), and whether its code returned before anything was written into a
+        # caller's array (None: not applicable; False: not yet, or not so)
+        self.body = None
+        self.errors_first = None
         self.element_memo: dict | None = None   # see ``element``
         self.stack_bytes = 0   # private buffers of a parallel chunk placed on its stack
 
@@ -468,16 +473,32 @@ class Ctx:
         for a, v in zip(block.args, args):
             self.env[a] = v
             self._follow_error(a, v)
-        for op in block.ops[:-1]:
+        top = self.errors_first is False and block is self.body
+        for pos, op in enumerate(block.ops[:-1]):
             group = self.plan.groups.get(op)
             if group is not None:   # a multi-output loop, emitted where its last sink is
                 if op is group.last:
                     from .multi_output import emit_group
                     emit_group(self, group)
-                continue
-            self.lower_op(op)
+            else:
+                self.lower_op(op)
+            if top and all(v in self.env for v in block.ops[-1].operands[-2:]):
+                top = self._return_if_failed(block, pos)
         self.cur_err = saved
         return block.ops[-1]
+
+    def _return_if_failed(self, block: Block, pos: int) -> bool:
+        """The function's error code and payload are final after ``block.ops[pos]``:
+        return there when the code is nonzero (errors_first.py). Sets ``errors_first``
+        to whether nothing in the caller's arrays was written before; returns False."""
+        from .error_exit import return_if_failed
+        from .errors_first import decided_before_writes, refines_later
+        code, payload = (self.env[v] for v in block.ops[-1].operands[-2:])
+        if isinstance(code, ir.Value) and isinstance(payload, ir.Value) and \
+                not refines_later(block, pos):
+            return_if_failed(self, code, payload)
+            self.errors_first = decided_before_writes(self.plan, block, pos)
+        return False
 
     def _follow_error(self, value, reg) -> None:
         k = self.err_chain.get(value)

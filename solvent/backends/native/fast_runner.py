@@ -14,13 +14,15 @@ def runner_source(exe, c, args):
     with arguments of the types of ``args``, the caller's own tuple: (source lines
     reading ``args`` and returning the call's value, the names they use). Two kinds of
     version take one: ``plain`` ones (no argument written back, one result), and those
-    that only update their arguments in place (``_updates_in_place``). What ``__call__``
+    that update their arguments in place and return a constant or one scalar they
+    compute (``_updates_in_place``). What ``__call__``
     decides on every call is decided here: arguments already C-contiguous of the
     compiled dtype are passed as they are, others converted; a scalar argument or result
     whose type needs no conversion goes through a 0-d buffer kept per thread. None where
     it does not apply (no built-in caller, a result allocated at run time)."""
     if exe._call is None:
         return None
+    ret_how = ret_bid = None   # an in-place version's scalar result: how it is read, its buffer
     if c.plain is not None:
         ri, how = c.plain
         bid, must_copy, rdt = exe._rets[ri]
@@ -28,6 +30,9 @@ def runner_source(exe, c, args):
             return None
     elif _updates_in_place(exe, c, args):
         how = bid = None
+        spec = c.translation.result
+        if spec[0] == "value":   # and a scalar the program computes (``_updates_in_place``)
+            ret_how, ret_bid = spec[2], exe._rets[spec[1]][0]
     else:
         return None
     full = tuple(args) + c.implicit
@@ -37,6 +42,11 @@ def runner_source(exe, c, args):
     if how in ("scalar", "weak"):   # read into a Python scalar: its buffer is reused
         kept += [x for x in new if x[0] == bid]
         new = [x for x in new if x[0] != bid]
+    # a scalar result and the error code and payload are read before the runner returns:
+    # their 0-d buffers are reused like the temporaries
+    read_now = {ret_bid} | set(exe._code or ())
+    kept += [x for x in new if x[0] in read_now]
+    new = [x for x in new if x[0] not in read_now]
     names = {"empty": np.empty, "asc": np.ascontiguousarray, "conv_scalar": _scalar,
              "conv_copy": _copy, "call": exe._call, "raise_failed": _raise_failed,
              "errors": exe._errors, "locs": exe.locs, "code": exe._code}
@@ -78,7 +88,9 @@ def runner_source(exe, c, args):
         names["copyto"] = np.copyto
         lines += [f"    copyto(args[{j}], saved{j})" for _, j in owned]
     lines.append("    raise_failed(failed, arrays, code, errors, locs)")
-    if how is None:
+    if how is None and ret_how is not None:
+        lines.append(f"return arrays[{ret_bid}]" + (".item()" if ret_how == "weak" else "[()]"))
+    elif how is None:
         names["result"] = c.translation.result[1]
         lines.append("return result")
     elif how == "array":
@@ -103,11 +115,15 @@ def runner_source(exe, c, args):
 
 def _updates_in_place(exe, c, args) -> bool:
     """Whether version ``c``, called with arguments of the types of ``args``, returns a
-    constant (None, mostly) and writes back only into argument arrays it computes in
+    constant (None, mostly) or one scalar result of its own (a sum, row_iteration_loops'
+    total) and writes back only into argument arrays it computes in
     place: each C-contiguous of the compiled dtype (the raw key fixes both), none a
     global, no result allocated at run time."""
     spec = c.translation.result
-    if spec[0] != "const" or not c.writes or any(dt is not None for *_, dt in exe._rets):
+    one_scalar = spec[0] == "value" and spec[2] in ("scalar", "weak") and \
+        spec[1] not in {r for r, _ in c.writes} and spec[1] not in exe._own.values()
+    if not (spec[0] == "const" or one_scalar) or not c.writes or \
+            any(dt is not None for *_, dt in exe._rets):
         return False
     if sorted(exe._own.values()) != sorted(r for r, _ in c.writes):
         return False
