@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from differential import check, jitted
-from solvent.backends.native.radix_sort import SMALL
+from solvent.backends.native.radix_sort import BIG, SMALL
 
 DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint8", "uint16",
           "uint64", "bool"]
@@ -89,3 +89,24 @@ def test_auto_and_method_sort_match_numpy():
     x[3, 4] = np.nan
     check(sort_both, x, backend=None)
     check(sort_axes, x, backend=None)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint16"])
+@pytest.mark.parametrize("case", ["random", "ties", "narrow"])
+def test_split_by_the_highest_varying_byte(dtype, case):
+    """BIG keys or more: first split by the highest byte not shared by all keys, buckets of
+    one key, buckets sorted by LSD and buckets split again; argsort stays stable."""
+    n = BIG + BIG // 2 + 3
+    r = np.random.default_rng(5)
+    if case == "random":
+        x = sample(dtype, n, seed=5)
+    elif case == "ties":
+        x = sample(dtype, n, seed=5, ties=True)
+        if dtype.startswith("float"):
+            x[::7] = np.nan
+            x[::11] = -0.0
+    else:   # keys alike in their high bytes: the split happens further down
+        x = (r.integers(0, 1000, n) + 30000).astype(dtype)
+        x[5] = 0                                # one key alone in its bucket
+    check(sort_both, x, backend="native")
+    check(sort_both, np.repeat(x[:1], n), backend="native")     # all keys equal
