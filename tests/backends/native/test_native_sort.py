@@ -110,3 +110,19 @@ def test_split_by_the_highest_varying_byte(dtype, case):
         x[5] = 0                                # one key alone in its bucket
     check(sort_both, x, backend="native")
     check(sort_both, np.repeat(x[:1], n), backend="native")     # all keys equal
+
+
+def rows_in_a_loop(x):
+    out = np.empty_like(x)
+    idx = np.empty(x.shape, dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = np.sort(x[i])
+        idx[i] = np.argsort(x[i], kind="stable")
+    return out, idx
+
+
+def test_sorts_in_a_parallel_row_loop():
+    """The row loop runs on the thread pool: each thread sorts in its own scratch buffers."""
+    x = sample("float64", (400, 300), seed=7)
+    x[::3, ::7] = np.nan
+    check(rows_in_a_loop, x, backend="native")
