@@ -1,15 +1,29 @@
-"""Lowering rules of ``tensor.sort`` and ``tensor.argsort`` (``ops/sorting.py``): the C
-library's ``qsort`` on (index, value) pairs, one lane along the axis at a time.
+"""Lowering rules of ``tensor.sort`` and ``tensor.argsort`` (``ops/sorting.py``), one lane
+along the axis at a time.
 
-Identity: ordering the pairs by value (NaN last, as NumPy) and ties by original index is
-NumPy's stable sort (``kind="stable"``); ``qsort`` need not be stable itself, since no two
-pairs compare equal. The comparator is an LLVM function of the module, one per dtype.
+Real dtypes: each element becomes an unsigned integer key whose unsigned order is NumPy's
+order, and a stable LSD radix sort (``radix_sort.py``) sorts the keys, with their indices
+for argsort. Keys: an unsigned or bool value as it is; a signed integer with its sign bit
+flipped; a float's bits with the sign bit flipped when positive and all bits flipped when
+negative (ascending as the values, -0.0 just below 0.0). argsort gives NumPy's stable order
+(``kind="stable"``) exactly: its float keys count -0.0 as 0.0 and every NaN as the largest
+key, so equal values keep their index order. sort gives the values back from the keys (the
+inverse map), so every value keeps its bits; a float's NaNs are set aside while the keys are
+made and follow the sorted numbers in their original order, as NumPy puts them last. The one
+difference from NumPy's stable sort: -0.0 comes out before 0.0 wherever both occur (they are
+equal; NumPy's default sort gives no order between equal values either).
+
+Complex dtypes: the C library's ``qsort`` on (index, value) pairs, by value (lexicographic,
+NaN last, as NumPy) and ties by index, which is NumPy's stable order; the comparator is an
+LLVM function of the module, one per dtype.
 """
 from __future__ import annotations
 
 from llvmlite import ir
 
-from .types import I32, I64, I8, is_float, is_signed, mem_type, reg_type
+from .context import BufRef
+from .radix_sort import radix_function
+from .types import I1, I32, I64, I8, bits, is_complex, is_float, is_signed, mem_type, reg_type
 
 _PAIR_BYTES = 16   # {i64 index, value}: every native dtype fits 8 bytes, aligned to 8
 
@@ -47,21 +61,25 @@ def _comparator(ctx, dtype):
     return fn
 
 
-def _sort(op, ctx, indices: bool):
+def _lanes(op, ctx):
+    """(operand, dtype, axis, length along it, result buffer, the other dims)."""
     xv = op.operands[0]
-    x = ctx.get(xv)
-    dtype = xv.type.dtype
-    axis = op.attrs["axis"]
     shape = list(ctx.dims(xv))
-    n = shape[axis]
-    out = ctx.out(op)
+    axis = op.attrs["axis"]
+    return (ctx.get(xv), xv.type.dtype, axis, shape[axis], ctx.out(op),
+            shape[:axis] + shape[axis + 1:])
+
+
+def _sort(op, ctx, indices: bool):
+    if not is_complex(op.operands[0].type.dtype):
+        return _radix(op, ctx, indices)
+    x, dtype, axis, n, out, lanes = _lanes(op, ctx)
     pairs = ctx.scratch(op, (max(int(n), 1), 2), "i64")
     b = ctx.b
     pt = ir.PointerType(_pair_type(dtype))
     i8p = ir.PointerType(I8)
     cmp = _comparator(ctx, dtype)
     qsort = ctx._libc("qsort", ir.VoidType(), [i8p, I64, I64, cmp.type])
-    lanes = shape[:axis] + shape[axis + 1:]
 
     def pair(k):
         return b.bitcast(b.gep(pairs.ptr, [b.mul(k, ir.Constant(I64, 2))]), pt)
@@ -91,6 +109,97 @@ def _sort(op, ctx, indices: bool):
         ctx.counted_loop(n, unpack)
     if n:
         ctx.loop_nest(lanes, lane)
+    return [out]
+
+
+def _key(b, v, dtype, indices):
+    """The unsigned key of value ``v`` (see the module's docstring)."""
+    if dtype == "i1":
+        return b.zext(v, I8)
+    if not is_float(dtype):
+        w = v.type.width
+        return b.xor(v, ir.Constant(v.type, 1 << (w - 1))) if is_signed(dtype) else v
+    K = ir.IntType(bits(dtype))
+    if indices:   # -0.0 counts as 0.0 (ties keep their index order)
+        v = b.select(b.fcmp_ordered("==", v, ir.Constant(v.type, 0.0)),
+                     ir.Constant(v.type, 0.0), v)
+    u = b.bitcast(v, K)
+    mask = b.or_(b.ashr(u, ir.Constant(K, K.width - 1)), ir.Constant(K, 1 << (K.width - 1)))
+    key = b.xor(u, mask)
+    if indices:   # every NaN: the largest key, which no number has
+        key = b.select(b.fcmp_unordered("!=", v, v), ir.Constant(K, -1), key)
+    return key
+
+
+def _value(b, key, dtype):
+    """The value of ``key`` (``_key``'s inverse for sort, NaNs aside)."""
+    if dtype == "i1":
+        return b.trunc(key, I1)
+    if not is_float(dtype):
+        w = key.type.width
+        return b.xor(key, ir.Constant(key.type, 1 << (w - 1))) if is_signed(dtype) else key
+    K = key.type
+    mask = b.or_(b.ashr(b.not_(key), ir.Constant(K, K.width - 1)),
+                 ir.Constant(K, 1 << (K.width - 1)))
+    return b.bitcast(b.xor(key, mask), reg_type(dtype))
+
+
+def _radix(op, ctx, indices: bool):
+    x, dtype, axis, n, out, lanes = _lanes(op, ctx)
+    if not n:
+        return [out]
+    width = 8 if dtype == "i1" else bits(dtype)
+    kdt = f"u{width}"
+    b = ctx.b
+    keys = ctx.scratch(op, (n,), kdt)
+    tmp = ctx.scratch(op, (n,), kdt)
+    if indices:
+        idx = ctx.scratch(op, (n,), "i64")
+        tmpi = ctx.scratch(op, (n,), "i64")
+    else:   # no payload: the function's index arguments are never read
+        idx = tmpi = BufRef(ir.Constant(ir.PointerType(I64), None), (n,), "i64")
+    nans = ctx.scratch(op, (n,), dtype) if is_float(dtype) and not indices else None
+    radix = radix_function(ctx.module, width, indices)
+    count = ctx.alloca_builder.alloca(I64)     # numbers (not NaN) of the lane so far
+    lost = ctx.alloca_builder.alloca(I64)      # NaNs of the lane so far
+
+    def lane(outer):
+        def at(k):
+            return list(outer[:axis]) + [k] + list(outer[axis:])
+
+        def fill(k):
+            v = ctx.element(x, at(k))
+            if nans is None:
+                ctx.store(keys, [k], _key(b, v, dtype, indices))
+                if indices:
+                    ctx.store(idx, [k], k)
+                return
+            is_nan = b.fcmp_unordered("!=", v, v)
+            with b.if_else(is_nan) as (then, other):
+                with then:
+                    j = b.load(lost)
+                    ctx.store(nans, [j], v)
+                    b.store(b.add(j, ir.Constant(I64, 1)), lost)
+                with other:
+                    j = b.load(count)
+                    ctx.store(keys, [j], _key(b, v, dtype, False))
+                    b.store(b.add(j, ir.Constant(I64, 1)), count)
+        b.store(ir.Constant(I64, 0), count)
+        b.store(ir.Constant(I64, 0), lost)
+        ctx.counted_loop(n, fill)
+        m = ir.Constant(I64, n) if nans is None else b.load(count)
+        swapped = b.call(radix, [keys.ptr, tmp.ptr, idx.ptr, tmpi.ptr, m])
+        sk = BufRef(b.select(swapped, tmp.ptr, keys.ptr), (n,), kdt)
+        si = BufRef(b.select(swapped, tmpi.ptr, idx.ptr), (n,), "i64")
+
+        def unpack(k):
+            v = ctx.load(si, [k]) if indices else _value(b, ctx.load(sk, [k]), dtype)
+            ctx.store(out, at(k), v)
+        ctx.counted_loop(m, unpack)
+        if nans is not None:
+            ctx.counted_loop(b.load(lost),
+                             lambda k: ctx.store(out, at(b.add(m, k)), ctx.load(nans, [k])))
+    ctx.loop_nest(lanes, lane)
     return [out]
 
 
