@@ -12,15 +12,26 @@ the kernel's largest test size). The loss is a fixed random linear functional of
 outputs (returned float values and the final values of mutated arguments), differentiated
 with respect to every float argument.
 
-* primal: ``solvent.jit(kernel)`` on fresh copies (copying not timed); median of N calls.
-* grad: the ``vjp_fn`` of ``solvent.vjp`` (one program computing outputs and gradients);
-  median of N calls. ``ratio`` = grad / primal.
+* primal: ``solvent.jit(kernel)``; on fresh copies made before each call (not timed) when
+  the kernel writes into its arguments.
+* grad: the ``vjp_fn`` of ``solvent.vjp`` (one program computing outputs and gradients).
+  ``ratio`` = grad / primal.
+* Each time is the median (or ``--stat min``) of N samples; a sample runs the call enough
+  times back to back to last at least 20 ms (calibrated per kernel), and is divided by that
+  count, so sub-0.1 ms kernels are not at the mercy of the timer and of one descheduling; primal
+  and grad samples alternate, round by round.
 * jax.grad: when the kernel names a hand port in ``benchmarks/jax_ports.py``,
   ``jax.jit(jax.grad(loss of the port))`` under float64 with the same functional; median of
   N calls (``block_until_ready``); the functional's weights are arguments of the jitted
   gradient (as the cotangents are of solvent's), so XLA cannot fold them into constants.
   ``jax/solvent`` > 1 means solvent's gradient is faster;
   ``error`` when JAX cannot differentiate the port (a while loop, say).
+
+``--threads N`` (default 1) sets ``OPENBLAS_NUM_THREADS``, ``SOLVENT_NUM_THREADS`` and (for
+1) XLA's single-thread flags unless the environment sets them already.
+
+Freed memory is kept in the heap (glibc ``mallopt``) unless ``--no-keep-heap``: fresh output
+arrays then do not fault their pages in on every call (see ``_keep_heap``).
 
 ``--clock cpu`` times with ``time.process_time`` (CPU time of this process, all threads)
 instead of ``time.perf_counter``: less noisy on a shared machine, and fair when BLAS runs one
@@ -37,7 +48,51 @@ import statistics
 import sys
 import time
 
-import numpy as np
+
+
+def _threads_from_argv(argv) -> str:
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--threads="):
+            return a.split("=", 1)[1]
+    return "1"
+
+
+# One thread everywhere unless --threads says otherwise (set before numpy, solvent and jax
+# start their pools): on a shared machine a second thread's spinning and waiting moved the
+# CPU time of a call by 30% between runs; the ratio compares the work of two programs.
+_THREADS = _threads_from_argv(sys.argv)
+if _THREADS != "0":   # 0: leave the environment as it is
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                 "SOLVENT_NUM_THREADS"):
+        os.environ.setdefault(_var, _THREADS)
+    if _THREADS == "1":
+        os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                              "intra_op_parallelism_threads=1")
+
+
+
+def _keep_heap() -> None:
+    """Freed memory stays in the process heap: glibc returns freed blocks of a few MB to the
+    kernel (munmap, trim) and the next call's fresh output arrays fault their pages in again,
+    the kernel zeroing each (axpby's gradient at n=500: 944 page faults, 3 ms of system time
+    against 0.75 ms of work, moving 5x between runs on the shared machine). That cost is the
+    allocator's, the same for any program; ``--no-keep-heap`` times it."""
+    import ctypes
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:   # not glibc: nothing to set
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3   # malloc.h
+    libc.mallopt(m_trim_threshold, 1 << 30)
+    libc.mallopt(m_mmap_threshold, 1 << 30)
+
+
+if "--no-keep-heap" not in sys.argv:
+    _keep_heap()
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import solvent  # noqa: E402
@@ -66,14 +121,68 @@ CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
 _clock = time.perf_counter
 
 
-def _median_time(fn, repeat, prepare=lambda: ()):
-    ts = []
-    for _ in range(repeat):
+TARGET_S = 0.02  # each sample runs enough calls to last at least this long
+def _inner_count(fn, prepare):
+    """Calls per sample so that a sample lasts >= TARGET_S on the chosen clock (timer
+    granularity and dispatch jitter stop dominating sub-0.1 ms kernels)."""
+    a = prepare()
+    t0 = _clock()
+    fn(*a)
+    one = max(_clock() - t0, 1e-6)
+    k = max(1, int(np.ceil(TARGET_S / one)))
+    while True:  # the first call can be slow (caches, page faults): calibrate on k calls
+        t = 0.0
+        for _ in range(k):
+            a = prepare()
+            t0 = _clock()
+            fn(*a)
+            t += _clock() - t0
+        if t >= TARGET_S or k >= 1 << 20:
+            return k
+        k = max(k + 1, int(np.ceil(k * TARGET_S * 1.2 / max(t, 1e-9))))
+
+
+def _sampler(fn, prepare, per_call=False):
+    """One sample: ``inner`` calls (adaptive, see _inner_count), the sample's time divided
+    by ``inner``. ``per_call`` (a kernel that writes into its arguments): each call gets
+    fresh copies made just before it, outside its clock (so they are as warm in the caches
+    as the gradient's arguments), and the calls' times are summed; else one clock around
+    ``inner`` calls on the same arguments."""
+    inner = _inner_count(fn, prepare)
+
+    def sample():
+        if per_call:
+            t = 0.0
+            for _ in range(inner):
+                a = prepare()
+                t0 = _clock()
+                fn(*a)
+                t += _clock() - t0
+            return t / inner
         a = prepare()
         t0 = _clock()
-        fn(*a)
-        ts.append(_clock() - t0)
-    return _stat(ts)
+        for _ in range(inner):
+            fn(*a)
+        return (_clock() - t0) / inner
+    return sample
+
+
+def _median_time(fn, repeat, prepare=lambda: ()):
+    """_stat (median or min) over ``repeat`` samples of _sampler."""
+    sample = _sampler(fn, prepare)
+    return _stat([sample() for _ in range(repeat)])
+
+
+def _interleaved_times(calls, repeat):
+    """Like _median_time for several ``(fn, prepare, per_call)``, their samples alternating
+    round by round, so a change of the machine's load reaches all of them alike (the ratio
+    is what is reported)."""
+    samplers = [_sampler(*c) for c in calls]
+    ts = [[] for _ in samplers]
+    for _ in range(repeat):
+        for t, sample in zip(ts, samplers):
+            t.append(sample())
+    return [_stat(t) for t in ts]
 
 
 def _jax_ports():
@@ -112,6 +221,10 @@ def _jax_grad_time(ports, k, args, mutated, ret_ws, mut_ws, wrt, repeat):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--kernels", default="")
+    p.add_argument("--no-keep-heap", action="store_true",
+                   help="time the page faults of fresh output arrays too (see _keep_heap)")
+    p.add_argument("--threads", default="1", help="threads of BLAS, solvent's native pool "
+                   "and XLA (environment variables already set win); 0: the environment's")
     p.add_argument("--size-scale", type=float, default=0.25)
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--backend", default="xla", help="xla, interp, native, or auto (each "
@@ -157,10 +270,11 @@ def main():
             ct_ret = _rebuild(ref, list(ret_ws))
             ct = (ct_ret, *mut_ws) if mutated else ct_ret
             vjp_fn(ct)
-            t_grad = _median_time(vjp_fn, opts.repeat, lambda: (ct,))
             jf = solvent.jit(k.func, backend=opts.backend)
             jf(*_fresh(args))
-            t_primal = _median_time(jf, opts.repeat, lambda: _fresh(args))
+            t_primal, t_grad = _interleaved_times(
+                [(jf, lambda: _fresh(args), bool(mutated)), (vjp_fn, lambda: (ct,), False)],
+                opts.repeat)
         except Exception as e:  # noqa: BLE001 - the report lists why
             refused.append((k.name, f"{type(e).__name__}: {str(e).splitlines()[0][:110]}"))
             continue

@@ -93,7 +93,26 @@ def _pow_dy(b, x, y, out, ct):
     return mul(b, ct, mul(b, out, b.one("tensor.log", safe)))
 
 
+def _scalar_constant(v):
+    """The value of a scalar compile-time constant (``A ** 2``'s exponent, a converted
+    integer constant), or None."""
+    o = v.owner
+    if getattr(o, "name", None) == "tensor.convert" and not v.type.shape:
+        o = getattr(o.operands[0], "owner", None)
+    if getattr(o, "name", None) == "tensor.constant" and not v.type.shape:
+        return o.attrs["value"]
+    return None
+
+
 def _pow_dx(b, x, y, out, ct):
+    # y * x ** (y - 1); with y == 1 or 2 at compile time the power is x ** 0 == 1 or
+    # x ** 1 == x exactly, so no pow is emitted (row_col_norms' (A ** 2).sum: a pow per
+    # element of A in the gradient, which the primal's A ** 2 does not need either)
+    c = _scalar_constant(y)
+    if c == 1:
+        return mul(b, ct, y)
+    if c == 2:
+        return mul(b, ct, mul(b, y, x))
     return mul(b, ct, mul(b, y, b.one("tensor.pow", x, sub(b, y, _c(b, y, 1.0)))))
 
 

@@ -129,6 +129,12 @@ def _write_tapes(b: Builder, tapes, writes, k) -> list:
             for t, w in zip(tapes, writes)]
 
 
+# integer scalar ops a write's index may be rebuilt with in a reverse step instead of taped
+_INDEX_OPS = frozenset({"tensor.constant", "tensor.add", "tensor.sub", "tensor.mul",
+                        "tensor.neg", "tensor.convert", "tensor.floordiv", "tensor.min",
+                        "tensor.max"})
+
+
 # a product whose every element sums at least this many terms is taped, not recomputed
 COSTLY_CONTRACTION = 8
 
@@ -219,6 +225,7 @@ class Transformer:
         # original taped loop -> number of its tapes, each also carried as the last trip's
         # value after the tapes (``_lasts``)
         self.lasts: dict = {}
+        self.recording: list = []  # the loops whose trips _record_trip records, outermost first
 
     def active(self, v: Value) -> bool:
         return v in self.varied and isinstance(v.type, TensorType) and (
@@ -455,7 +462,9 @@ class Transformer:
             if count.type != _COUNT:
                 count = b.one("tensor.convert", count, dtype=_COUNT.dtype)
             self.trip_sinks[-1].append(count)
+        self.recording.append(op)
         writes, plan = self._record_trip(body, body.args[1:], inner, ib)
+        self.recording.pop()
         tape_types = [TensorType((n,) + w.type.shape, w.type.dtype) for w in writes]
         tapes = [blk.add_arg(t) for t in tape_types]
         lasts = self._lasts(op, blk, writes)
@@ -497,11 +506,11 @@ class Transformer:
                 _, tv, m, inner_plan = inner.tapes[loop][:4]
                 entries = []
                 for u, pos_old, pos_idx in inner_plan[yields[i].index][1]:
-                    entries.append((u, len(writes), list(range(len(writes) + 1,
-                                                               len(writes) + 1 + len(pos_idx)))))
+                    entries.append((u, len(writes), self._index_slots(
+                        writes, [p if isinstance(p, tuple) else tv[p] for p in pos_idx])))
                     writes.append(tv[pos_old])
-                    writes.extend(tv[p] for p in pos_idx)
-                plan.append(("undo_loop", m, entries))
+                    writes.extend(tv[p] for p in pos_idx if not isinstance(p, tuple))
+                plan.append(("undo_loop", m, entries, loop))
                 continue
             if chain is None:
                 plan.append(("full", len(writes)))
@@ -520,10 +529,11 @@ class Transformer:
                     continue
                 windows.add(window)
                 old, dyn = olds[u]
-                entries.append((u, len(writes), list(range(len(writes) + 1,
-                                                           len(writes) + 1 + len(dyn)))))
+                idx = [("re", d) if self._rebuildable(d) else dv
+                       for d, dv in zip(u.operands[2:], dyn)]
+                entries.append((u, len(writes), self._index_slots(writes, idx)))
                 writes.append(old)
-                writes.extend(dyn)
+                writes.extend(d for d in idx if not isinstance(d, tuple))
             plan.append(("undo", entries))
         cached = []  # (original value, its row's position in writes): read, not recomputed
         for o in body.ops[:-1]:
@@ -533,6 +543,81 @@ class Transformer:
                 writes.append(inner[o.results[0]])
         plan.append(("cached", cached))
         return writes, plan
+
+    @staticmethod
+    def _index_slots(writes: list, idx: list) -> list:
+        """A write's index entries for the undo plan: the tape position of each index the
+        trip records (after the old slot's value, at ``len(writes)``), or ``("re", d)``
+        for an original index value ``d`` the reverse step rebuilds (``_rebuildable``)."""
+        out, pos = [], len(writes) + 1
+        for d in idx:
+            if isinstance(d, tuple):
+                out.append(d)
+            else:
+                out.append(pos)
+                pos += 1
+        return out
+
+    def _inside(self, v: Value, loop: Operation) -> bool:
+        """Whether ``v`` is defined inside ``loop``'s regions."""
+        o = v.owner
+        blk = o if isinstance(o, Block) else o.parent
+        while blk is not None:
+            owner = self.owners.get(blk)
+            if owner is None:
+                return False
+            if owner is loop:
+                return True
+            blk = owner.parent
+        return False
+
+    def _rebuildable(self, d: Value) -> bool:
+        """Whether a write's index ``d`` can be rebuilt in the reverse step from the
+        induction variables of the loops being recorded (``self.recording``) and values
+        defined outside them, through integer scalar ops: then no tape records it
+        (knapsack's ``best[i + 1, c]``: ``i + 1`` and ``c``)."""
+        if not self.recording:
+            return False
+        outer = self.recording[0]
+        bodies = {lp.regions[0].block: lp for lp in self.recording if lp.name == "loop.for"}
+        return self._rebuild_ok(d, outer, bodies, {})
+
+    def _rebuild_ok(self, d: Value, outer: Operation, bodies: dict, memo: dict) -> bool:
+        if d in memo:
+            return memo[d]
+        if not self._inside(d, outer):
+            ok = True
+        elif isinstance(d.owner, Block):
+            ok = d.owner in bodies and d is d.owner.args[0]
+        else:
+            o = d.owner
+            ok = (o.name in _INDEX_OPS and not o.regions and o.parent in bodies and
+                  d.type.rank == 0 and d.type.dtype[0] in "iu" and
+                  all(self._rebuild_ok(x, outer, bodies, memo) for x in o.operands))
+        memo[d] = ok
+        return ok
+
+    def _rebuild(self, d: Value, b: Builder, scope: Scope, ivs: dict, memo: dict) -> Value:
+        """The index ``d`` (``_rebuildable``) in the reverse step: the induction variables
+        from ``ivs`` (original -> emitted), values outside the recorded loops from
+        ``scope``, the integer ops between cloned."""
+        if d in ivs:
+            return ivs[d]
+        if d in memo:
+            return memo[d]
+        try:
+            v = scope[d]   # a value outside the recorded loops
+        except KeyError:
+            v = self._clone_index_op(d.owner, b, scope, ivs, memo)
+        memo[d] = v
+        return v
+
+    def _clone_index_op(self, o: Operation, b: Builder, scope: Scope, ivs: dict,
+                        memo: dict) -> Value:
+        new = Operation(o.name, [self._rebuild(x, b, scope, ivs, memo) for x in o.operands],
+                        [r.type for r in o.results], o.attrs, [], o.loc)
+        b.block.append(new)
+        return new.results[0]
 
     def _undoable_inner(self, body: Block, c: Value, y: Value) -> bool:
         """``y`` (yielded for the carried array ``c``) is made from ``c`` by a loop.for of
@@ -575,7 +660,9 @@ class Transformer:
             tapes = [blk.add_arg(t) for t in tape_types]
             term = r.block.terminator
             if is_body and capacity is not None:
+                self.recording.append(op)
                 writes, plan = self._record_trip(r.block, r.block.args, inner, ib)
+                self.recording.pop()
                 tape_types = [TensorType((capacity,) + w.type.shape, w.type.dtype)
                               for w in writes]
                 tapes = [blk.add_arg(t) for t in tape_types]
@@ -777,6 +864,13 @@ class Transformer:
                 rs[c] = v
         elif tape is not None and tape[0] == "tape":
             tv = tape[1]
+            ivs = {body.args[0]: self._iv_at(op, scope, rb, k)} if is_for else {}
+            memo: dict = {}
+
+            def index(p):  # a write's index: read from the tape, or rebuilt
+                if isinstance(p, tuple):
+                    return self._rebuild(p[1], rb, rs, ivs, memo)
+                return at_k(tv[p])
             # a while tape that overflowed is read in bounds; the run is then repeated
             row = k if is_for and self._trips(op) is not None else \
                 rb.one("tensor.min", k, rb.constant(tape[2] - 1, idt))
@@ -799,12 +893,12 @@ class Transformer:
                     continue
                 s_arg = blk.add_arg(c.type, "state")
                 if how[0] == "undo_loop":
-                    v = self._undo_inner(rb, s_arg, tv, row, how[1], how[2], op.loc)
+                    v = self._undo_inner(rb, s_arg, tv, row, how, op.loc, rs, ivs)
                 else:
                     v = s_arg
                     for u, pos_old, pos_idx in reversed(how[1]):
                         v = rb.create("tensor.update_slice",
-                                      [v, at_k(tv[pos_old])] + [at_k(tv[p]) for p in pos_idx],
+                                      [v, at_k(tv[pos_old])] + [index(p) for p in pos_idx],
                                       E.index_attrs(u)).result
                 rs[c] = v  # the array as trip k found it, carried on to trip k - 1
                 extra.append((scope[op.results[i]], s_arg, v))
@@ -845,24 +939,40 @@ class Transformer:
         na, no = len(act), len(outer)
         return res[:na], res[na:na + no], res[na + no:na + no + len(extra)]
 
-    @staticmethod
-    def _undo_inner(rb: Builder, state: Value, tv, row: Value, m: int, entries, loc) -> Value:
+    def _undo_inner(self, rb: Builder, state: Value, tv, row: Value, how, loc, rs: Scope,
+                    ivs: dict) -> Value:
         """``state`` with an inner loop's writes of trip ``row`` undone, its trips in
         reverse: each write's slot set back to the old value the tape holds (``tv[p]`` has
-        shape ``(trips, m, ...)``)."""
+        shape ``(trips, m, ...)``); a rebuilt index (``("re", d)``) from the inner loop's
+        induction variable at its trip ``ii`` and the outer ones in ``ivs``."""
+        _, m, entries, loop = how
         idt = row.type.dtype
         blk = Block()
         ib = Builder(blk)
         i = blk.add_arg(TensorType((), idt), "i")
         v = blk.add_arg(state.type, "state")
         ii = ib.one("tensor.sub", ib.constant(m - 1, idt), i)
+        memo: dict = {}
+        inner_ivs = dict(ivs)
+        if any(isinstance(p, tuple) for _, _, pos_idx in entries for p in pos_idx):
+            lb, step = (self._rebuild(x, ib, rs, ivs, memo) for x in
+                        (loop.operands[0], loop.operands[2]))
+            kk = ii if ii.type.dtype == lb.type.dtype else \
+                ib.one("tensor.convert", ii, dtype=lb.type.dtype)
+            inner_ivs[loop.regions[0].block.args[0]] = ib.one(
+                "tensor.add", lb, ib.one("tensor.mul", kk, step))
 
         def at(t):
             return ib.create("tensor.slice", [t, row, ii], {"spec": [["i", 0], ["i", 1]] +
                                                             _full_spec(t.type.shape[2:])}).result
+
+        def index(p):
+            if isinstance(p, tuple):
+                return self._rebuild(p[1], ib, rs, inner_ivs, memo)
+            return at(tv[p])
         for u, pos_old, pos_idx in reversed(entries):
             v = ib.create("tensor.update_slice", [v, at(tv[pos_old])] +
-                          [at(tv[p]) for p in pos_idx], E.index_attrs(u)).result
+                          [index(p) for p in pos_idx], E.index_attrs(u)).result
         ib.create("loop.yield", [v])
         undo = Operation("loop.for", [rb.constant(0, idt), rb.constant(m, idt),
                                       rb.constant(1, idt), state], [state.type], {},
