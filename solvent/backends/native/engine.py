@@ -177,9 +177,9 @@ class Compiled:
         if opt_level:
             optimize(mod, tm, opt_level)
         self.vector_calls = use_vector_math(mod)
-        self.optimized_ir = str(mod)
-        self.returns_zero = _returns_zero(mod.get_function(name)) or \
-            _returns_zero_past_chunks(mod, name, tm)
+        self.optimized_ir = text = str(mod)
+        zero = _zero_returning(text)
+        self.returns_zero = name in zero or _returns_zero_past_chunks(text, zero, name, tm)
         t1 = time.perf_counter()
         self.engine = llvm.create_mcjit_compiler(mod, tm)
         self.engine.finalize_object()
@@ -189,32 +189,34 @@ class Compiled:
         self.cfunc = proto(self.address)
 
 
-def _returns_zero(fn) -> bool:
-    """Whether every ``ret`` of ``fn`` returns the constant 0: then no run-time check of the
-    native code can fail (LLVM proved each one, or none was needed)."""
-    for block in fn.blocks:
-        for inst in block.instructions:
-            if inst.opcode == "ret" and not all(str(v).strip() == "i64 0"
-                                                for v in inst.operands):
-                return False
-    return True
+_DEFINE = re.compile(r'^define [^@\n]*@"?([\w.]+)"?\(.*?^}$', re.M | re.S)
+_RET = re.compile(r"^\s+ret (.*)$", re.M)
+
+
+def _zero_returning(text: str) -> set:
+    """The functions defined in ``text`` (LLVM IR) whose every ``ret`` returns the constant
+    0 (or nothing): no run-time check of the native code in them can fail (LLVM proved each
+    one, or none was needed). Read from the text, which the caller prints anyway: walking the
+    instructions through llvmlite costs a foreign call per instruction and operand."""
+    return {m.group(1) for m in _DEFINE.finditer(text)
+            if all(r.strip() in ("i64 0", "void") for r in _RET.findall(m.group(0)))}
 
 
 _PAR_CALL = re.compile(r"call (i64 @\"?solvent_par_for\"?\((?:ptr|i64 \([^)]*\)\*) "
                        r"(?:nonnull )?@\"?([\w.]+)\"?)")
 
 
-def _returns_zero_past_chunks(mod, name: str, tm) -> bool:
+def _returns_zero_past_chunks(text: str, zero: set, name: str, tm) -> bool:
     """Whether ``name`` returns 0 on every path once each ``solvent_par_for`` call whose
-    chunk function returns only 0 is known to succeed. threads.py's ``solvent_par_for``
-    returns -1 only after a chunk returned non-zero, else the count of chunks that ran
-    (0 .. MAX_CHUNKS); its failure test in the entry is emitted before LLVM proved the
-    chunk's index checks (loop bounds, ``llvm.assume``), so it survives optimization. A
-    copy of the optimized module with those calls' results given that range is simplified
-    again (no vectorization or unrolling) and its entry's returns are read: the module that
-    runs is not changed."""
-    text = str(mod)
-    zero = {f.name for f in mod.functions if not f.is_declaration and _returns_zero(f)}
+    chunk function returns only 0 (``zero``) is known to succeed. threads.py's
+    ``solvent_par_for`` returns -1 only after a chunk returned non-zero, else the count of
+    chunks that ran (0 .. MAX_CHUNKS); its failure test in the entry is emitted before LLVM
+    proved the chunk's index checks (loop bounds, ``llvm.assume``), so it survives
+    optimization. A copy of the optimized module ``text`` with those calls' results given
+    that range has its entry simplified again (sparse constant propagation, which reads the
+    range, then CFG simplification, which drops the failure branches it decided; no loop or
+    vector pass: they cost most and decide nothing here) and its returns are read: the
+    module that runs is not changed."""
     from .threads import MAX_CHUNKS
 
     def ranged(m):
@@ -224,8 +226,13 @@ def _returns_zero_past_chunks(mod, name: str, tm) -> bool:
     if not count or new == text:
         return False
     copy = llvm.parse_assembly(new)
-    optimize(copy, tm, 1)
-    return _returns_zero(copy.get_function(name))
+    fn = copy.get_function(name)
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=1))
+    fpm = llvm.create_new_function_pass_manager()
+    fpm.add_sccp_pass()
+    fpm.add_simplify_cfg_pass()
+    fpm.run(fn, pb)
+    return name in _zero_returning(str(fn))
 
 
 # --- calling with NumPy arrays: data pointers read in machine code ------------------------------
@@ -346,3 +353,4 @@ def python_caller(address: int, n: int):
     # the function's ``self``: the entry's address and the number of arrays, read by the
     # machine code from this array's data; the function object holds a reference to it
     return _PY_CALL[2](np.array([address, n], dtype=np.int64))
+
