@@ -114,6 +114,11 @@ class LoopInfo:
         self.reasons: dict[Value, str] = {}        # opaque atom -> why it is opaque
         self._forms: dict[Value, Affine] = {}
         self._names: dict[Value, str] = {}
+        # loop -> (its bound operands, loop_bounds, trip_max): the dependence test asks for
+        # them per subscript, pair and direction (lu_nopivot: 5740 and 1982 times over 18
+        # loops), each an affine walk
+        self._bounds: dict[Operation, tuple] = {}
+        self._trips: dict[Operation, tuple] = {}
         for op in fn.walk():
             for o in op.operands:
                 self.uses[o].append(op)
@@ -232,8 +237,14 @@ class LoopInfo:
     # --- ranges ------------------------------------------------------------------------------
     def loop_bounds(self, loop: Operation):
         """(lb form, ub form, constant step or None)."""
-        lb, ub, st = (self.affine(o) for o in loop.operands[:3])
-        return lb, ub, (st.const if st.is_const and st.const != 0 else None)
+        key = tuple(loop.operands[:3])
+        hit = self._bounds.get(loop)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        lb, ub, st = (self.affine(o) for o in key)
+        out = lb, ub, (st.const if st.is_const and st.const != 0 else None)
+        self._bounds[loop] = (key, out)
+        return out
 
     def iv_range_forms(self, loop: Operation):
         """(lowest, highest) value of the loop's iv as forms in outer ivs, or None."""
@@ -271,7 +282,15 @@ class LoopInfo:
 
     def trip_max(self, loop: Operation) -> int | None:
         """An upper bound on the loop's trip count over the enclosing nest (None: unknown)."""
-        lb, ub, step = self.loop_bounds(loop)
+        bounds = self.loop_bounds(loop)
+        hit = self._trips.get(loop)
+        if hit is not None and hit[0] is bounds:
+            return hit[1]
+        out = self._trip_max(*bounds)
+        self._trips[loop] = (bounds, out)
+        return out
+
+    def _trip_max(self, lb, ub, step) -> int | None:
         if step is None:
             return None
         span = (ub - lb) if step > 0 else (lb - ub)
