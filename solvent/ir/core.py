@@ -316,3 +316,25 @@ def clone_op(op: Operation, vmap: dict) -> Operation:
                     [r.type for r in op.results], dict(op.attrs), regions, op.loc)
     vmap.update(zip(op.results, new.results))
     return new
+
+
+def clone_function(fn: Function) -> Function:
+    """A copy of ``fn`` that shares no op, value or list with it (attribute dicts are
+    copied one level deep, as ``clone_op`` does): passes rewrite the IR in place, so a
+    stage run again from an earlier point (runtime.jit: raising with another backend's
+    options) needs its own copy. Cheaper than a print and parse."""
+    vmap: dict = {}
+    body = Block()
+    for a in fn.body.args:
+        vmap[a] = body.add_arg(a.type, a.hint)
+    for op in fn.body.ops:
+        body.append(clone_op(op, vmap))
+    ops = dict(zip(fn.walk(), body.walk()))   # the same program order
+    new = Function(fn.name, body, list(fn.arg_names), list(fn.writeback),
+                   [list(e) for e in fn.errors], list(fn.shardings), list(fn.raised),
+                   {ops.get(k, k): v for k, v in fn.not_raised.items()},
+                   set(fn.raised_with))
+    for k, v in vars(fn).items():   # attributes a frontend or pass set beyond the fields
+        if not hasattr(new, k):
+            setattr(new, k, v)
+    return new

@@ -27,10 +27,10 @@ from ..ops.checks import KINDS, error_text
 from ..frontend import arg_trees
 from ..frontend.captures import value_key
 from ..frontend.translator import Translation, translate
-from ..ir.core import Function
+from ..ir.core import Function, clone_function
 from ..ir.parser import parse_function
 from ..ir.printer import print_function
-from ..passes.pipeline import build_pipeline, run_pipeline
+from ..passes.pipeline import build_pipeline, run_pipeline, shared_prefix
 from ..backends.choice import choose
 from . import fast_path
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
@@ -136,6 +136,11 @@ def choose_backend(fn: Function, requested: str | None):
     return choose(fn, accepted, refused)
 
 
+def _backend_pass_names() -> set:
+    """The passes whose options some backend's ``pass_defaults`` set."""
+    return {k for name in available_backends() for k in get_backend(name).pass_defaults}
+
+
 def make_executable(fn: Function, backend: str):
     return get_backend(backend).compile(fn)
 
@@ -226,23 +231,28 @@ class JitFunction:
         stages = []
         if self.placement is not None:  # the IR carries the mesh and the argument specs
             tr.fn.shardings = self.placement.ir_shardings(tr.fn, tr)
-        def pipeline(tr, backend):
-            stages.clear()
-            return run_pipeline(tr.fn, trace=(lambda n, f: stages.append((n, _snapshot(f))))
-                                if trace else None,
-                                passes=build_pipeline(self._pass_options(backend)))
-
-        fn = pipeline(tr, self.backend)
+        snap = (lambda n, f: stages.append((n, _snapshot(f)))) if trace else None
+        passes = build_pipeline(self._pass_options(self.backend))
+        # the passes before the first one a backend's pass_defaults set run the same for
+        # every backend: under automatic choice the program after them is kept, and a
+        # backend whose options differ reruns only the rest (once translated, once through
+        # the shared passes; the copy costs ~1 ms, the second translation and run of the
+        # shared passes cost levinson and lu_nopivot ~40-60 ms)
+        auto = self.backend is None and self.placement is None
+        head = shared_prefix(passes, _backend_pass_names()) if auto else len(passes)
+        fn = run_pipeline(tr.fn, trace=snap, passes=passes[:head])
+        kept = clone_function(fn) if head < len(passes) else None
+        fn = run_pipeline(fn, trace=snap, passes=passes[head:], start=False)
         backend, reason = choose_backend(fn, self.backend)
-        if self.backend is None and self.placement is None and any(
+        if auto and any(
                 self._pass_options(backend).get("raise_loops", {}).get(k) !=
                 self._pass_options(None).get("raise_loops", {}).get(k) for k in fn.raised_with):
             # raising built something the chosen backend's pass_defaults refuse (a masked
             # batch under a carried loop, a strided interchange: Function.raised_with): the
-            # program again with its options, on the backend already chosen
-            tr = translate(self.pyfn, args, static, self.translator,
-                           clamped_windows=type_key in self._clamped)
-            fn = pipeline(tr, backend)
+            # rest of the pipeline again with its options, on the backend already chosen
+            del stages[head + 1:]
+            fn = run_pipeline(kept, trace=snap, start=False,
+                              passes=build_pipeline(self._pass_options(backend))[head:])
             backend, _ = choose_backend(fn, backend)
             reason += f" (compiled with {backend}'s pass options)"
         if self.placement is not None:

@@ -68,6 +68,22 @@ def test_automatic_choice_compiles_with_the_chosen_backends_options():
         assert _loops(c.fn) == 1
 
 
+def test_the_automatic_rerun_builds_the_program_native_forced_builds():
+    """The automatic choice reruns only the passes from raising on, from a copy of the
+    program kept before them (runtime.jit, ir.core.clone_function): the result is the
+    program ``backend="native"`` builds from the frontend on, and explain shows every stage
+    once."""
+    from solvent.ir.printer import print_function
+    auto = solvent.jit(lu).compile(_lu_args(7))
+    if auto.backend != "native":
+        pytest.skip("the automatic choice did not pick native here")
+    native = solvent.jit(lu, backend="native").compile(_lu_args(7))
+    assert print_function(auto.fn) == print_function(native.fn)
+    text = solvent.jit(lu).explain(*_lu_args(7))
+    assert text.count("## after raise_loops") == 1 and text.count("## after functionalize") == 1
+    check(lu, *_lu_args(7), backend=None)
+
+
 def test_raising_records_the_options_it_needed():
     """Function.raised_with names the raise_loops options whose value let a loop raise:
     LU's masked triangle under its carried pivot loop needs masked_under_carried; a masked
