@@ -195,7 +195,8 @@ def main():
             if c == "numba" or "numba" not in comps:
                 continue
             s, n = recs[c], recs["numba"]
-            cells.append(f"{s['cpu'] / n['cpu']:.2f}" if "cpu" in s and "cpu" in n else "-")
+            ok = all("cpu" in r and not r.get("mismatch") for r in (s, n))
+            cells.append(f"{s['cpu'] / n['cpu']:.2f}" if ok else "-")
         cells.append(recs.get("auto", {}).get("backend", "-"))
         print("| " + " | ".join(cells) + " |", flush=True)
     if a.json:
