@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .values import ListVal
+
 
 
 def _static_leaf(v) -> bool:
@@ -217,18 +219,11 @@ def leaf_values(t, path: str, index: list, make_leaf):
     return Record(kind, cls, vals, path)
 
 
-def _arg_list_class():
-    from .values import ListVal
-
-    @dataclass(frozen=True)
-    class ArgList(ListVal):
-        """A list passed in: read like any list; changing it is refused (the change would
-        not reach the caller's list)."""
-        name: str = ""
-    return ArgList
-
-
-ArgList = _arg_list_class()
+@dataclass(frozen=True)
+class ArgList(ListVal):
+    """A list passed in: read like any list; changing it is refused (the change would not
+    reach the caller's list)."""
+    name: str = ""
 
 
 def refuse_change(fe, v, what: str):

@@ -399,8 +399,8 @@ class ExprMixin:
 
     def sequence_item_at(self, items, idx):
         """``xs[i]`` with ``i`` known only at run time, for a list or tuple whose items are
-        numbers or arrays of one type (shape, dtype, Python or NumPy scalar): the items stacked (as np.array(xs) would),
-        then indexed; negative ``i`` counts from the end and one out of range raises
+        numbers or arrays of one type (shape, dtype, Python or NumPy scalar): the items
+        stacked (as np.array(xs) would), then indexed; negative ``i`` counts from the end and one out of range raises
         IndexError, as for the list. An array item is read from that copy, which refuses
         writes (they would not reach the list's array); returned, it is a new array, not the
         list's own object. None where this does not apply."""

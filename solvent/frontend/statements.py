@@ -316,9 +316,10 @@ class StmtMixin:
             obj = self.list_store_target(target.value, obj)
             self.check_list_store(obj, value)
             self.setitem(obj, self.index_items(target.slice), value)
-        elif isinstance(target, ast.Attribute) and isinstance(self.expr(target.value), Record):
-            raise refuse_change(self, self.expr(target.value), "assigning an attribute")
         else:
+            obj = self.expr(target.value) if isinstance(target, ast.Attribute) else None
+            if isinstance(obj, Record):
+                raise refuse_change(self, obj, "assigning an attribute")
             raise self.unsupported(f"assignment to {type(target).__name__}")
 
     def iter_items(self, value) -> list | None:

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import UnsupportedError
 from .comprehensions import ComprehensionMixin
 from . import arg_trees
+from .arg_trees import _static_tuple
 from .desugar import desugar
 from .local_functions import LocalFunction
 from ..ir.builder import Builder
@@ -316,12 +317,6 @@ def element_strides(a: np.ndarray) -> tuple | None:
         raise UnsupportedError("an argument array has strides that are not a multiple of its "
                                "item size", hint="pass a copy (np.ascontiguousarray(x))")
     return tuple(s // a.itemsize for s in a.strides)
-
-
-def _static_tuple(v) -> bool:
-    if isinstance(v, tuple):
-        return all(_static_tuple(x) for x in v)
-    return isinstance(v, (bool, int, float, complex, str, type(None)))
 
 
 @dataclass
