@@ -33,7 +33,7 @@ COMPLEX_RULES = frozenset(
     f"tensor.{n}" for n in (
         "add", "sub", "neg", "mul", "div", "abs", "convert", "select", "reshape", "transpose",
         "slice", "update_slice", "broadcast_to", "reduce_sum", "concatenate", "reverse",
-        "real", "imag", "conj", "angle", "fft", "dot_general"))
+        "real", "imag", "conj", "angle", "fft", "dot_general", "complex"))
 
 _COMPLEX = {"f32": "c64", "f64": "c128", "c64": "c64", "c128": "c128"}
 
@@ -113,11 +113,18 @@ def _angle(b, op, xs, ys, cts):
     return [b.one("tensor.mul", c, b.one("tensor.mul", z, b.constant(1j, z.type.dtype)))]
 
 
+def _complex(b, op, xs, ys, cts):
+    """z = re + i im: ct_re = Re ct, ct_im = Im ct (each summed back to its part's shape)."""
+    ct = cts[0]
+    return [E.unbroadcast(b, b.one(f"tensor.{part}", ct), x.type.shape)
+            for part, x in zip(("real", "imag"), xs)]
+
+
 def conj_if_complex(b, v):
     """``conj(v)`` for a complex ``v``, ``v`` itself otherwise."""
     return b.one("tensor.conj", v) if v.type.dtype[0] == "c" else v
 
 
 for _name, _rule in (("fft", _fft), ("real", _real), ("imag", _imag), ("conj", _conj),
-                     ("angle", _angle)):
+                     ("angle", _angle), ("complex", _complex)):
     register_vjp(f"tensor.{_name}", _rule)

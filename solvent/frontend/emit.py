@@ -381,14 +381,11 @@ class Emitter:
         return self.b.one("tensor.reshape", t, shape=list(step[1]))
 
     def with_part(self, whole, new_part, which: str):
-        """``whole`` (complex) with its real or imaginary part replaced by ``new_part``."""
-        cdt = whole.type.dtype
+        """``whole`` (complex) with its real or imaginary part replaced by ``new_part``, exactly
+        (``tensor.complex``: an infinite part or a -0.0 stays as written)."""
         keep = self.b.one("tensor.imag" if which == "real" else "tensor.real", whole)
         re, im = (new_part, keep) if which == "real" else (keep, new_part)
-        re_c = self.b.one("tensor.convert", re, dtype=cdt)
-        im_c = self.b.one("tensor.convert", im, dtype=cdt)
-        j = self.b.constant(1j, cdt)
-        return self.b.one("tensor.add", re_c, self.b.one("tensor.mul", im_c, j))
+        return self.b.one("tensor.complex", re, im)
 
     def write(self, ref: ArrayRef, spec: list, dyn: list, value) -> None:
         """``ref[spec] = value`` through ref's views, with NumPy's broadcasting and casting."""

@@ -739,15 +739,30 @@ implements(builtins.bool)(_py_ctor("i1"))
 
 @implements(builtins.complex)
 def _complex(fe, real=Const(0), imag=None):
-    """complex(x) and complex(re, im) of numbers (``re + im * 1j``, so an infinite or NaN
-    ``im`` also makes the real part NaN, where Python keeps ``re``: the IR has no op that
-    builds a complex number from its parts)."""
+    """complex(x), and complex(re, im) as CPython builds it (``complex_new``): float parts go
+    in exactly (``tensor.complex``: ``complex(1.0, inf)`` is ``1+infj``, where ``1.0 + inf*1j``
+    is ``nan+infj``); a complex ``im`` adds ``-im.imag`` to the real part, a complex ``re``
+    adds its imaginary part to ``im``."""
     one = _py_ctor("c128")
     if imag is None:
         return one(fe, real)
     if isinstance(real, Const) and isinstance(imag, Const):
         return Const(complex(real.value, imag.value))
-    return fe.ufunc(np.add, one(fe, real), fe.ufunc(np.multiply, one(fe, imag), Const(1j)))
+    parts = []
+    for x in (real, imag):
+        t = fe.tensor(x)
+        if t.type.rank:
+            raise fe.unsupported("complex() of an array", "index a single element first")
+        if t.dtype[0] == "c":
+            t = fe.convert(t, "c128")
+            parts.append(tuple(Tensor(fe.b.one(f"tensor.{p}", t.v), deps=t.deps)
+                               for p in ("real", "imag")))
+        else:
+            parts.append((_py_ctor("f64")(fe, t), None))
+    (rr, ri), (ir_, ii) = parts
+    re = rr if ii is None else fe.ufunc(np.subtract, rr, ii)
+    im = ir_ if ri is None else fe.ufunc(np.add, ir_, ri)
+    return Tensor(fe.b.one("tensor.complex", re.v, im.v), weak=True, deps=re.deps | im.deps)
 
 
 @implements(builtins.len)

@@ -126,6 +126,11 @@ class StmtMixin:
                 self.check_inplace_cast(new, self.tensor_type(obj).dtype)
             self.check_list_store(obj, new)
             self.setitem(obj, items, new)
+        elif isinstance(t, ast.Attribute) and t.attr in ("real", "imag"):
+            part = self.part_target(t)       # z.real += v: in place on the part's view
+            new = op(self.read(part), self.expr(node.value))
+            self.check_inplace_cast(new, part.dtype)
+            self.write_all(part, new)
         else:
             raise self.unsupported("augmented assignment to this target")
 
@@ -316,11 +321,27 @@ class StmtMixin:
             obj = self.list_store_target(target.value, obj)
             self.check_list_store(obj, value)
             self.setitem(obj, self.index_items(target.slice), value)
+        elif isinstance(target, ast.Attribute) and target.attr in ("real", "imag"):
+            self.setitem(self.part_target(target), [Const(Ellipsis)], value)
         else:
             obj = self.expr(target.value) if isinstance(target, ast.Attribute) else None
             if isinstance(obj, Record):
                 raise refuse_change(self, obj, "assigning an attribute")
             raise self.unsupported(f"assignment to {type(target).__name__}")
+
+    def part_target(self, target: ast.Attribute):
+        """The array that ``x.real = v`` / ``x.imag = v`` (or ``op=``) writes: the part's view
+        of ``x``'s buffer; a real array's ``.real`` is the array itself, its ``.imag`` cannot
+        be set (NumPy's TypeError)."""
+        obj = self.expr(target.value)
+        if isinstance(obj, Record):
+            raise refuse_change(self, obj, "assigning an attribute")
+        if not isinstance(obj, ArrayRef):
+            raise self.unsupported(f"assigning .{target.attr} of a value that is not an "
+                                   "array variable")
+        if obj.dtype[0] != "c" and target.attr == "imag":
+            raise TypeError(f"{self.b.loc}: array does not have imaginary part to set")
+        return self.complex_part(obj, target.attr)
 
     def iter_items(self, value) -> list | None:
         """The items Python's iteration over ``value`` gives: a tuple's or list's items, an

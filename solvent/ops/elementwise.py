@@ -336,3 +336,38 @@ register(OpDef(
     infer=_convert_infer,
     elementwise=True,
 ), interp=_convert_interp, xla=_convert_xla)
+
+
+def _complex_infer(types, attrs):
+    expect(len(types) == 2 and all(isinstance(t, TensorType) for t in types),
+           "tensor.complex takes (real, imag) tensors")
+    re, im = types
+    expect(re.dtype == im.dtype and re.dtype in ("f32", "f64"),
+           f"tensor.complex takes two f32 or two f64 parts, got {re.dtype}, {im.dtype}")
+    return [TensorType(broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[re.dtype])]
+
+
+_COMPLEX_OF = {"f32": "c64", "f64": "c128"}
+
+
+def _complex_interp(op, args, ctx):
+    from ..ir.types import np_dtype
+    re, im = np.broadcast_arrays(*args)
+    out = np.empty(re.shape, np_dtype(op.results[0].type.dtype))
+    out.real, out.imag = re, im
+    return [out]
+
+
+def _complex_xla(op, args, ctx):
+    from jax import lax
+    re, im = jnp.broadcast_arrays(*args)
+    return [lax.complex(re, im)]
+
+
+register(OpDef(
+    name="tensor.complex",
+    doc="the complex number re + im*j from its parts, exactly (Python's complex(re, im); "
+        "re + 1j*im differs: 1j*inf is nan+infj)",
+    infer=_complex_infer,
+    elementwise=True,
+), interp=_complex_interp, xla=_complex_xla)

@@ -37,7 +37,17 @@ def rows(x, w):
     return np.sum(np.conj(z).real * w[:3, :]) + np.sum(np.fft.irfft(z, 7, axis=0) * w)
 
 
+def parts(x, w):
+    """complex(re, im) in a loop and a part written through ``z.imag``: tensor.complex's rule."""
+    z = np.zeros(x.shape[0], np.complex128)
+    for i in range(x.shape[0]):
+        z[i] = complex(x[i], w[i] * x[i])
+    z.imag = z.imag * 2.0 + w
+    return np.sum(np.abs(z * z) * w)
+
+
 CASES = [
+    (parts, lambda r: (r.standard_normal(5), r.standard_normal(5)), (0, 1)),
     (power, lambda r: (r.standard_normal(8), r.standard_normal(8)), (0, 1)),
     (power, lambda r: (r.standard_normal(1), r.standard_normal(1)), (0,)),
     (filtered, lambda r: (r.standard_normal(9), r.standard_normal(5)), (0, 1)),

@@ -258,6 +258,23 @@ def _convert_samples():
             numpy=lambda x, dst=dst: [_astype(x, dst)])
 
 
+def _complex_samples():
+    """tensor.complex: infinite and NaN parts stay where they are (re + 1j*im would not)."""
+    for dt, sa, sb in (("f64", (3, 4), (3, 4)), ("f32", (2, 3), ()), ("f64", (4, 1), (1, 3))):
+        add(f"tensor.complex-{dt}-{_shape_id(sa)}_{_shape_id(sb)}", [T(sa, dt), T(sb, dt)],
+            lambda b, x, y: b.one("tensor.complex", x, y),
+            lambda rng, sa=sa, sb=sb, dt=dt: [gen(rng, sa, dt, specials=(INF, NAN, -0.0)),
+                                              gen(rng, sb, dt, specials=(-INF, NAN, -0.0))],
+            numpy=lambda x, y: [_from_parts(x, y)])
+
+
+def _from_parts(re, im):
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
+    out.real, out.imag = re, im
+    return out
+
+
 def _astype(x, dst):
     import warnings
     with warnings.catch_warnings():
@@ -1082,6 +1099,7 @@ _unary_samples()
 _binary_samples()
 _select_samples()
 _convert_samples()
+_complex_samples()
 _constant_samples()
 _creation_samples()
 _shape_samples()

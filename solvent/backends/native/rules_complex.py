@@ -225,7 +225,7 @@ def refuses(op) -> str | None:
             c not in ("shared", "last") and v.type.dtype[0] == "c" and v.type.rank == 0
             for c, v in zip(op.attrs.get("combiners") or (), op.operands[3:])):
         return "a parallel reduction of complex scalars"
-    if name in MOVES or name == "tensor.convert":
+    if name in MOVES or name in ("tensor.convert", "tensor.complex"):
         return None
     if name.startswith("tensor.") and (short in UNARY or short in BINARY):
         return None

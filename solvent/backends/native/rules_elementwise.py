@@ -95,6 +95,8 @@ RULES = {f"tensor.{name}": _unary(name, fn)
 RULES["tensor.select"] = elementwise(_select)
 RULES["tensor.convert"] = elementwise(_convert)
 RULES["tensor.broadcast_to"] = elementwise(lambda ctx, op, vals: vals[0])
+RULES["tensor.complex"] = elementwise(
+    lambda ctx, op, vals: rules_complex.pack(ctx, op.results[0].type.dtype, *vals))
 
 # ops whose result element k reads only element k of each same-shaped operand
 ELEMENTWISE = frozenset(RULES)
