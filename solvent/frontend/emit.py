@@ -559,7 +559,17 @@ def _scaled(num: float, den: float):
     return rule
 
 
+def _complex_rint(em, ts, dt, out_dt):
+    """rint of a complex value rounds each part (NumPy's loop does; XLA's has none)."""
+    if dt[0] != "c":
+        return None
+    b = em.b
+    re, im = (b.one("tensor.rint", b.one(f"tensor.{p}", ts[0].v)) for p in ("real", "imag"))
+    return b.one("tensor.complex", re, im)
+
+
 _LOOP_DTYPE_RULES = {
+    np.rint: _complex_rint,
     np.degrees: _scaled(180.0, np.pi), np.rad2deg: _scaled(180.0, np.pi),
     np.radians: _scaled(np.pi, 180.0), np.deg2rad: _scaled(np.pi, 180.0),
     np.logical_not: _logical_operands, np.logical_and: _logical_operands,

@@ -42,14 +42,25 @@ def _clip(fe, a, a_min=None, a_max=None, out=None, **kw):
 
 @implements(np.round, np.around)
 def _round(fe, a, decimals=Const(0)):
+    """NumPy's ``PyArray_Round``: half to even; ``decimals > 0`` multiplies by 10**d, rounds
+    and divides; ``decimals < 0`` divides by 10**-d, rounds and multiplies (an integer array
+    through float64, cast back to its dtype: ``round(int8 127, -1)`` wraps to -126 as in
+    NumPy, int64 beyond 2**53 loses its low digits as there); an integer array with
+    ``decimals >= 0`` is returned as it is; a boolean array rounds in float16."""
     d = fe.static_int(decimals, "decimals")
     x = fe.tensor(a)
-    if x.dtype[0] in "iu" or x.dtype == "i1":
-        return x
+    if x.dtype == "i1":
+        x = fe.convert(x, "f16")
+    elif x.dtype[0] in "iu":
+        if d >= 0:
+            return x
+        r = _round(fe, fe.convert(x, "f64"), decimals)
+        return Tensor(fe.convert(r, x.dtype).v, weak=x.weak, deps=x.deps)
     if d == 0:
         return fe.ufunc(np.rint, x)
-    scale = Const(10.0 ** d)
-    return fe.ufunc(np.true_divide, fe.ufunc(np.rint, fe.ufunc(np.multiply, x, scale)), scale)
+    scale = Const(10.0 ** abs(d))
+    up, down = (np.multiply, np.true_divide) if d > 0 else (np.true_divide, np.multiply)
+    return fe.ufunc(down, fe.ufunc(np.rint, fe.ufunc(up, x, scale)), scale)
 
 
 # --- reductions --------------------------------------------------------------------------------

@@ -213,6 +213,15 @@ def np_round(A):
     return np.round(A), np.round(A * 10, 1), np.around(A, 2), A.round(1)
 
 
+def round_negative_decimals(X, K):
+    """NumPy rounds integers to tens through float64 and casts back (int8 127 -> -126)."""
+    return np.round(X, -1), np.around(K, -2), X.round(1), np.round(X.astype(np.float64) * 1.5, -1)
+
+
+def round_complex(Z):
+    return np.round(Z, 1), np.rint(Z), np.round(Z * 10, -1)
+
+
 def round_half_even(X):
     return np.round(X), np.rint(X)
 
@@ -310,6 +319,11 @@ cases = [
     case(builtins_on_elems, A34),
     case(np_round, A34),
     case(round_half_even, np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999])),
+    case(round_negative_decimals, np.array([-128, -7, 7, 127, 0, 5, 15, 25], np.int8),
+         np.array([2**60 + 1, -150, 250], np.int64)),
+    case(round_negative_decimals, np.array([250, 5, 15], np.uint8), np.array([1234, -55], np.int16),
+         id="round_negative_decimals_u8"),
+    case(round_complex, np.array([1.25 + 2.35j, -0.5 + 0.5j, 1.5 - 2.5j])),
     case(ufunc_float32, A34.astype(np.float32)),
     case(int_div_by_zero, I34[0].copy(), np.array([0, 1, 0, -2])),
     case(float_div_by_zero, A34[0].copy(), np.array([0.0, 1.0, -0.0, 2.0])),
@@ -537,3 +551,12 @@ def test_math_overflow_as_python_on_special_values(fn, be, dtype):
     infinite argument raises nothing, and the values are NumPy's elsewhere."""
     _as_python_on(fn, be, dtype, SPECIAL_MATH + EXP_EDGE if dtype != np.int8 else
                   [0, 1, -1, 127, -128])
+
+
+def test_round_of_a_boolean_array_is_float16():
+    """NumPy rounds booleans in float16 (the native backend has no float16: auto takes XLA)."""
+    def f(m):
+        return np.round(m)
+    m = np.array([True, False])
+    got = solvent.jit(f)(m)
+    assert got.dtype == np.float16 and np.array_equal(got, f(m))
