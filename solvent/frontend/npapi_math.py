@@ -275,12 +275,22 @@ implements(np.cumprod)(_scan("cumprod", np.cumprod))
 
 # --- products -----------------------------------------------------------------------------------
 def _dot_general(fe, a, b, lc, rc, lb=(), rb=()):
+    pairs = list(zip(lc, rc)) + list(zip(lb, rb))
+    if any(None not in (a.shape[i], b.shape[j]) and a.shape[i] != b.shape[j] for i, j in pairs):
+        raise ValueError(f"{fe.b.loc}: shape-mismatch for sum: {a.shape} and {b.shape} "
+                         f"along axes {[i for i, _ in pairs]} and {[j for _, j in pairs]}")
+    runtime = [(a, i, b, j) for i, j in pairs if None in (a.shape[i], b.shape[j])]
+    if runtime:
+        fe.check_dims_agree(runtime, "shape-mismatch for sum")
     dt = fe.result_dtype([a, b])
+    # booleans: NumPy's loop is an or of ands, true where some count of both-true pairs is
+    # not zero (the count is an int64 product, which cannot overflow)
+    a, b = fe.convert(a, dt if dt != "i1" else "i64"), fe.convert(b, dt if dt != "i1" else "i64")
+    v = fe.b.one("tensor.dot_general", a.v, b.v, lhs_contract=list(lc), rhs_contract=list(rc),
+                 lhs_batch=list(lb), rhs_batch=list(rb))
     if dt == "i1":
-        raise fe.unsupported("matrix products of boolean arrays")
-    a, b = fe.convert(a, dt), fe.convert(b, dt)
-    return Tensor(fe.b.one("tensor.dot_general", a.v, b.v, lhs_contract=list(lc),
-                           rhs_contract=list(rc), lhs_batch=list(lb), rhs_batch=list(rb)))
+        v = fe.b.one("tensor.ne", v, fe.b.constant(0, "i64"))
+    return Tensor(v)
 
 
 def matmul(fe, a, b):

@@ -560,3 +560,26 @@ def test_round_of_a_boolean_array_is_float16():
     m = np.array([True, False])
     got = solvent.jit(f)(m)
     assert got.dtype == np.float16 and np.array_equal(got, f(m))
+
+
+BOOL_A = np.array([[True, False, True], [False, False, False]])
+BOOL_B = np.array([[False, True], [True, True], [True, False]])
+
+
+@pytest.mark.parametrize("backend", ["native", "xla", "interp"])
+def test_boolean_matrix_products(backend):
+    """NumPy's boolean product is an or of ands (it was refused)."""
+    def f(A, B, v):
+        return A @ B, np.dot(A, v), np.einsum("ij,jk->ik", A, B), np.matmul(A[None], B[None])
+    args = (BOOL_A, np.asfortranarray(BOOL_B), BOOL_B[:, 0].copy())
+    for g, w in zip(solvent.jit(f, backend=backend)(*args), f(*args)):
+        assert g.dtype == w.dtype == np.bool_ and np.array_equal(g, w)
+
+
+def test_tensordot_of_unequal_lengths_is_a_value_error():
+    def f(A, B):
+        return np.tensordot(A, B, 1)
+    with pytest.raises(ValueError, match="shape-mismatch for sum"):
+        f(np.ones((3, 4)), np.ones((2, 4)))
+    with pytest.raises(ValueError, match="shape-mismatch for sum"):
+        solvent.jit(f)(np.ones((3, 4)), np.ones((2, 4)))
