@@ -9,7 +9,8 @@ import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
 from ..ops.reductions import reduced_shape
-from .npapi_creation import _transpose as nd_transpose, implements, reshape_value, static_dtype
+from .npapi_creation import (_transpose as nd_transpose, implements, python_result,
+                             reshape_value, static_dtype)
 from .values import ArrayRef, Const, Tensor, TupleVal, make_seq
 
 
@@ -1024,3 +1025,52 @@ implements(np.imag)(lambda fe, x: fe.complex_part(x, "imag"))
 @implements(np.conj, np.conjugate)
 def _conj(fe, x):
     return fe.ufunc(np.conjugate, x)
+
+
+@implements(np.gradient)
+def _gradient(fe, f, *varargs, axis=Const(None), edge_order=Const(1)):
+    """np.gradient: the axes and spacings are NumPy's (no spacing: 1; one scalar for every
+    axis; else one per axis, each a scalar or that axis's 1-D coordinates); each axis is
+    npapi_prelude.gradient_along; several axes give a tuple, one axis an array."""
+    from .npapi_prelude import gradient_along
+    nd = fe.tensor_type(f).rank
+    ax = fe.static(axis, "axis")
+    axes = tuple(range(nd)) if ax is None else ax if isinstance(ax, tuple) else (ax,)
+    for a in axes:
+        if not -nd <= a < nd:
+            raise np.exceptions.AxisError(f"{fe.b.loc}: axis {a} is out of bounds for array "
+                                          f"of dimension {nd}")
+    axes = tuple(a % nd for a in axes)
+    order = fe.static_int(edge_order, "edge_order")
+    if order > 2:
+        raise ValueError(f"{fe.b.loc}: 'edge_order' greater than 2 not supported")
+    if not varargs:
+        spacings = (Const(1.0),) * len(axes)
+    elif len(varargs) == 1 and _rank(fe, varargs[0]) == 0:
+        spacings = varargs * len(axes)
+    elif len(varargs) == len(axes):
+        spacings = varargs
+    else:
+        raise TypeError(f"{fe.b.loc}: invalid number of arguments")
+    outs = [fe.inline_call(gradient_along, [f, Const(a), h, Const(order)], {}, None,
+                           keep_loc=True) for a, h in zip(axes, spacings)]
+    return outs[0] if len(outs) == 1 else make_seq(outs, listy=False)
+
+
+def _rank(fe, v) -> int:
+    return 0 if isinstance(v, Const) and np.ndim(v.value) == 0 else fe.tensor_type(v).rank
+
+
+@implements(np.array_equiv)
+@python_result
+def _array_equiv(fe, a1, a2):
+    """True when the arrays broadcast to one shape (decided at compile time) and every
+    element is equal."""
+    from .npapi_prelude import all_equal
+    shapes = fe.tensor_type(a1).shape, fe.tensor_type(a2).shape
+    if None not in shapes[0] + shapes[1]:   # run-time lengths: broadcasting checks at run time
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            return Const(False)
+    return fe.inline_call(all_equal, [a1, a2], {}, None, keep_loc=True)

@@ -680,3 +680,98 @@ def fill_diagonal(a, val, wrap=False):
         a[rows, rows, rows] = vals
     else:
         a[rows, rows, rows, rows] = vals
+
+
+def gradient_along(f, axis, h, edge_order):
+    """np.gradient of ``f`` along ``axis`` (npapi_math._gradient normalizes the arguments):
+    second-order central differences inside, one-sided differences of ``edge_order`` 1 or 2
+    at the ends, spacing ``h`` a scalar or the axis's coordinates (NumPy's non-uniform
+    formulas, and its uniform ones where the coordinates turn out evenly spaced, which NumPy
+    decides at run time as this does). Integer input gives float64."""
+    x = np.asarray(f)
+    if x.dtype.kind in "iub":
+        x = x.astype(np.float64)
+    if x.shape[axis] < edge_order + 1:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                         "at least (edge_order + 1) elements are required.")
+    y = np.moveaxis(x, axis, -1)
+    if np.ndim(h) == 0:
+        g = _gradient_uniform(y, h, edge_order)
+    else:
+        if np.ndim(h) != 1:
+            raise ValueError("distances must be either scalars or 1d")
+        if h.shape[0] != y.shape[-1]:
+            raise ValueError("when 1d, distances must match the length of the corresponding "
+                             "dimension")
+        d = np.diff(h)
+        if d.dtype.kind in "iub":
+            d = d.astype(np.float64)
+        even = np.all(d == d[0])
+        g = np.where(even, _gradient_uniform(y, d[0], edge_order),
+                     _gradient_spaced(y, d, edge_order))
+    return np.moveaxis(g, -1, axis)
+
+
+def _gradient_uniform(y, h, edge_order):
+    """np.gradient along the last axis of ``y`` with spacing ``h`` (NumPy's expressions)."""
+    mid = (y[..., 2:] - y[..., :-2]) / (2.0 * h)
+    if edge_order == 1:
+        first = (y[..., 1:2] - y[..., 0:1]) / h
+        last = (y[..., -1:] - y[..., -2:-1]) / h
+    else:
+        first = (-1.5 / h) * y[..., 0:1] + (2.0 / h) * y[..., 1:2] + (-0.5 / h) * y[..., 2:3]
+        last = (0.5 / h) * y[..., -3:-2] + (-2.0 / h) * y[..., -2:-1] + (1.5 / h) * y[..., -1:]
+    return np.concatenate((first, mid, last), axis=-1)
+
+
+def _gradient_spaced(y, d, edge_order):
+    """np.gradient along the last axis of ``y`` at coordinates whose differences are ``d``."""
+    d1, d2 = d[:-1], d[1:]
+    a = -d2 / (d1 * (d1 + d2))
+    b = (d2 - d1) / (d1 * d2)
+    c = d1 / (d2 * (d1 + d2))
+    mid = a * y[..., :-2] + b * y[..., 1:-1] + c * y[..., 2:]
+    if edge_order == 1:
+        first = (y[..., 1:2] - y[..., 0:1]) / d[0]
+        last = (y[..., -1:] - y[..., -2:-1]) / d[-1]
+    else:
+        e1, e2 = d[0], d[1]
+        first = (-(2.0 * e1 + e2) / (e1 * (e1 + e2)) * y[..., 0:1]
+                 + (e1 + e2) / (e1 * e2) * y[..., 1:2] - e1 / (e2 * (e1 + e2)) * y[..., 2:3])
+        e1, e2 = d[-2], d[-1]
+        last = (e2 / (e1 * (e1 + e2)) * y[..., -3:-2] - (e2 + e1) / (e1 * e2) * y[..., -2:-1]
+                + (2.0 * e2 + e1) / (e2 * (e1 + e2)) * y[..., -1:])
+    return np.concatenate((first, mid, last), axis=-1)
+
+
+@prelude(np.array_equal)
+def array_equal(a1, a2, equal_nan=False):
+    """True when the shapes are the same and every element equal (NaN equal to NaN with
+    ``equal_nan``)."""
+    x, y = np.asarray(a1), np.asarray(a2)
+    if x.shape != y.shape:
+        return False
+    same = x == y
+    if equal_nan:
+        same = same | (np.isnan(x) & np.isnan(y))
+    return bool(np.all(same))
+
+
+def all_equal(x, y):
+    """np.array_equiv's answer for arrays that broadcast together."""
+    return bool(np.all(x == y))
+
+
+@prelude(np.linalg.matrix_rank)
+def matrix_rank(A, tol=None, hermitian=False):
+    """The number of singular values above ``tol`` (NumPy's default: S.max() * max(M, N)
+    * eps of the dtype); a 0-d or 1-D input is rank 1 unless all zero."""
+    x = np.asarray(A)
+    if x.ndim < 2:
+        return int(not np.all(x == 0))
+    s = np.linalg.svd(x, compute_uv=False)
+    if tol is None:
+        tol = np.max(s, axis=-1, keepdims=True) * max(x.shape[-2:]) * np.finfo(s.dtype).eps
+    else:
+        tol = np.asarray(tol)[..., np.newaxis]
+    return np.count_nonzero(s > tol, axis=-1)

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import UnsupportedError
 from .comprehensions import ComprehensionMixin
 from . import arg_trees
-from .arg_trees import _static_tuple
+from .arg_trees import Record, _static_tuple
 from .desugar import desugar
 from .local_functions import LocalFunction
 from ..ir.builder import Builder
@@ -35,7 +35,8 @@ from .scopes import Liveness, assigned_names, loads_outside
 from .statements import StmtMixin
 from .list_growth import GrownList, ListGrowthMixin
 from .list_items import ListItemsMixin, ListRef
-from .values import ArrayRef, Buffer, Const, ListConst, ListVal, ReturnChoice, Tensor, TupleVal
+from .values import (ArrayRef, Buffer, Const, ListConst, ListVal, ReturnChoice, Tensor, TupleVal,
+                     make_seq)
 
 MAX_INLINE_DEPTH = 20
 
@@ -227,8 +228,13 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMi
         except TypeError as e:
             raise self.unsupported(f"calling {self.name}: {e}") from None
         for name, p in sig.parameters.items():
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise self.unsupported("*args / **kwargs parameters")
+            if p.kind == p.VAR_POSITIONAL:     # a tuple of the extra positional arguments
+                self.env[name] = make_seq(bound.arguments.get(name, ()), listy=False)
+                continue
+            if p.kind == p.VAR_KEYWORD:        # a dict of the extra keyword arguments
+                self.env[name] = Record("dict", dict, tuple(bound.arguments.get(name, {}).items()),
+                                        f"**{name}")
+                continue
             if name in bound.arguments:
                 v = bound.arguments[name]
             elif p.default is not p.empty:

@@ -151,6 +151,23 @@ def fill_diagonals(A, T, v):
     return A, B, T
 
 
+def gradients(A, x, k):
+    """np.gradient: spacings none, one scalar, per axis, coordinates (uneven, and even ones
+    given as an int array, which NumPy treats as uniform), edge_order 2, one axis."""
+    xs = np.cumsum(x[:A.shape[1]] + 0.1)
+    return (np.gradient(A), np.gradient(x, 0.5), np.gradient(A, 2.0, xs), np.gradient(k),
+            np.gradient(A, axis=1, edge_order=2), np.gradient(x[:A.shape[1]], xs, edge_order=2),
+            np.gradient(A, np.arange(4) * 3, axis=0))
+
+
+def equalities(A, x):
+    B = A.copy()
+    B[0, 0] = np.nan
+    return (np.array_equal(A, A.copy()), np.array_equal(A, A[0]), np.array_equal(B, B),
+            np.array_equal(B, B, equal_nan=True), np.array_equiv(A, A[1]),
+            np.array_equiv(A, np.ones(3)), np.array_equiv(x, x))
+
+
 def _cases(n):
     rng = np.random.default_rng(n)
     A = rng.random((4, n))
@@ -182,6 +199,9 @@ def _cases(n):
         case(unravel, A, rng.integers(0, 24, n).astype(np.int8), n, id=f"unravel-{n}"),
         case(diagonals, np.asfortranarray(A), rng.random((2, n, 4)), id=f"diagonal-{n}"),
         case(fill_diagonals, A.T.copy(), np.zeros((n, n, n)), rng.random(2), id=f"fill_diagonal-{n}"),
+        case(gradients, np.asfortranarray(A), x, rng.integers(-9, 9, n).astype(np.int8),
+             id=f"gradient-{n}"),
+        case(equalities, A, x, id=f"array_equal-{n}"),
     ]
 
 

@@ -166,6 +166,21 @@ def checked(A, n):
     return A * n
 
 
+def _weighted(x, *ws, scale=1.0, **opts):
+    s = x * scale
+    for w in ws:
+        s = s + w
+    if "shift" in opts:
+        s = s - opts["shift"]
+    return s * len(ws) + len(opts)
+
+
+def star_helpers(x, y):
+    """Helpers with *args and **kwargs, called inside the kernel (they were refused)."""
+    return (_weighted(x), _weighted(x, y, 2.0), _weighted(x, *(y, y), scale=0.5, shift=1.5),
+            _weighted(x, shift=y[0], other=3))
+
+
 SIZES = [3, 7]
 
 
@@ -204,6 +219,7 @@ def _cases(n):
         case(apply, square, x, id=f"fn-arg-{n}"),
         case(apply, np.cos, x, id=f"ufunc-arg-{n}"),
         case(checked, x + 0.1, n, id=f"assert-{n}"),
+        case(star_helpers, x, y[:n], id=f"star-helpers-{n}"),
     ]
 
 
