@@ -253,3 +253,19 @@ def _einsum_broadcast_one(A, B):
 def test_einsum_ellipsis_of_different_lengths_is_refused_with_the_line():
     with pytest.raises(solvent.UnsupportedError, match=r"test_linalg.py:\d+:\d+: einsum '\.\.\.'"):
         solvent.jit(_einsum_broadcast_one)(np.ones((3, 2)), np.ones((1, 2)))
+
+
+def _ranks(A, B, tol):
+    return (np.linalg.matrix_rank(A), np.linalg.matrix_rank(A[:, :2] @ A[:2]),
+            np.linalg.matrix_rank(B), np.linalg.matrix_rank(A, tol), np.linalg.matrix_rank(A[0]),
+            np.linalg.matrix_rank(np.zeros(3)))
+
+
+@pytest.mark.parametrize("backend_name", [None, "xla"])
+def test_matrix_rank_is_numpys(backend_name):
+    """Singular values above NumPy's default tolerance (the native backend has no SVD: the
+    automatic choice takes XLA)."""
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((4, 3))
+    B = np.stack([rng.standard_normal((3, 3)), np.ones((3, 3))])   # a stack: ranks 3 and 1
+    check(_ranks, A, B, 0.5, backend=backend_name)
