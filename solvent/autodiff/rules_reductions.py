@@ -196,5 +196,16 @@ def _det(b, op, xs, ys, cts):
     return [b.one("tensor.mul", s, _mT(b, b.one("tensor.inv", a)))]
 
 
-for _name, _rule in (("inv", _inv), ("solve", _solve), ("det", _det)):
+def _slogdet(b, op, xs, ys, cts):
+    # d log|det A| = tr(A^-1 dA)  =>  ct_A = ct_logdet A^-T; the sign is piecewise constant
+    a, ct = xs[0], cts[1]
+    if ct is None:
+        return [None]
+    shape = list(a.type.shape)
+    s = b.one("tensor.reshape", ct, shape=shape[:-2] + [1, 1])
+    s = b.one("tensor.broadcast_to", s, shape=shape)
+    return [b.one("tensor.mul", s, _mT(b, b.one("tensor.inv", a)))]
+
+
+for _name, _rule in (("inv", _inv), ("solve", _solve), ("det", _det), ("slogdet", _slogdet)):
     register_vjp(f"tensor.{_name}", _rule)

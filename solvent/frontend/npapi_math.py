@@ -559,6 +559,16 @@ def _cholesky(fe, a, upper=Const(False)):
 implements(np.linalg.det)(lambda fe, a: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v)))
 
 
+@implements(np.linalg.slogdet)
+def _slogdet(fe, a):
+    """(sign, log|det|) of real matrices (a tuple: NumPy's SlogdetResult unpacks the same)."""
+    t = _float_operand(fe, a)
+    if t.dtype[0] == "c":
+        raise fe.unsupported("np.linalg.slogdet of complex matrices")
+    sign, logdet = fe.b.create("tensor.slogdet", [t.v], {}).results
+    return make_seq([Tensor(sign), Tensor(logdet)], listy=False)
+
+
 @implements(np.linalg.norm)
 def _norm(fe, x, ord=None, axis=None, keepdims=Const(False)):
     t = fe.tensor(x)

@@ -126,3 +126,20 @@ register(OpDef(
     interp=lambda op, args, ctx: [np.linalg.det(args[0])],
     xla=lambda op, args, ctx: [jnp.linalg.det(args[0])],
 )
+
+
+def _slogdet_infer(types, attrs):
+    (t,) = _square_infer("tensor.slogdet")(types, attrs)
+    expect(t.dtype[0] == "f", f"tensor.slogdet takes real matrices, got {t.dtype}")
+    return [TensorType(t.shape[:-2], t.dtype)] * 2
+
+
+register(OpDef(
+    name="tensor.slogdet",
+    doc="numpy.linalg.slogdet(a): (sign, log|det|) of real matrices, from an LU factorization "
+        "(sign 0 and -inf for a singular one)",
+    infer=_slogdet_infer, cost="expensive",
+),
+    interp=lambda op, args, ctx: [np.asarray(r) for r in np.linalg.slogdet(args[0])],
+    xla=lambda op, args, ctx: list(jnp.linalg.slogdet(args[0])),
+)

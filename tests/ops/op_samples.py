@@ -622,6 +622,10 @@ def _linalg_samples():
         add(f"tensor.det-{dt}-{_shape_id(batch + (n, n))}", [T(batch + (n, n), dt)],
             lambda b, a: b.one("tensor.det", a),
             lambda rng, dt=dt, batch=batch: [well_conditioned(rng, 3, dt, batch)])
+        if dt[0] == "f":
+            add(f"tensor.slogdet-{dt}-{_shape_id(batch + (n, n))}", [T(batch + (n, n), dt)],
+                lambda b, a: tuple(b.create("tensor.slogdet", [a], {}).results),
+                lambda rng, dt=dt, batch=batch: [well_conditioned(rng, 3, dt, batch)])
 
 
 def _recon(b, u, s, vh):

@@ -146,13 +146,19 @@ class Ctx:
                 b.call(free, [b.load(slot)])
             b.ret(b.load(self._rc))
 
+    def no_width_hint(self) -> None:
+        """The loop being emitted gets no vectorization width hint (see ``loop_end``): it
+        carries a value LLVM cannot vectorize (a sign flipped by a select), and a hinted loop
+        that stays scalar makes LLVM print 'loop not vectorized' on the user's terminal."""
+        if self._loops:
+            self._loops[-1][2] = True
+
     def leave(self, code: int):
         """Return ``code`` from the function, freeing the run-time allocations first."""
         if self._exit is None:
             self._exit = self.fn.append_basic_block("exit")
             self._rc = self.alloca_builder.alloca(I64, name="rc")
-        if self._loops:   # the loop being emitted has an early exit (see ``loop_end``)
-            self._loops[-1][2] = True
+        self.no_width_hint()   # the loop being emitted has an early exit (see ``loop_end``)
         self.b.store(ir.Constant(I64, code), self._rc)
         self.b.branch(self._exit)
 

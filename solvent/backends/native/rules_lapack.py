@@ -1,7 +1,7 @@
 """Lowering rules of the dense solvers on the native backend: ``tensor.cholesky`` (potrf),
-``tensor.solve`` (getrf/getrs), ``tensor.inv`` (gesv), ``tensor.det`` (getrf), ``tensor.eigh``
-(syevd), ``tensor.triangular_solve`` (BLAS trsv/trsm), for float32 and float64 with static
-shapes.
+``tensor.solve`` (getrf/getrs), ``tensor.inv`` (gesv), ``tensor.det`` and ``tensor.slogdet``
+(getrf), ``tensor.eigh`` (syevd), ``tensor.triangular_solve`` (BLAS trsv/trsm), for float32
+and float64 with static shapes.
 
 LAPACK is SciPy's (``scipy.linalg.cython_lapack``), the library NumPy/SciPy already ship, bound
 to LLVM symbols once, as the BLAS of rules_linalg.py. NumPy copies each matrix into Fortran
@@ -261,16 +261,35 @@ def _inv(op, ctx):
 
 # --- det --------------------------------------------------------------------------------------
 def _det(op, ctx):
-    """numpy.linalg.det: getrf on a copy (column-major: ``a^T``, and ``det(a^T) = det(a)``),
-    then ``sign * exp(logdet)`` from the diagonal and the row swaps, as NumPy's slogdet path;
-    a singular factor (``info > 0``) gives sign 0 and logdet -inf, so 0."""
+    """numpy.linalg.det: ``sign * exp(logdet)`` of ``_lu_sign_logdet``, as NumPy's slogdet
+    path computes it; a singular factor gives sign 0 and logdet -inf, so 0."""
+    from . import scalar_math
+    dt = op.operands[0].type.dtype
+    b = ctx.b
+    return _lu_sign_logdet(op, ctx, lambda sign, logdet: [
+        b.fmul(sign, scalar_math.UNARY["exp"](ctx, dt, logdet))])
+
+
+def _slogdet(op, ctx):
+    """numpy.linalg.slogdet: (sign, log|det|) of ``_lu_sign_logdet``."""
+    return _lu_sign_logdet(op, ctx, lambda sign, logdet: [sign, logdet])
+
+
+def _lu_sign_logdet(op, ctx, results):
+    """getrf on a copy of each matrix (column-major: ``a^T``, and ``det(a^T) = det(a)``),
+    then the sign and the log of |det| from the diagonal and the row swaps (NumPy's
+    ``slogdet`` loop); a singular factor (``info > 0``) gives sign 0 and logdet -inf.
+    ``results(sign, logdet)`` gives the registers stored as the op's results."""
     from . import scalar_math
     dt = op.operands[0].type.dtype
     shape = op.operands[0].type.shape
     n = shape[-1]
     a, _ = _source(ctx, op.operands[0])   # det(a^T) = det(a): a transpose is read as it is
-    out = ctx.out(op) if op.results[0].type.rank else ctx.scratch(op, (1,), dt)
-    flat = BufRef(out.ptr, (max(1, _count(shape[:-2])),), dt)
+    count = max(1, _count(shape[:-2]))
+    scalar = op.results[0].type.rank == 0
+    outs = [ctx.scratch(op, (1,), dt) if scalar else ctx.out(op, k)
+            for k in range(len(op.results))]
+    flats = [BufRef(o.ptr, (count,), dt) for o in outs]
     work = ctx.scratch(op, (n, n), dt)
     ipiv = ctx.scratch(op, (max(1, n),), "i32")
     call = _Call(ctx, dt)
@@ -285,6 +304,7 @@ def _det(op, ctx):
         b.store(const(dt, 0.0), logdet)
 
         def diag(i):
+            ctx.no_width_hint()   # the sign is no reduction LLVM can vectorize
             u = ctx.load(work, [i, i])
             neg = b.fcmp_ordered("<", u, const(dt, 0.0))
             swapped = b.icmp_signed("!=", ctx.load(ipiv, [i]),
@@ -298,12 +318,12 @@ def _det(op, ctx):
         with b.if_then(call.failed()):
             b.store(const(dt, 0.0), sign)
             b.store(const(dt, float("-inf")), logdet)
-        det = b.fmul(b.load(sign), scalar_math.UNARY["exp"](ctx, dt, b.load(logdet)))
-        ctx.store(flat, [q], det)
+        for flat, v in zip(flats, results(b.load(sign), b.load(logdet))):
+            ctx.store(flat, [q], v)
     _batches(ctx, op, shape, one)
-    if op.results[0].type.rank == 0:
-        return [ctx.load(out, [0])]
-    return [out]
+    if scalar:
+        return [ctx.load(o, [0]) for o in outs]
+    return outs
 
 
 def _count(dims):
@@ -386,11 +406,13 @@ def _triangular_solve(op, ctx):
     return [out]
 
 
-for _rule in (_cholesky, _solve, _inv, _det, _eigh, _triangular_solve):
+for _rule in (_cholesky, _solve, _inv, _det, _slogdet, _eigh, _triangular_solve):
     _rule.check = _static
 
 # the ops whose rule reads a transposed matrix operand (operand 0) from its source
-TAKES_TRANSPOSED = frozenset({"tensor.solve", "tensor.det", "tensor.triangular_solve"})
+TAKES_TRANSPOSED = frozenset({"tensor.solve", "tensor.det", "tensor.slogdet",
+                              "tensor.triangular_solve"})
 
 RULES = {"tensor.cholesky": _cholesky, "tensor.solve": _solve, "tensor.inv": _inv,
-         "tensor.det": _det, "tensor.eigh": _eigh, "tensor.triangular_solve": _triangular_solve}
+         "tensor.det": _det, "tensor.slogdet": _slogdet, "tensor.eigh": _eigh,
+         "tensor.triangular_solve": _triangular_solve}

@@ -210,3 +210,18 @@ def test_eigh_batched_and_nan():
     got = solvent.jit(eigh_product, backend="native")(bad)[0]
     assert np.isnan(exp).any()   # NumPy gives NaN (LAPACK's result), no error; so does solvent
     np.testing.assert_allclose(got, exp, equal_nan=True)
+
+
+def slogdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign, logdet
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_slogdet_matches_numpy(backend):
+    """np.linalg.slogdet (getrf, as det): sign and log|det| of general, transposed, strided,
+    batched, singular and 0x0 matrices, and one whose determinant overflows float64."""
+    for a in (general(5), general(5, np.float32), general(4).T, general(12)[1::2, ::2],
+              general(3, batch=(2, 2)), np.zeros((3, 3)), -np.eye(3), np.zeros((0, 0)),
+              np.eye(200) * 40.0):
+        check(slogdet, a, backend=backend)
