@@ -1,5 +1,6 @@
-"""Arguments that hold other arguments: a dict of parameters, a dataclass or
-``types.SimpleNamespace`` of state, a namedtuple, a tuple or list of arrays.
+"""Arguments that hold other arguments: a dict of parameters, a dataclass,
+``types.SimpleNamespace`` or plain object of state (a method's ``self``), a namedtuple, a
+tuple or list of arrays.
 
 Scientists pass ``step(u, params)`` with ``params = {"dt": 0.1, "nu": 0.5}`` or a dataclass;
 solvent takes such a call unchanged. Each container is walked in a fixed order (dict
@@ -20,8 +21,10 @@ returned.
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,7 +58,56 @@ def _fields(v):
                                    for f in dataclasses.fields(v)]
     if type(v) is types.SimpleNamespace:
         return "object", type(v), list(vars(v).items())
+    if plain_object(v):
+        only = _ONLY.get()
+        items = list(vars(v).items())
+        if only is not None and only[0] == id(v):   # the attributes the method reads
+            items = [(k, x) for k, x in items if k in only[1]]
+        return "object", type(v), items
     return None
+
+
+# (id of a method's ``self``, the attributes its source reads), while that method is called
+_ONLY: contextvars.ContextVar = contextvars.ContextVar("solvent_self_reads", default=None)
+
+
+@contextmanager
+def reading_only(obj, names):
+    """During the block, the plain object ``obj`` is passed as only its attributes ``names``
+    (frontend/self_reads.py: those the method reads), so an attribute it never reads (a
+    growing list of snapshots, a figure) neither recompiles it nor needs to be passable."""
+    token = _ONLY.set(None if names is None else (id(obj), names))
+    try:
+        yield
+    finally:
+        _ONLY.reset(token)
+
+
+def plain_object(v) -> bool:
+    """An instance of an ordinary Python class that keeps its state in attributes (the
+    ``self`` of a method: ``self.u``, ``self.nu``); not a class, module, function or other
+    callable, not a NumPy or builtin object."""
+    return (hasattr(v, "__dict__") and not isinstance(v, (type, types.ModuleType))
+            and not callable(v) and plain_object_class(type(v)))
+
+
+def plain_object_class(cls) -> bool:
+    """A class defined in Python by user code (not a namedtuple, not NumPy's, JAX's,
+    solvent's or a builtin)."""
+    return (bool(cls.__flags__ & _HEAP_TYPE)          # a class statement ran for it
+            and not cls.__module__.startswith(("numpy", "jax", "solvent.", "scipy"))
+            and not issubclass(cls, tuple))
+
+
+_HEAP_TYPE = 1 << 9    # Py_TPFLAGS_HEAPTYPE: classes made by `class`, not C types (files...)
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An attribute of an object passed in that compiled code cannot hold (a file, a
+    figure, a lock): the call is accepted, and reading it is refused with the line."""
+    path: str
+    type_name: str
 
 
 def _static_tuple(v) -> bool:
@@ -79,7 +131,11 @@ def node(v, depth: int = 0):
     if f is None:
         return ("bad", v)
     kind, cls, items = f
-    return (kind, cls, [(k, node(x, depth + 1)) for k, x in items])
+    subs = [(k, node(x, depth + 1)) for k, x in items]
+    if plain_object(v):   # what the method does not read need not be passable
+        subs = [(k, ("opaque", x) if sub[0] == "bad" else sub) for (k, x), (_, sub)
+                in zip(items, subs)]
+    return (kind, cls, subs)
 
 
 def is_tree(v) -> bool:
@@ -96,8 +152,8 @@ def structure(t):
         return ("leaf",)
     if t[0] == "static":
         return ("static", value_key(t[1]))
-    if t[0] == "bad":
-        return ("bad", type(t[1]).__name__)
+    if t[0] in ("bad", "opaque"):
+        return (t[0], type(t[1]).__name__)
     if t[0] == "dict":
         return ("dict", tuple((k, structure(sub)) for k, sub in t[2]))
     if t[0] in ("list", "tuple"):
@@ -192,6 +248,10 @@ class Record:
     def get(self, key, fe):
         for k, v in self.fields:
             if k == key:
+                if isinstance(getattr(v, "value", None), Unreadable):
+                    raise fe.unsupported(f"{v.value.path} (a {v.value.type_name}) cannot be "
+                                         "read in compiled code", "pass what the function "
+                                         "needs as arrays and numbers")
                 return v
         what = "key" if self.kind == "dict" else "attribute"
         raise fe.unsupported(f"{self.name} has no {what} {key!r}") if self.kind != "dict" \
@@ -209,6 +269,8 @@ def leaf_values(t, path: str, index: list, make_leaf):
         return make_leaf(path, t[1], k)
     if t[0] in ("static", "bad"):
         return Const(t[1])
+    if t[0] == "opaque":
+        return Const(Unreadable(path, type(t[1]).__name__))
     kind, cls, items = t
     vals = tuple((k, leaf_values(sub, _path(path, kind, k), index, make_leaf))
                  for k, sub in items)

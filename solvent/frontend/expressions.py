@@ -335,6 +335,9 @@ class ExprMixin:
             if obj.kind != "object":
                 raise self.unsupported(f"attribute {node.attr!r} of the dict {obj.name}",
                                        "read items by key: d['name']")
+            member = self.class_member(obj, node.attr)
+            if isinstance(member, property) and isinstance(member.fget, types.FunctionType):
+                return self.inline_call(member.fget, [obj], {}, node)   # a property's getter
             return obj.get(node.attr, self)
         if isinstance(obj, Const):
             try:
@@ -495,9 +498,25 @@ class ExprMixin:
                          "items": [TupleVal((Const(k), v)) for k, v in obj.fields]}[attr]
                 return TupleVal(tuple(items))
         if isinstance(obj, Record) and obj.kind == "object":
+            member = self.class_member(obj, attr)
+            if isinstance(member, types.FunctionType):      # self.helper(x): inlined
+                return self.inline_call(member, [obj, *args], kwargs, node)
+            if isinstance(member, staticmethod) and isinstance(member.__func__,
+                                                               types.FunctionType):
+                return self.inline_call(member.__func__, args, kwargs, node)
             raise self.unsupported(f"calling the method {attr!r} of {obj.name}",
-                                   "solvent reads the attributes of objects passed in")
+                                   "solvent reads the attributes of objects passed in and "
+                                   "inlines the methods their class defines in Python")
         raise self.unsupported(f"the method {attr!r} of {obj.name}")
+
+    @staticmethod
+    def class_member(obj, attr):
+        """What the class of object ``obj`` (a plain class passed in) defines as ``attr``,
+        when the object itself does not hold it: a method, a property, or None."""
+        from .arg_trees import plain_object_class
+        if any(k == attr for k, _ in obj.fields) or not plain_object_class(obj.cls):
+            return None
+        return inspect.getattr_static(obj.cls, attr, None)
 
     def call_args(self, node):
         args = []

@@ -292,7 +292,7 @@ def _arg_value(fe, block, name, value, index, static_args):
         return Const(value), None  # dtype=np.float32: a compile-time value, keyed by itself
     raise UnsupportedError(f"argument {name!r} of type {type(value).__name__} is not supported",
                            hint="pass NumPy arrays, numbers, strings, dtypes, None, or tuples, "
-                                "lists, dicts, dataclasses or namespaces of those")
+                                "lists, dicts, dataclasses, namespaces or objects of those")
 
 
 def _tree_value(name, v, leaf_index, add_arg):

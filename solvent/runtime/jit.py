@@ -190,6 +190,14 @@ class JitFunction:
         # a jitted function calling this one inlines its source (frontend call_function)
         self.solvent_python_function = pyfn
 
+    def __get__(self, obj, objtype=None):
+        """``@solvent.jit`` on a method: ``sim.step(dt)`` runs it with ``sim`` first
+        (runtime/methods.py)."""
+        if obj is None:
+            return self
+        from .methods import BoundJit
+        return BoundJit(self, obj)
+
     # --- compilation ------------------------------------------------------------------------
     def _bind(self, args, kwargs):
         """The call's arguments as one positional tuple, defaults filled in."""
@@ -414,8 +422,8 @@ def _not_a_plain_function(fn) -> str | None:
     if isinstance(fn, types.FunctionType):
         return None
     if isinstance(fn, types.MethodType):
-        return (f"{fn.__qualname__} is a bound method: solvent compiles plain functions "
-                "(its `self` would be read once, at compile time)")
+        return (f"{fn.__qualname__} is a method of a {type(fn.__self__).__name__}, which "
+                "solvent cannot pass as an argument")
     return (f"{fn!r} is not a Python function (a {type(fn).__name__}): solvent compiles "
             "the source of plain `def` functions")
 
@@ -628,5 +636,10 @@ def jit(fn=None, *, fallback: str | None = None, backend: str | None = None,
     ``{"halo_shifts": {"enabled": False}}``; an unknown pass or option raises here."""
     kw = dict(mesh=mesh, in_specs=in_specs, out_specs=out_specs, out=out, passes=passes)
     if fn is None:
-        return lambda f: JitFunction(f, fallback, backend, max_versions, **kw)
+        return lambda f: jit(f, fallback=fallback, backend=backend, max_versions=max_versions,
+                             **kw)
+    if isinstance(fn, types.MethodType) and arg_trees.plain_object(fn.__self__):
+        # solvent.jit(sim.step): the method's function, bound to the object
+        return JitFunction(fn.__func__, fallback, backend, max_versions, **kw).__get__(
+            fn.__self__)
     return JitFunction(fn, fallback, backend, max_versions, **kw)
