@@ -118,7 +118,7 @@ SYNTAX = {
     "stmt_While": "`while`, `while`-`else`",
     "stmt_Break": "`break` (the rest of the iteration runs under a flag)",
     "stmt_Continue": "`continue`",
-    "stmt_Return": "`return` of values and tuples, also under run-time conditions and "
+    "stmt_Return": "`return` of values, tuples and dicts, also under run-time conditions and "
                    "inside loops (a break out of each, desugar.py); every path returns the "
                    "same kind of value",
     "stmt_Assert": "`assert` on run-time values raises `AssertionError` with the line",
@@ -141,6 +141,11 @@ SYNTAX = {
     "expr_Compare": "comparisons, chained on scalars (`0 < x < 1`); `a.shape == b.shape` "
                     "is a Python bool",
     "expr_Constant": "numbers, strings, `None`",
+    "expr_Dict": "dict literals with keys written in the code (`**d` of such a dict too), "
+                 "`dict(a=x)`, `dict(d, k=v)` and namedtuple classes called: read by key, "
+                 "`.get`, `.items()`, `in`, `len`, `f(**d)`; built on both paths of an `if` "
+                 "with the same keys; returned as a dict or namedtuple; changing one after "
+                 "it is built is refused",
     "expr_IfExp": "`a if c else b`",
     "expr_Lambda": "small `lambda`s, inlined at the call",
     "expr_JoinedStr": "f-strings: constant ones anywhere; with run-time fields (format specs "

@@ -369,6 +369,8 @@ def _is_float_arg(a) -> bool:
 def _flatten(spec, ct, out: dict, direct: dict, args, primal) -> None:
     kind = spec[0]
     if kind == "tuple":
+        if spec[2:3] == ("dict",):     # a dict returned: its cotangent is a dict too
+            ct = [ct.get(k) if isinstance(ct, dict) else None for k in spec[3]]
         for s, c in zip(spec[1], ct):
             _flatten(s, c, out, direct, args, primal)
     elif kind == "value":

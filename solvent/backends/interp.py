@@ -26,9 +26,14 @@ class _Ctx(BlockEvaluator):
 
 
 def run(fn: Function, args: list) -> list:
-    """Run ``fn``; ref arguments must be NumPy arrays and are updated in place."""
+    """Run ``fn``; ref arguments must be NumPy arrays and are updated in place; a Python
+    number for a scalar argument becomes a 0-d array of the argument's dtype, as every
+    tensor value here is (np.sum(x) of a float argument met a Python float)."""
+    args = [np.asarray(a, dtype=np_dtype(p.type.dtype))
+            if isinstance(a, (bool, int, float, complex)) and hasattr(p.type, "dtype") else a
+            for a, p in zip(args, fn.body.args)]
     with np.errstate(all="ignore"):
-        return _Ctx().run_block(fn.body, list(args))
+        return _Ctx().run_block(fn.body, args)
 
 
 class InterpExecutable:

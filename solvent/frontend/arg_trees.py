@@ -244,6 +244,7 @@ class Record:
     cls: type
     fields: tuple     # ((key, value), ...)
     name: str
+    local: bool = False   # built in the compiled function ({...}, dict(...), a namedtuple)
 
     def get(self, key, fe):
         for k, v in self.fields:
@@ -289,7 +290,12 @@ class ArgList(ListVal):
 
 
 def refuse_change(fe, v, what: str):
-    """The error for changing a container passed in."""
+    """The error for changing a container passed in (or a dict built in the function)."""
+    if isinstance(v, Record) and v.local:
+        return fe.unsupported(f"{what} of {v.name}: solvent's dicts and namedtuples built in "
+                              "a compiled function keep the items they were built with",
+                              "build it with all its items at once, or keep the values in "
+                              "variables")
     name = v.name if isinstance(v, (Record, ArgList)) else "an argument"
     return fe.unsupported(f"{what} of {name}, a container passed in: the change would not "
                           "reach the caller's object", "copy what you change into a local "

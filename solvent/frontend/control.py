@@ -12,12 +12,14 @@ Merging name bindings where control flow joins follows NumPy semantics:
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import UnsupportedError
 from ..ir.core import Block, Region
 from ..ir.types import TensorType, dtype_name, np_dtype
+from .arg_trees import Record
 from .desugar import ITER_ATTR, LOOP_RETURN_VALUE
 from .list_growth import ListGrows
 from .list_items import ListMutates
@@ -154,6 +156,13 @@ class ControlMixin:
             parts = [self._merge_pair(f"{n}[{i}]", x, y, blocks, yields, c, born0)
                      for i, (x, y) in enumerate(zip(a.items, b.items))]
             return lambda results: like_seq(a, tuple(p(results) for p in parts))
+        if isinstance(a, Record) and isinstance(b, Record) and a.local and b.local and \
+                (a.kind, a.cls) == (b.kind, b.cls) and \
+                [k for k, _ in a.fields] == [k for k, _ in b.fields]:
+            # a dict (or namedtuple) built on each path with the same keys: item by item
+            parts = [(k, self._merge_pair(f"{n}[{k!r}]", x, y, blocks, yields, c, born0))
+                     for (k, x), (_, y) in zip(a.fields, b.fields)]
+            return lambda results: replace(a, fields=tuple((k, p(results)) for k, p in parts))
         if _is_array(a) or _is_array(b):
             if not (_is_array(a) and _is_array(b)) or a.shape != b.shape:
                 raise self.shape_conflict(n, a, b, c)
@@ -212,6 +221,9 @@ class ControlMixin:
             like = like.merged
         if isinstance(like, TupleVal):
             return TupleVal(tuple(self._placeholder(blk, x) for x in like.items))
+        if isinstance(like, Record):
+            return replace(like, fields=tuple((k, self._placeholder(blk, x))
+                                              for k, x in like.fields))
         if isinstance(like, Const):
             return like
         with self.b.at(blk):

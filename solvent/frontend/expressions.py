@@ -19,9 +19,9 @@ from .values import (LIST_GROWTH, ArrayRef, Const, Formatted, ListConst, Tensor,
                      is_tuple_index, like_seq, make_seq, seq_items)
 
 _EXPR_HINTS = {
-    "DictComp": "dicts are not supported inside compiled functions",
+    "DictComp": "write the dict literally ({'a': x, 'b': y}): its keys must be known when "
+                "it is compiled",
     "Lambda": "define a module-level helper function; solvent inlines it",
-    "Dict": "dicts are not supported inside compiled functions",
 }
 
 BINOP_UFUNC = {
@@ -72,6 +72,30 @@ class ExprMixin:
     # --- leaves ---------------------------------------------------------------------------
     def expr_Constant(self, node):
         return Const(node.value)
+
+    def expr_Dict(self, node):
+        """``{"u": u, "e": e}`` with keys known at compile time (``**d`` of such a dict too): a
+        read-only record, returned as a dict (frontend/arg_trees.Record)."""
+        fields: dict = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                more = self.expr(v)
+                if not (isinstance(more, Record) and more.kind == "dict"):
+                    raise self.unsupported("**spreading something other than a dict")
+                fields.update(more.fields)
+                continue
+            key = self.expr(k)
+            if not isinstance(key, Const) or not isinstance(key.value, (str, int, float,
+                                                                        bool, tuple)):
+                raise self.unsupported("a dict key known only at run time",
+                                       "use keys written in the code")
+            fields[key.value] = self.expr(v)
+        return self.local_record("dict", dict, fields)
+
+    def local_record(self, kind, cls, fields: dict):
+        return Record(kind, cls, tuple(fields.items()),
+                      f"the {cls.__name__} built at line {self.b.loc.line if self.b.loc else '?'}",
+                      local=True)
 
     def expr_JoinedStr(self, node):
         """An f-string: a string when every field is known at compile time, else a
@@ -509,6 +533,24 @@ class ExprMixin:
                                    "inlines the methods their class defines in Python")
         raise self.unsupported(f"the method {attr!r} of {obj.name}")
 
+    def build_record(self, cls, args, kwargs):
+        """``dict(a=x, ...)``, ``dict(d, a=x)`` and ``Point(x, y)`` of a namedtuple class."""
+        if cls is dict:
+            if len(args) > 1 or (args and not (isinstance(args[0], Record)
+                                               and args[0].kind == "dict")):
+                raise self.unsupported("dict() of something other than keywords or a dict")
+            fields = dict(args[0].fields) if args else {}
+            fields.update(kwargs)
+            return self.local_record("dict", dict, fields)
+        try:
+            bound = inspect.signature(cls).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.b.loc}: {e}") from None
+        bound.apply_defaults()
+        return self.local_record("object", cls, {k: bound.arguments[k] if not isinstance(
+            bound.arguments[k], (int, float, str, type(None))) else Const(bound.arguments[k])
+            for k in cls._fields})
+
     @staticmethod
     def class_member(obj, attr):
         """What the class of object ``obj`` (a plain class passed in) defines as ``attr``,
@@ -531,8 +573,14 @@ class ExprMixin:
                 args.append(self.expr(a))
         kwargs = {}
         for k in node.keywords:
-            if k.arg is None:
-                raise self.unsupported("**kwargs in calls")
+            if k.arg is None:       # f(**params): a dict known item by item
+                d = self.expr(k.value)
+                if not (isinstance(d, Record) and d.kind == "dict"
+                        and all(isinstance(key, str) for key, _ in d.fields)):
+                    raise self.unsupported("**kwargs of something other than a dict with "
+                                           "string keys")
+                kwargs.update(d.fields)
+                continue
             kwargs[k.arg] = self.expr(k.value)
         return args, kwargs
 
@@ -590,6 +638,9 @@ class ExprMixin:
         inline = getattr(fn, "solvent_inline", None)
         if inline is not None:  # an object that compiles to a function (a kernel launch)
             return inline(self, args, kwargs, node)
+        if fn is dict or (isinstance(fn, type) and issubclass(fn, tuple)
+                          and hasattr(fn, "_fields")):
+            return self.build_record(fn, args, kwargs)
         name = getattr(fn, "__name__", repr(fn))
         module = getattr(fn, "__module__", "") or ""
         if module.startswith("numpy.random") or isinstance(getattr(fn, "__self__", None),

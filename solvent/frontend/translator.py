@@ -395,8 +395,16 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
 
 
 def _results(fe, value, out: list, arg_map, seen: dict):
-    """The result structure: ("tuple", items[, "list"]) (a list returned is a list), ("const",
-    v), ("select", flag, a, b), ("arg", k, view steps) or ("value", index, kind)."""
+    """The result structure: ("tuple", items[, "list"]) (a list returned is a list; a dict or
+    namedtuple built in the function: ("tuple", items, "dict", keys) or ("tuple", items,
+    "object", class, keys)), ("const", v), ("select", flag, a, b), ("arg", k, view steps) or
+    ("value", index, kind)."""
+    if isinstance(value, arg_trees.Record) and value.local:
+        # a dict or namedtuple built here: its items, rebuilt as one (runtime/jit._rebuild)
+        items = [_results(fe, v, out, arg_map, seen) for _, v in value.fields]
+        keys = tuple(k for k, _ in value.fields)
+        return ("tuple", items, "dict", keys) if value.kind == "dict" else \
+            ("tuple", items, "object", value.cls, keys)
     if isinstance(value, arg_trees.Record):
         raise fe.unsupported(f"returning {value.name}, a container passed in",
                              "return the arrays and numbers it holds")

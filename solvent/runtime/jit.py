@@ -562,8 +562,14 @@ def _rebuild(spec, outs, args, memo=None, fresh=frozenset()):
         return memo[id(spec)]
     kind = spec[0]
     if kind == "tuple":
-        r = (list if spec[2:] == ("list",) else tuple)(
-            _rebuild(s, outs, args, memo, fresh) for s in spec[1])
+        items = [_rebuild(s, outs, args, memo, fresh) for s in spec[1]]
+        tag = spec[2] if len(spec) > 2 else None
+        if tag == "dict":
+            r = dict(zip(spec[3], items))
+        elif tag == "object":    # a namedtuple built in the function
+            r = spec[3](*items)
+        else:
+            r = list(items) if tag == "list" else tuple(items)
     elif kind == "const":
         r = spec[1]
     elif kind == "select":   # an argument on one path of a run-time if (ReturnChoice)
