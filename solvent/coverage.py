@@ -144,8 +144,9 @@ SYNTAX = {
     "expr_Dict": "dict literals with keys written in the code (`**d` of such a dict too), "
                  "`dict(a=x)`, `dict(d, k=v)` and namedtuple classes called: read by key, "
                  "`.get`, `.items()`, `in`, `len`, `f(**d)`; built on both paths of an `if` "
-                 "with the same keys; returned as a dict or namedtuple; changing one after "
-                 "it is built is refused",
+                 "with the same keys; returned as a dict or namedtuple; `d[k] = v` and "
+                 "`d[k] += v` with keys written in the code, except inside a loop around "
+                 "the dict or while another name holds it (refused with the line)",
     "expr_IfExp": "`a if c else b`",
     "expr_Lambda": "small `lambda`s, inlined at the call",
     "expr_JoinedStr": "f-strings: constant ones anywhere; with run-time fields (format specs "

@@ -245,6 +245,7 @@ class Record:
     fields: tuple     # ((key, value), ...)
     name: str
     local: bool = False   # built in the compiled function ({...}, dict(...), a namedtuple)
+    loops: int = 0        # how many loops around the place it was built (translated loops)
 
     def get(self, key, fe):
         for k, v in self.fields:

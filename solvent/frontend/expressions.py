@@ -95,7 +95,7 @@ class ExprMixin:
     def local_record(self, kind, cls, fields: dict):
         return Record(kind, cls, tuple(fields.items()),
                       f"the {cls.__name__} built at line {self.b.loc.line if self.b.loc else '?'}",
-                      local=True)
+                      local=True, loops=len(self.loop_stack))
 
     def expr_JoinedStr(self, node):
         """An f-string: a string when every field is known at compile time, else a

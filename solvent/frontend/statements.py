@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 import numpy as np
 
@@ -104,6 +105,8 @@ class StmtMixin:
                 self.bind(t.id, op(cur, rhs))
         elif isinstance(t, ast.Subscript):
             obj = self.expr(t.value)
+            if self.local_dict_store(t, obj, lambda cur: op(cur, self.expr(node.value))):
+                return
             if isinstance(obj, (Record, ArgList)):
                 raise refuse_change(self, obj, "changing an item")
             obj = self.list_store_target(t.value, obj)
@@ -316,6 +319,8 @@ class StmtMixin:
                 self.assign(t, v)
         elif isinstance(target, ast.Subscript):
             obj = self.expr(target.value)
+            if self.local_dict_store(target, obj, lambda cur: value):
+                return
             if isinstance(obj, (Record, ArgList)):
                 raise refuse_change(self, obj, "assigning an item")
             obj = self.list_store_target(target.value, obj)
@@ -328,6 +333,33 @@ class StmtMixin:
             if isinstance(obj, Record):
                 raise refuse_change(self, obj, "assigning an attribute")
             raise self.unsupported(f"assignment to {type(target).__name__}")
+
+    def local_dict_store(self, target: ast.Subscript, obj, new_value) -> bool:
+        """``d[k] = v`` (``new_value(current)`` for ``d[k] op= v``) on a dict built in the
+        function and held by one name only: the name is bound to the dict with item ``k``
+        set (key written in the code); True when done. A dict also held by another name
+        is refused, since the other name would not see the change."""
+        if not (isinstance(obj, Record) and obj.local and obj.kind == "dict"
+                and isinstance(target.value, ast.Name)):
+            return False
+        items = self.index_items(target.slice)
+        if len(items) != 1 or not isinstance(items[0], Const):
+            raise self.unsupported(f"a key of {obj.name} known only at run time",
+                                   "use keys written in the code")
+        name, key = target.value.id, items[0].value
+        if any(v is obj for n, v in self.env.items() if n != name):
+            raise self.unsupported(f"setting an item of {obj.name}, which another name also "
+                                   "holds: the other name would not see it",
+                                   "set the items before giving the dict a second name")
+        if len(self.loop_stack) > obj.loops:    # the loop would not carry the new binding
+            raise self.unsupported(f"setting an item of {obj.name} inside a loop: solvent's "
+                                   "dicts carry no changes from one iteration to the next",
+                                   "keep the value in a variable in the loop and set the "
+                                   "item after it")
+        fields = dict(obj.fields)
+        fields[key] = new_value(obj.get(key, self) if key in fields else None)
+        self.bind(name, replace(obj, fields=tuple(fields.items())))
+        return True
 
     def part_target(self, target: ast.Attribute):
         """The array that ``x.real = v`` / ``x.imag = v`` (or ``op=``) writes: the part's view
@@ -369,6 +401,13 @@ class StmtMixin:
         elif isinstance(value, TupleVal):
             value = like_seq(value, tuple(self.new_buffer(v, name) if isinstance(v, Tensor)
                                           and v.type.rank >= 1 else v for v in value.items))
+        elif isinstance(value, Record) and value.local and any(
+                isinstance(v, Tensor) and v.type.rank >= 1 for _, v in value.fields):
+            # its arrays may be written in place (a record without fresh arrays keeps its
+            # identity: ``e = d`` is one dict under two names)
+            value = replace(value, fields=tuple(
+                (k, self.new_buffer(v, f"{name}[{k!r}]") if isinstance(v, Tensor)
+                 and v.type.rank >= 1 else v) for k, v in value.fields))
         self.env[name] = value
 
     def new_buffer(self, t: Tensor, name: str, guard: str | None = None) -> ArrayRef:

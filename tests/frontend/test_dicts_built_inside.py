@@ -1,8 +1,9 @@
 """Dicts and namedtuples built inside a compiled function (``{"u": u, "e": e}``,
 ``dict(a=x)``, ``dict(d, k=v)``, ``Point(x, y)``, ``f(**params)``): read like the containers
-passed in, merged item by item where an ``if`` builds one on each path, and returned as a
-dict or namedtuple again. Changing one after it is built is refused with the line (its items
-are fixed). Before, a dict literal was refused ("Dict expressions are not supported")."""
+passed in, merged item by item where an ``if`` builds one on each path, returned as a dict
+or namedtuple again; ``d[k] = v`` sets an item, except where the change would be lost (inside
+a loop around the dict, or while a second name holds it), which is refused with the line.
+Before, a dict literal was refused ("Dict expressions are not supported")."""
 from __future__ import annotations
 
 from collections import namedtuple
@@ -54,9 +55,31 @@ def scaled(alpha, beta):
     return alpha * beta
 
 
-def changed(u):
+def filled(u, n):
+    """The usual way a result dict is built: empty, then item by item."""
+    out = {}
+    out["u"] = u * 2
+    out["e"] = (u ** 2).sum()
+    out["e"] += 1.0
+    out["u"][0] = -1.0            # its array is written in place, as in NumPy
+    if n > 2:
+        out["n"] = n * 1.5
+    else:
+        out["n"] = 0.5
+    return out
+
+
+def two_names(u):
     d = {"a": u}
-    d["b"] = u * 2
+    e = d
+    d["b"] = 1.0
+    return e
+
+
+def in_a_loop(u):
+    d = {"s": 0.0}
+    for i in range(u.shape[0]):
+        d["s"] = d["s"] + u[i]
     return d
 
 
@@ -64,7 +87,8 @@ CASES = [(summary, (np.arange(4.0),)), (summary, (np.ones((2, 3), np.float32, or
          (by_branch, (np.arange(3.0), 1)), (by_branch, (np.arange(3.0), -1)),
          (returns_by_branch, (np.arange(3.0), 1)),
          (returns_by_branch, (np.arange(3.0), 0)),
-         (points, (np.arange(3.0),)), (unpacked, (np.arange(3.0), 2.0))]
+         (points, (np.arange(3.0),)), (unpacked, (np.arange(3.0), 2.0)),
+         (filled, (np.arange(3.0), 4)), (filled, (np.arange(2, dtype=np.int8), 1))]
 
 
 def _same(got, want):
@@ -94,10 +118,12 @@ def test_a_returned_argument_is_the_callers_array():
     assert solvent.jit(summary, backend="native")(u)["same"] is u
 
 
-def test_changing_a_built_dict_is_refused_with_the_line():
+@pytest.mark.parametrize("fn,why", [(two_names, "another name also holds"),
+                                    (in_a_loop, "inside a loop")])
+def test_item_changes_that_would_be_lost_are_refused_with_the_line(fn, why):
     with pytest.raises(solvent.UnsupportedError, match=r"test_dicts_built_inside.py:\d+.*"
-                       "assigning an item of the dict built at line"):
-        solvent.jit(changed)(np.ones(2))
+                       "setting an item of the dict built at line.*" + why):
+        solvent.jit(fn)(np.ones(2))
 
 
 def test_a_dict_result_takes_a_dict_cotangent():
