@@ -33,6 +33,8 @@ def _qualname(fn) -> str:
     if type(fn).__name__ == "fortran":  # an f2py wrapper: SciPy's LAPACK (<fortran dgtsv>)
         return "scipy.linalg.lapack." + repr(fn).split()[-1].rstrip(">")
     module = getattr(fn, "__module__", None) or "numpy"
+    if isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is not fn:
+        module = "scipy.special"   # a ufunc of SciPy's (they carry no __module__)
     if module.startswith("scipy.linalg"):
         prefix = "scipy.linalg"
     else:

@@ -66,6 +66,10 @@ UNARY_DERIVATIVES = {
     "cbrt": lambda b, x, y: div(b, _c(b, x, 1.0), mul(b, _c(b, x, 3.0), mul(b, y, y))),
     "square": lambda b, x, y: mul(b, _c(b, x, 2.0), x),
     "reciprocal": lambda b, x, y: neg(b, mul(b, y, y)),
+    "erf": lambda b, x, y: mul(b, _c(b, x, 2.0 / math.sqrt(math.pi)),
+                               b.one("tensor.exp", neg(b, mul(b, x, x)))),
+    "erfc": lambda b, x, y: mul(b, _c(b, x, -2.0 / math.sqrt(math.pi)),
+                                b.one("tensor.exp", neg(b, mul(b, x, x)))),
 }
 PIECEWISE_CONSTANT = ("floor", "ceil", "trunc", "rint", "sign")
 

@@ -648,6 +648,14 @@ class ExprMixin:
             raise self.unsupported(f"np.random.{name} inside a compiled function: its numbers "
                                    "would differ from NumPy's stream",
                                    "draw the random numbers before the call and pass them in")
+        if module == "math" and not kwargs and all(
+                isinstance(a, Const) and isinstance(a.value, (int, float)) for a in args):
+            # a math function of numbers written in the code (math.factorial(5),
+            # math.comb(n, 2) with n known): Python's own answer, at compile time
+            try:
+                return Const(fn(*(a.value for a in args)))
+            except (ValueError, OverflowError, TypeError) as e:
+                raise type(e)(f"{self.b.loc}: {e}") from None
         raise self.unsupported(f"call to {module + '.' if module else ''}{name} is not supported")
 
 

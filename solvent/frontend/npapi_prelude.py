@@ -775,3 +775,32 @@ def matrix_rank(A, tol=None, hermitian=False):
     else:
         tol = np.asarray(tol)[..., np.newaxis]
     return np.count_nonzero(s > tol, axis=-1)
+
+
+@prelude(np.sinc)
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0: NumPy's own expression (x = 0 replaced by 1e-20)."""
+    y = np.pi * np.where(x == 0, 1.0e-20, x)
+    return np.sin(y) / y
+
+
+@prelude(np.gcd)
+def gcd(x1, x2):
+    """The greatest common divisor of integers, elementwise, non-negative (Euclid's
+    algorithm on all elements at once until every remainder is zero)."""
+    z = x1 * 0 + x2 * 0        # NumPy's promotion of the two (a Python int is weak), broadcast
+    a = np.abs(x1 + z)
+    b = np.abs(x2 + z)
+    while np.any(b != 0):
+        nz = b != 0
+        r = np.where(nz, a % np.where(nz, b, 1), 0)
+        a = np.where(nz, b, a)
+        b = r
+    return a
+
+
+@prelude(np.lcm)
+def lcm(x1, x2):
+    """|x1 / gcd(x1, x2) * x2|, 0 where either is 0, as NumPy computes it."""
+    g = gcd(x1, x2)
+    return np.abs(np.where(g == 0, 0, (x1 + g * 0) // np.where(g == 0, 1, g)) * x2)

@@ -177,3 +177,42 @@ def _scaled(mf, factor):
 
 implements(math.degrees)(_scaled(math.degrees, 180.0 / math.pi))
 implements(math.radians)(_scaled(math.radians, math.pi / 180.0))
+
+
+# --- functions NumPy lacks: math.erf / math.erfc and scipy.special's ---------------------------
+def _math_special(name, mf):
+    """math.erf / math.erfc: a double in, a Python float out (never an error)."""
+    def handler(fe, x):
+        a = _as_double(fe, x)
+        if isinstance(a, Const):
+            return Const(mf(a.value))
+        if a.dtype.startswith("c"):
+            raise fe.unsupported(f"math.{name} of a complex number")
+        return _weak(fe, Tensor(fe.b.one(f"tensor.{name}", a.v), deps=a.deps))
+    return handler
+
+
+def _scipy_special(name):
+    """scipy.special.erf / erfc of arrays or numbers: float32 stays float32, integers and
+    booleans compute in float64, a NumPy scalar for a number (SciPy's ufuncs)."""
+    def handler(fe, x, out=None):
+        if out is not None and not (isinstance(out, Const) and out.value is None):
+            raise fe.unsupported(f"scipy.special.{name} with out=")
+        t = fe.tensor(x)
+        if t.dtype[0] == "c":
+            raise fe.unsupported(f"scipy.special.{name} of complex values")
+        if t.dtype not in ("f32", "f64"):
+            t = fe.convert(t, "f64")
+        return Tensor(fe.b.one(f"tensor.{name}", t.v), deps=t.deps)
+    return handler
+
+
+for _name in ("erf", "erfc"):
+    implements(getattr(math, _name))(_math_special(_name, getattr(math, _name)))
+try:
+    import scipy.special as _sp
+except ImportError:  # pragma: no cover - SciPy is optional
+    _sp = None
+if _sp is not None:
+    for _name in ("erf", "erfc"):
+        implements(getattr(_sp, _name))(_scipy_special(_name))

@@ -1,11 +1,12 @@
 """Elementwise ops, one record each, generated from the tables below.
 
-Identity kept by every row: the op computes the NumPy ufunc of the same row on operands of
-one dtype (the frontend inserts ``tensor.convert`` so operands already have the ufunc's loop
+Identity kept by every row: the op computes the NumPy ufunc of the same row (erf and erfc:
+Python's math functions, elementwise) on operands of one dtype (the frontend inserts ``tensor.convert`` so operands already have the ufunc's loop
 dtype), with NumPy broadcasting of shapes. Comparison and predicate ops produce ``i1``.
 """
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -154,6 +155,20 @@ def _int_safe(name):
     return fn
 
 
+def _from_math(fn, name):
+    """Elementwise ``fn`` of Python's math module on a float array, in double, rounded to the
+    array's dtype (the interpreter's reference for functions NumPy lacks: erf, erfc)."""
+    def apply(x):
+        x = np.asarray(x)
+        return np.vectorize(fn, otypes=[x.dtype])(x) if x.size else x.copy()
+    apply.__name__ = name
+    return apply
+
+
+def _jax_special(name):
+    return lambda x: getattr(lax, name)(x)
+
+
 # name: (numpy function, jax lowering, accepted kinds b/i/f/c, result rule)
 # result rule: "same" dtype as operands, "bool" (i1), "real" (real part's dtype).
 UNARY = {
@@ -196,6 +211,9 @@ UNARY = {
     "isnan": (np.isnan, _jnp("isnan"), "fc", "bool"),
     "isinf": (np.isinf, _jnp("isinf"), "fc", "bool"),
     "isfinite": (np.isfinite, _jnp("isfinite"), "fc", "bool"),
+    # math.erf / scipy.special.erf (no NumPy function)
+    "erf": (_from_math(math.erf, "erf"), _jax_special("erf"), "f", "same"),
+    "erfc": (_from_math(math.erfc, "erfc"), _jax_special("erfc"), "f", "same"),
 }
 
 BINARY = {

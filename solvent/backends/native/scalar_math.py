@@ -308,6 +308,7 @@ UNARY = {
     "sinh": _math("sinh", (19,)), "cosh": _math("cosh", (19,)), "tanh": _math("tanh", (19,)),
     "arcsinh": _call_libm("asinh"), "arccosh": _call_libm("acosh"),
     "arctanh": _call_libm("atanh"), "cbrt": _call_libm("cbrt"),
+    "erf": _call_libm("erf"), "erfc": _call_libm("erfc"),
     "floor": _int_identity("floor"), "ceil": _int_identity("ceil"),
     "trunc": _int_identity("trunc"), "rint": _call_intr("rint"),
     "sign": sign, "square": lambda ctx, dt, a: mul(ctx, dt, a, a),
