@@ -415,11 +415,23 @@ def _squeeze(fe, a, axis=None):
 
 @implements(np.expand_dims)
 def _expand_dims(fe, a, axis):
+    """NumPy's rule: the axes are positions in the result (of ndim + len(axis) dimensions,
+    negative ones counted from its end); the other positions take a's dimensions in order."""
     shape = list(fe.tensor_type(a).shape)
     ax = fe.static(axis, "axis")
-    for x in sorted(int(i) % (len(shape) + 1) for i in (ax if isinstance(ax, tuple) else (ax,))):
-        shape.insert(x, 1)
-    return reshape_value(fe, a, Const(tuple(shape)))
+    ax = ax if isinstance(ax, tuple) else (ax,)
+    out_nd = len(shape) + len(ax)
+    pos = []
+    for i in ax:
+        if not -out_nd <= int(i) < out_nd:
+            raise np.exceptions.AxisError(f"{fe.b.loc}: axis {i} is out of bounds for array "
+                                          f"of dimension {out_nd}")
+        pos.append(int(i) % out_nd)
+    if len(set(pos)) != len(pos):
+        raise ValueError(f"{fe.b.loc}: repeated axis")
+    dims = iter(shape)
+    return reshape_value(fe, a, Const(tuple(1 if k in pos else next(dims)
+                                            for k in range(out_nd))))
 
 
 def python_result(handler):

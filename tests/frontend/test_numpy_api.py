@@ -513,3 +513,26 @@ def test_running_extremes_keep_numpys_zero_signs_and_nans(backend):
         np.testing.assert_array_equal(g, e)
         if backend != "xla":
             np.testing.assert_array_equal(np.signbit(g), np.signbit(e))
+
+
+def _expanded(x, A):
+    return (np.expand_dims(x, (0, 2)), np.expand_dims(x, (-1, 0)), np.expand_dims(x, (1, -1)),
+            np.expand_dims(A, (0, 3)), np.expand_dims(A, (-2, 1)), np.expand_dims(A, -1))
+
+
+def test_expand_dims_with_several_axes_places_them_in_the_result(backend):
+    """The axes are positions in the result: np.expand_dims(x, (0, 2)) of a 1-D x is
+    (1, n, 1) (it was (1, 1, n): a silent wrong shape)."""
+    check(_expanded, np.arange(3.0), np.ones((2, 3), np.float32, order="F"), backend=backend)
+    with pytest.raises(ValueError, match="repeated axis"):
+        solvent.jit(expand_repeated)(np.ones(2))
+    with pytest.raises(np.exceptions.AxisError):
+        solvent.jit(expand_out_of_range)(np.ones(2))
+
+
+def expand_repeated(x):
+    return np.expand_dims(x, (0, 0))
+
+
+def expand_out_of_range(x):
+    return np.expand_dims(x, 3)
