@@ -53,9 +53,9 @@ def assert_same_value(got, exp, what):
         assert type(got) is type(exp), \
             f"{what}: NumPy gives Python {type(exp).__name__} {exp!r}, solvent gives {type(got).__name__} {got!r}"
         _assert_values(np.asarray(got), np.asarray(exp), what)
-    elif isinstance(exp, tuple):
-        assert isinstance(got, tuple) and len(got) == len(exp), \
-            f"{what}: NumPy gives a {len(exp)}-tuple, solvent gives {got!r}"
+    elif isinstance(exp, (tuple, list)):
+        assert type(got) is type(exp) and len(got) == len(exp), \
+            f"{what}: NumPy gives a {type(exp).__name__} of {len(exp)}, solvent gives {got!r}"
         for k, (g, e) in enumerate(zip(got, exp)):
             assert_same_value(g, e, f"{what}[{k}]")
     elif exp is None:

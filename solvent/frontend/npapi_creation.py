@@ -440,6 +440,17 @@ def python_result(handler):
     return handler
 
 
+@implements(np.broadcast_shapes)
+@python_result
+def _broadcast_shapes(fe, *shapes):
+    """The broadcast of shapes known at compile time (a tuple of ints, as NumPy returns)."""
+    vals = [fe.static(s, "a shape") for s in shapes]
+    try:
+        return Const(np.broadcast_shapes(*vals))
+    except ValueError as e:
+        raise ValueError(f"{fe.b.loc}: {e}") from None
+
+
 @implements(np.ndim)
 @python_result
 def _ndim(fe, a):

@@ -29,7 +29,7 @@ METHOD_FUNCTIONS = {
     "dot": np.dot, "clip": np.clip, "round": np.round, "ravel": np.ravel,
     "squeeze": np.squeeze, "repeat": np.repeat, "trace": np.trace,
     "conj": np.conjugate, "conjugate": np.conjugate, "argsort": np.argsort,
-    "diagonal": np.diagonal,
+    "diagonal": np.diagonal, "swapaxes": np.swapaxes, "nonzero": np.nonzero,
 }
 # methods with their own translation in ``call_method`` (what each does, for the coverage
 # document; a test checks that every name here is handled and no other is)

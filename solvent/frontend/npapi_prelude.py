@@ -407,9 +407,11 @@ def interp(x, xp, fp):
 
 
 @prelude(np.searchsorted)
-def searchsorted(a, v, side="left"):
-    """Insertion points of ``v`` in sorted ``a``: the count of a's elements < v ('left')
-    or <= v ('right')."""
+def searchsorted(a, v, side="left", sorter=None):
+    """Insertion points of ``v`` in sorted ``a`` (``a[sorter]`` with ``sorter``): the count
+    of a's elements < v ('left') or <= v ('right')."""
+    if sorter is not None:
+        a = np.asarray(a)[sorter]
     vv = np.reshape(np.asarray(v), (-1, 1))
     if side == "left":
         k = np.sum(a[np.newaxis, :] < vv, axis=1)
@@ -804,3 +806,275 @@ def lcm(x1, x2):
     """|x1 / gcd(x1, x2) * x2|, 0 where either is 0, as NumPy computes it."""
     g = gcd(x1, x2)
     return np.abs(np.where(g == 0, 0, (x1 + g * 0) // np.where(g == 0, 1, g)) * x2)
+
+
+# --- joining, splitting, inserting ------------------------------------------------------------
+@prelude(np.append)
+def append(arr, values, axis=None):
+    """arr and values joined: both flattened without ``axis``, along it with one."""
+    if axis is None:
+        return np.concatenate((np.ravel(arr), np.ravel(values)))
+    return np.concatenate((arr, values), axis=axis)
+
+
+@prelude(np.insert)
+def insert(arr, obj, values, axis=None):
+    """``values`` before position ``obj`` (an integer known at compile time) of the flattened
+    array, or along ``axis``; ``values`` broadcast to one slice (NumPy's rule for a scalar
+    ``obj``)."""
+    x = np.ravel(arr) if axis is None else np.asarray(arr)
+    ax = 0 if axis is None else axis % x.ndim
+    n = x.shape[ax]
+    if obj < -n or obj > n:
+        raise IndexError("index is out of bounds for the axis")
+    k = obj + n if obj < 0 else obj
+    y = np.moveaxis(x, ax, 0)
+    v = np.broadcast_to(np.asarray(values).astype(x.dtype), (1,) + y.shape[1:])
+    return np.moveaxis(np.concatenate((y[:k], v, y[k:]), axis=0), 0, ax)
+
+
+@prelude(np.delete)
+def delete(arr, obj, axis=None):
+    """The array without the positions ``obj`` (an integer or a sequence of integers known
+    at compile time) of the flattened array or along ``axis``."""
+    x = np.ravel(arr) if axis is None else np.asarray(arr)
+    ax = 0 if axis is None else axis % x.ndim
+    n = x.shape[ax]
+    gone = [i % n for i in (obj if np.ndim(obj) else (obj,))]
+    keep = [i for i in range(n) if i not in gone]
+    return np.moveaxis(np.moveaxis(x, ax, 0)[keep], 0, ax)
+
+
+@prelude(np.array_split)
+def array_split(ary, indices_or_sections, axis=0):
+    """Pieces along ``axis``: n pieces of near-equal length (the first ones one longer) or the
+    pieces between the given indices (known at compile time); a list."""
+    x = np.asarray(ary)
+    ax = axis % x.ndim
+    n = x.shape[ax]
+    y = np.moveaxis(x, ax, 0)
+    if np.ndim(indices_or_sections) == 0:
+        sections = indices_or_sections
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = n // sections, n % sections
+        bounds = [k * each + min(k, extra) for k in range(sections + 1)]
+    else:
+        bounds = [0] + [min(max(i, 0), n) for i in indices_or_sections] + [n]
+    return [np.moveaxis(y[bounds[k]:max(bounds[k], bounds[k + 1])], 0, ax)
+            for k in range(len(bounds) - 1)]
+
+
+@prelude(np.split)
+def split(ary, indices_or_sections, axis=0):
+    """np.array_split, where a number of sections must divide the axis."""
+    if np.ndim(indices_or_sections) == 0 and np.shape(ary)[axis] % indices_or_sections != 0:
+        raise ValueError("array split does not result in an equal division")
+    return array_split(ary, indices_or_sections, axis)
+
+
+@prelude(np.hsplit)
+def hsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 1 if np.ndim(ary) > 1 else 0)
+
+
+@prelude(np.vsplit)
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 0)
+
+
+@prelude(np.dstack)
+def dstack(tup):
+    """Arrays stacked along a third axis (1-D (n,) as (1, n, 1), 2-D (m, n) as (m, n, 1))."""
+    return np.concatenate([np.atleast_3d(a) for a in tup], axis=2)
+
+
+@prelude(np.atleast_3d)
+def atleast_3d(a):
+    x = np.asarray(a)
+    if x.ndim == 0:
+        return np.reshape(x, (1, 1, 1))
+    if x.ndim == 1:
+        return x[np.newaxis, :, np.newaxis]
+    if x.ndim == 2:
+        return x[:, :, np.newaxis]
+    return x
+
+
+@prelude(np.broadcast_arrays)
+def broadcast_arrays(*args):
+    """The arrays broadcast to their common shape: an array of that shape itself (as NumPy
+    returns it), the others copies here where NumPy gives views it warns against writing."""
+    shape = np.broadcast_shapes(*[np.shape(a) for a in args])
+    return tuple(a if np.shape(a) == shape else np.broadcast_to(a, shape).copy()
+                 for a in args)
+
+
+@prelude(np.ediff1d)
+def ediff1d(ary, to_end=None, to_begin=None):
+    d = np.diff(np.ravel(ary))
+    if to_begin is not None:
+        d = np.concatenate((np.ravel(np.asarray(to_begin)).astype(d.dtype), d))
+    if to_end is not None:
+        d = np.concatenate((d, np.ravel(np.asarray(to_end)).astype(d.dtype)))
+    return d
+
+
+# --- lookups, spectra, spaces -----------------------------------------------------------------
+@prelude(np.digitize)
+def digitize(x, bins, right=False):
+    """The index of the bin each x falls in, for increasing ``bins`` (NumPy's
+    searchsorted(bins, x, side='left' if right else 'right'))."""
+    return np.searchsorted(np.asarray(bins), x, side="left" if right else "right")
+
+
+@prelude(np.fft.fftshift)
+def fftshift(x, axes=None):
+    """The zero-frequency term moved to the middle: a roll by n // 2 along each axis."""
+    a = np.asarray(x)
+    axs = tuple(k for k in range(a.ndim)) if axes is None else \
+        tuple(axes) if np.ndim(axes) else (axes,)
+    return np.roll(a, tuple(a.shape[k] // 2 for k in axs), axis=axs)
+
+
+@prelude(np.fft.ifftshift)
+def ifftshift(x, axes=None):
+    """fftshift undone: a roll by -(n // 2) along each axis."""
+    a = np.asarray(x)
+    axs = tuple(k for k in range(a.ndim)) if axes is None else \
+        tuple(axes) if np.ndim(axes) else (axes,)
+    return np.roll(a, tuple(-(a.shape[k] // 2) for k in axs), axis=axs)
+
+
+@prelude(np.logspace)
+def logspace(start, stop, num=50, endpoint=True, base=10.0):
+    """base ** linspace(start, stop, num), as NumPy computes it."""
+    y = np.linspace(start, stop, num, endpoint=endpoint)
+    return np.power(base, y)
+
+
+@prelude(np.iscomplexobj)
+def iscomplexobj(x):
+    return np.asarray(x).dtype.kind == "c"
+
+
+@prelude(np.isrealobj)
+def isrealobj(x):
+    return np.asarray(x).dtype.kind != "c"
+
+
+# --- NaN-ignoring statistics ------------------------------------------------------------------
+@prelude(np.nanargmax)
+def nanargmax(a, axis=None):
+    """argmax with NaNs ignored; ValueError where a slice is all NaN (NumPy's message)."""
+    x = np.asarray(a)
+    if np.any(np.all(np.isnan(x), axis=axis)):
+        raise ValueError("All-NaN slice encountered")
+    return np.argmax(np.where(np.isnan(x), -np.inf, x), axis=axis)
+
+
+@prelude(np.nanargmin)
+def nanargmin(a, axis=None):
+    """argmin with NaNs ignored; ValueError where a slice is all NaN (NumPy's message)."""
+    x = np.asarray(a)
+    if np.any(np.all(np.isnan(x), axis=axis)):
+        raise ValueError("All-NaN slice encountered")
+    return np.argmin(np.where(np.isnan(x), np.inf, x), axis=axis)
+
+
+@prelude(np.nanvar)
+def nanvar(a, axis=None, ddof=0, keepdims=False):
+    """The variance of the non-NaN values: sum(|x - mean|^2) / (count - ddof)."""
+    x = np.asarray(a)
+    ok = ~np.isnan(x)
+    count = np.sum(ok, axis=axis, keepdims=True)
+    mean = np.sum(np.where(ok, x, 0), axis=axis, keepdims=True) / count
+    d = np.where(ok, x - mean, 0)
+    return np.sum(d * d, axis=axis, keepdims=keepdims) / (
+        np.sum(ok, axis=axis, keepdims=keepdims) - ddof)
+
+
+@prelude(np.nanstd)
+def nanstd(a, axis=None, ddof=0, keepdims=False):
+    return np.sqrt(nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+# --- polynomials ------------------------------------------------------------------------------
+@prelude(np.polyder)
+def polyder(p, m=1):
+    """The m-th derivative of the coefficients (highest power first)."""
+    c = np.asarray(p)
+    if m == 0:
+        return c
+    return polyder(c[:-1] * np.arange(c.shape[0] - 1, 0, -1), m - 1)   # m known: inlined m times
+
+
+@prelude(np.polyint)
+def polyint(p, m=1, k=0.0):
+    """The m-th antiderivative (integration constant ``k`` each time)."""
+    c = np.asarray(p)
+    if m == 0:
+        return c
+    return polyint(np.concatenate((c / np.arange(c.shape[0], 0, -1), np.full(1, k))), m - 1, k)
+
+
+@prelude(np.polyadd)
+def polyadd(a1, a2):
+    a, b = np.atleast_1d(a1), np.atleast_1d(a2)
+    n = max(a.shape[0], b.shape[0])
+    z = a[:1] * 0 + b[:1] * 0
+    return (np.concatenate((np.zeros(n - a.shape[0], z.dtype), a))
+            + np.concatenate((np.zeros(n - b.shape[0], z.dtype), b)))
+
+
+@prelude(np.polysub)
+def polysub(a1, a2):
+    return polyadd(a1, -np.atleast_1d(a2))
+
+
+@prelude(np.polymul)
+def polymul(a1, a2):
+    return np.convolve(np.atleast_1d(a1), np.atleast_1d(a2))
+
+
+@prelude(np.vander)
+def vander(x, N=None, increasing=False):
+    """Columns of powers of x: x**(N-1) ... x**0 (``increasing``: x**0 first)."""
+    v = np.asarray(x)
+    n = v.shape[0] if N is None else N
+    p = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    return v[:, np.newaxis] ** p[np.newaxis, :]
+
+
+# --- choices ----------------------------------------------------------------------------------
+@prelude(np.select)
+def select(condlist, choicelist, default=0):
+    """The value of the first true condition's choice, ``default`` where none holds."""
+    out = np.asarray(default) + 0 * np.asarray(choicelist[0])
+    for k in range(len(condlist) - 1, -1, -1):
+        out = np.where(condlist[k], choicelist[k], out)
+    return out
+
+
+@prelude(np.linalg.multi_dot)
+def multi_dot(arrays):
+    """The product of the matrices left to right (NumPy reorders for speed; the value is
+    the same up to rounding)."""
+    out = arrays[0]
+    for m in arrays[1:]:     # a sequence of known length: unrolled
+        out = out @ m
+    return out
+
+
+@prelude(np.float_power)
+def float_power(x1, x2):
+    """x1 ** x2 in float64 (complex128 for complex input)."""
+    a, b = np.asarray(x1), np.asarray(x2)
+    dt = np.complex128 if a.dtype.kind == "c" or b.dtype.kind == "c" else np.float64
+    return np.power(a.astype(dt), b.astype(dt))
+
+
+@prelude(np.correlate)
+def correlate(a, v, mode="valid"):
+    """c[k] = sum_n a[n + k] conj(v[n]): a convolution with v reversed and conjugated."""
+    return np.convolve(a, np.conj(v)[::-1], mode)

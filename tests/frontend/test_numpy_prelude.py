@@ -168,6 +168,41 @@ def equalities(A, x):
             np.array_equiv(A, np.ones(3)), np.array_equiv(x, x))
 
 
+def joins_and_splits(A, x, k):
+    return (np.append(x, A[0]), np.append(A, A[:1], axis=0), np.insert(x, 2, 7.5),
+            np.insert(A, -1, k[:A.shape[0]], axis=1), np.delete(x, [0, 2]),
+            np.delete(A, (0, -1), axis=1), np.array_split(x, 3), np.split(A, 2, axis=0),
+            np.hsplit(A, [1, 3]), np.vsplit(A, 4), np.dstack([x[:2], x[2:4]]),
+            np.atleast_3d(A).shape, np.broadcast_arrays(A, x[:A.shape[1]]),
+            np.ediff1d(x, to_begin=-1.0, to_end=[1.0, 2.0]), A.swapaxes(0, 1))
+
+
+def lookups_and_spectra(A, x):
+    return (np.digitize(x, [0.2, 0.5, 0.9]), np.digitize(x, np.array([0.2, 0.5]), right=True),
+            np.fft.fftshift(A), np.fft.ifftshift(x), np.fft.fftshift(A, axes=1),
+            np.logspace(0, 2, 5), np.logspace(1, 2, 4, endpoint=False, base=2.0),
+            np.iscomplexobj(x), np.isrealobj(A + 0j), np.searchsorted(x, 0.5,
+                                                                       sorter=np.argsort(x)),
+            np.select([x < 0.3, x > 0.7], [x, -x], default=9.0))
+
+
+def nan_statistics(A, x):
+    B = A.copy()
+    B[0, 1] = np.nan
+    return (np.nanargmax(B), np.nanargmin(B, axis=0), np.nanvar(B), np.nanstd(B, axis=1),
+            np.nanvar(B, axis=0, ddof=1, keepdims=True), np.nanstd(x))
+
+
+def polynomials_more(x, k):
+    p = x[:4]
+    return (np.polyder(p), np.polyder(p, 2), np.polyint(p), np.polyint(p, 2, k=1.0),
+            np.polyadd(p, x[:2]), np.polysub(x[:2], p), np.polymul(p, x[:3]),
+            np.vander(x[:3]), np.vander(k[:3], 4, increasing=True),
+            np.linalg.multi_dot([np.outer(p, p), np.outer(p, p), p]),
+            np.float_power(np.abs(x), 1.5), np.float_power(k, 2), np.correlate(x, p),
+            np.correlate(x, p, "full"))
+
+
 def _cases(n):
     rng = np.random.default_rng(n)
     A = rng.random((4, n))
@@ -202,6 +237,11 @@ def _cases(n):
         case(gradients, np.asfortranarray(A), x, rng.integers(-9, 9, n).astype(np.int8),
              id=f"gradient-{n}"),
         case(equalities, A, x, id=f"array_equal-{n}"),
+        case(joins_and_splits, A, x, rng.integers(-9, 9, 8).astype(np.int8),
+             id=f"joins-splits-{n}"),
+        case(lookups_and_spectra, np.asfortranarray(A), x, id=f"lookups-spectra-{n}"),
+        case(nan_statistics, A, x, id=f"nan-statistics-{n}"),
+        case(polynomials_more, x, rng.integers(-5, 5, 6).astype(np.int8), id=f"poly-more-{n}"),
     ]
 
 
@@ -305,3 +345,11 @@ def test_fill_diagonal_refuses_what_numpy_refuses(shape):
     with pytest.raises(ValueError) as got:
         solvent.jit(fill_bad)(np.zeros(shape))
     assert str(want.value) in str(got.value)
+
+
+def test_the_nonzero_method_is_np_nonzero():
+    def f(k):
+        return (k > 0).nonzero()
+    k = np.array([3, -1, 0, 2], np.int8)
+    got = solvent.jit(f, backend="native")(k)
+    assert len(got) == 1 and np.array_equal(got[0], f(k)[0])
