@@ -8,8 +8,9 @@ lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), 
 ``c^T = b^T a^T``, which is what is passed to Fortran gemm. An operand already in that order
 (or its transpose) is passed as it is; any other layout is first copied into that order.
 
-BLAS is SciPy's (``scipy.linalg.cython_blas``, the library NumPy/SciPy already ship), bound
-to LLVM symbols once; without SciPy every dtype takes the loop nest.
+BLAS is the library NumPy's own matmul calls (``blas_library``: NumPy's bundled
+scipy-openblas64, 64-bit integers), else SciPy's ``cython_blas``, bound to LLVM symbols once;
+without either every dtype takes the loop nest.
 
 Which product runs how (issue 9), measured with ``benchmarks/products.py --clock cpu --stat
 min`` (every side on one thread) and the dot-dominated corpus kernels:
@@ -47,39 +48,36 @@ from llvmlite import ir
 from .complex_products import complex_dot
 from .context import BufRef, Lazy
 from .matvec_pairs import lower_pair
-from .types import I32, I8, I64, const, is_complex, reg_type
-from . import scalar_math
+from .types import I8, I64, const, is_complex, reg_type
+from . import blas_library, scalar_math
 
 _BLAS: dict | None = None
 
 
 def blas_symbols() -> dict:
     """{'f64': 'solvent_d', 'f32': 'solvent_s', 'c128': 'solvent_z', 'c64': 'solvent_c'}:
-    prefixes of the bound gemm/gemv/syrk symbols."""
+    prefixes of the bound gemm/gemv/syrk symbols (``blas_library``: NumPy's own BLAS, else
+    SciPy's); empty without a BLAS."""
     global _BLAS
     if _BLAS is None:
         _BLAS = {}
-        try:
-            from scipy.linalg import cython_blas
-        except ImportError:  # pragma: no cover - scipy is optional
-            return _BLAS
         for dt, prefix in (("f64", "d"), ("f32", "s"), ("c128", "z"), ("c64", "c")):
             for kind in ("gemm", "gemv", "syrk"):
-                bind_symbol(f"solvent_{prefix}{kind}", cython_blas, prefix + kind)
+                if not blas_library.bind(f"solvent_{prefix}{kind}", prefix + kind):
+                    return _BLAS
             _BLAS[dt] = f"solvent_{prefix}"
     return _BLAS
 
 
-def bind_symbol(symbol: str, module, name: str) -> None:
-    """Make the LLVM symbol ``symbol`` the address of the routine ``name`` that a Cython
-    module (``scipy.linalg.cython_blas`` / ``cython_lapack``) exports in its capsules."""
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    cap = module.__pyx_capi__[name]
-    llvm.add_symbol(symbol, api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap)))
+def blas_int(ctx, v):
+    """``v`` (an int, or an integer register) as the bound library's integer
+    (``blas_library.int_type``: i64 for NumPy's scipy-openblas64, i32 for SciPy's)."""
+    t = blas_library.int_type()
+    if isinstance(v, int):
+        return ir.Constant(t, v)
+    if v.type.width > t.width:
+        return ctx.b.trunc(v, t)
+    return ctx.b.sext(v, t) if v.type.width < t.width else v
 
 
 def _prod(xs):
@@ -129,16 +127,16 @@ def _in_place(x: Lazy, vector_ok: bool):
 
 def _row_stride(ctx, ref, default):
     """The leading dim BLAS is given for a stored matrix: its row stride for a window read in
-    place (an int or an i32 register), ``default`` for a C-ordered buffer."""
+    place (a ``blas_int``), ``default`` for a C-ordered buffer."""
     if ref.run_strides is None or len(ref.shape) != 2:
-        return ir.Constant(I32, max(1, default))
+        return blas_int(ctx, max(1, default))
     s = ref.run_strides[0]
     if isinstance(s, int):
-        return ir.Constant(I32, max(1, s))
+        return blas_int(ctx, max(1, s))
     # a window's row stride is at least its row length, but a one-row window may have
     # any: BLAS wants at least 1
     s = ctx.b.select(ctx.b.icmp_signed("<", s, ir.Constant(I64, 1)), ir.Constant(I64, 1), s)
-    return ctx.b.trunc(s, I32)
+    return blas_int(ctx, s)
 
 
 def _arranged(ctx, op, v, order, alt, views=False):
@@ -262,7 +260,7 @@ def _runtime_gemv(ctx, op, x, y, da, db, k_len, out) -> bool:
         return False
     free, ld = dm[1 - c_mat], mv[1][0]
     bld = ctx.b
-    i32 = lambda v: bld.trunc(ctx.as_value(v), I32)   # noqa: E731
+    bi = lambda v: blas_int(ctx, ctx.as_value(v))   # noqa: E731
     cell = _cells(ctx)
     t = reg_type(dt)
     # row-major (R x C, row stride s) is column-major (C x R, ld s): a contraction over the
@@ -276,9 +274,9 @@ def _runtime_gemv(ctx, op, x, y, da, db, k_len, out) -> bool:
             ctx.counted_loop(ctx.as_value(free), lambda j: ctx.store(out, [j], const(dt, 0)))
         with full:
             bld.call(fn, [cell(I8, ir.Constant(I8, ord("N" if c_mat == 0 else "T"))),
-                          cell(I32, i32(m)), cell(I32, i32(n)), cell(t, const(dt, 1.0)),
-                          mv[0], cell(I32, i32(ld)), vv[0], cell(I32, i32(vv[1][0])),
-                          cell(t, const(dt, 0.0)), out.ptr, cell(I32, ir.Constant(I32, 1))])
+                          cell(None, bi(m)), cell(None, bi(n)), cell(t, const(dt, 1.0)),
+                          mv[0], cell(None, bi(ld)), vv[0], cell(None, bi(vv[1][0])),
+                          cell(t, const(dt, 0.0)), out.ptr, cell(None, bi(1))])
     return True
 
 
@@ -361,9 +359,9 @@ def _dot(op, ctx):
 
 def _cells(ctx):
     """cell(type, value): a stack slot holding ``value`` (Fortran BLAS takes every argument
-    by pointer)."""
+    by pointer); type None: ``value``'s own."""
     def cell(ty, value):
-        s = ctx.alloca_builder.alloca(ty)
+        s = ctx.alloca_builder.alloca(ty or value.type)
         ctx.b.store(value, s)
         return s
     return cell
@@ -373,8 +371,9 @@ def _declare(ctx, sym, dt, sig):
     """The BLAS routine ``sym`` of ``dt``, its Fortran arguments spelled by ``sig``: c a
     character, i an int, p a ``dt`` array or scalar (all by pointer)."""
     ptr = ir.PointerType(reg_type(dt))
-    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(I32), "p": ptr}
+    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(blas_library.int_type()), "p": ptr}
     fty = ir.FunctionType(ir.VoidType(), [kinds[c] for c in sig])
+    blas_library.note(ctx)
     return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
 
 
@@ -387,10 +386,10 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False, beta
     cell = _cells(ctx)
     opb = cell(I8, ir.Constant(I8, ord("C" if cb else "T" if tb else "N")))
     opa = cell(I8, ir.Constant(I8, ord("C" if ca else "T" if ta else "N")))
-    m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
-    ldb = cell(I32, _row_stride(ctx, Bm, K if tb else N))
-    lda = cell(I32, _row_stride(ctx, A, M if ta else K))
-    ldc = cell(I32, ir.Constant(I32, max(1, N)))
+    m, n, k = (cell(None, blas_int(ctx, x)) for x in (N, M, K))
+    ldb = cell(None, _row_stride(ctx, Bm, K if tb else N))
+    lda = cell(None, _row_stride(ctx, A, M if ta else K))
+    ldc = cell(None, blas_int(ctx, max(1, N)))
     alpha = cell(t, const(dt, 1.0))
     beta = cell(t, const(dt, beta))
     def per_batch(q):  # one call per batch, in a loop (thousands of batches stay one call)
@@ -417,9 +416,9 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out):
     cell = _cells(ctx)
     uplo = cell(I8, ir.Constant(I8, ord("L")))
     trans = cell(I8, ir.Constant(I8, ord("N" if tx else "T")))
-    n, k = cell(I32, ir.Constant(I32, M)), cell(I32, ir.Constant(I32, K))
-    lda = cell(I32, _row_stride(ctx, X, M if tx else K))
-    ldc = cell(I32, ir.Constant(I32, max(1, M)))
+    n, k = cell(None, blas_int(ctx, M)), cell(None, blas_int(ctx, K))
+    lda = cell(None, _row_stride(ctx, X, M if tx else K))
+    ldc = cell(None, blas_int(ctx, max(1, M)))
     b.call(fn, [uplo, trans, n, k, cell(t, const(dt, 1.0)), X.ptr, lda,
                 cell(t, const(dt, 0.0)), out.ptr, ldc])
     c2 = BufRef(out.ptr, (M, M), dt)
@@ -489,14 +488,14 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):
     else:
         trans, m, n, ld = "C" if conj else "T", cols, rows, cols
     # a window read in place: its row stride, a vector's stride (``_arranged``'s views)
-    inc = ir.Constant(I32, 1)
+    inc = blas_int(ctx, 1)
     if vec.run_strides is not None and len(vec.shape) == 1:
         inc = vec.run_strides[0]
-        inc = ir.Constant(I32, inc) if isinstance(inc, int) else b.trunc(inc, I32)
-    args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
-            cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
-            cell(I32, _row_stride(ctx, mat, ld)), None, cell(I32, inc),
-            cell(t, const(dt, 0.0)), None, cell(I32, ir.Constant(I32, 1))]
+        inc = blas_int(ctx, inc)
+    args = [cell(I8, ir.Constant(I8, ord(trans))), cell(None, blas_int(ctx, m)),
+            cell(None, blas_int(ctx, n)), cell(t, const(dt, 1.0)), None,
+            cell(None, _row_stride(ctx, mat, ld)), None, cell(None, inc),
+            cell(t, const(dt, 0.0)), None, cell(None, blas_int(ctx, 1))]
     def per_batch(q):
         args[4] = b.gep(mat.ptr, [b.mul(q, ir.Constant(I64, mat_size))])
         args[6] = b.gep(vec.ptr, [b.mul(q, ir.Constant(I64, vec_size))])
