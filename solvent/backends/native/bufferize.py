@@ -437,9 +437,10 @@ class Plan:
         elif user.name.startswith("tensor.reduce_"):
             ok = True
         elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots,
-            from .rules_linalg import blas_window, row_dots   # a window BLAS reads in place
+            # a window BLAS reads in place, a scaled operand whose scalar is BLAS's alpha
+            from .rules_linalg import blas_scaled, blas_window, row_dots
             ok = not all(u.type.static for u in user.operands) or row_dots(user) or \
-                blas_window(r.owner)
+                blas_window(r.owner) or blas_scaled(r.owner)
         elif pointwise_gather(user):   # the index, read at the result's own position
             ok = user.operands[1] is r
         else:
