@@ -147,6 +147,8 @@ class Plan:
         self._fuse(fn.body)
         # product -> the add it sums itself into (accumulate_products.py: gemm, beta = 1)
         self.accumulate: dict[Operation, Operation] = {}
+        # product -> the scalar s of an accumulator s * x held as x (gemm, beta = s)
+        self.accumulate_beta: dict[Operation, object] = {}
         self.dropped: set[int] = set()   # buffers no value holds any longer
         from .accumulate_products import find_accumulations
         find_accumulations(self, fn.body)

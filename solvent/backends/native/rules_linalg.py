@@ -361,9 +361,13 @@ def _dot(op, ctx):
         if op in ctx.plan.accumulate:
             where = f" at {op.loc}" if op.loc is not None else ""
             ctx.notes.append(f"a {M}x{K} @ {K}x{N} product adds itself into the sum's buffer"
-                             f"{where} (gemm, beta = 1): no temporary")
+                             f"{where} (gemm, beta = "
+                             f"{'its scalar' if op in ctx.plan.accumulate_beta else 1}): "
+                             "no temporary")
+        beta = ctx.plan.accumulate_beta.get(op)
         _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out,
-              beta=1.0 if op in ctx.plan.accumulate else 0.0, alpha=alpha)
+              beta=ctx.get(beta) if beta is not None else
+              1.0 if op in ctx.plan.accumulate else 0.0, alpha=alpha)
     else:
         _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out)
     if scalar_out:
@@ -434,7 +438,7 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False, beta
     lda = cell(None, _row_stride(ctx, A, M if ta else K))
     ldc = cell(None, blas_int(ctx, max(1, N)))
     alpha = cell(t, const(dt, 1.0) if alpha is None else alpha)
-    beta = cell(t, const(dt, beta))
+    beta = cell(t, const(dt, beta) if isinstance(beta, float) else beta)
     def per_batch(q):  # one call per batch, in a loop (thousands of batches stay one call)
         pa = b.gep(A.ptr, [b.mul(q, ir.Constant(I64, M * K))])
         pb = b.gep(Bm.ptr, [b.mul(q, ir.Constant(I64, K * N))])

@@ -60,3 +60,24 @@ def test_the_scalar_is_blas_alpha_and_explain_says_so():
     f = solvent.jit(gemm_scaled, backend="native")
     lines = f.compile((1.5, A, B)).executable.explain_lines
     assert any("BLAS's alpha" in s for s in lines), lines
+
+
+def beta_update(alpha, beta, C, A, B):
+    C *= beta
+    C += alpha * A @ B
+
+
+def beta_read_twice(beta, C, A, B):
+    S = C * beta
+    C[:] = S + A @ B
+    return S.sum()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_scaled_accumulator_is_gemm_beta(dtype):
+    C, A, B = (rng.random(s).astype(dtype) for s in ((20, 25), (20, 30), (30, 25)))
+    check(beta_update, 1.5, -0.5, C, A, B, backend="native")
+    check(beta_read_twice, -0.5, C, A, B, backend="native")
+    lines = solvent.jit(beta_update, backend="native").compile(
+        (1.5, -0.5, C, A, B)).executable.explain_lines
+    assert any("beta = its scalar" in s for s in lines), lines
