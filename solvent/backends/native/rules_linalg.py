@@ -24,7 +24,9 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   batch. An operand that is a window of an array (``x[:, k:k + n]``, a column, a strided
   vector: ``blas_window``) is read in place with its row stride as leading dim, and a product
   added into a buffer it may overwrite (``out += A @ B``) is one gemm with beta = 1
-  (``accumulate_products.py``; conv1d 0.9x -> 2.4-2.6x NumPy). A function dominated by such
+  (``accumulate_products.py``; conv1d 0.9x -> 2.4-2.6x NumPy), ``C *= beta; C += A @ B``
+  one gemm with that beta; an operand ``s * X`` computed where the product reads it is read
+  as ``X`` with ``s`` BLAS's alpha (``_scale_into_alpha``). A function dominated by such
   products goes native (``choice.dot_work``; float32
   products of 2^26 multiply-adds and more used to stay on XLA, no longer faster there:
   ``choice.XLA_FASTER``);
