@@ -155,3 +155,19 @@ def assert_same_result(got, want, rtol=1e-6, scalar_types=True):
     g, w = np.asarray(got), np.asarray(want)
     assert g.shape == w.shape and g.dtype == w.dtype, (g.dtype, g.shape, w.dtype, w.shape)
     np.testing.assert_allclose(g, w, rtol=rtol)
+
+
+def in_fresh_process(code: str, **env) -> str:
+    """Run ``code`` in a new Python process with the repository and ``tests`` on its path
+    and ``env`` added to the environment (a setting read once per process, as
+    SOLVENT_VECTOR_MATH or SOLVENT_BLAS); return its stdout, or fail with its stderr."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, **env,
+               PYTHONPATH=os.pathsep.join([root, os.path.join(root, "tests")]))
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout

@@ -37,10 +37,11 @@ it needs every shape at compile time. The native backend compiles loops to machi
 - a function whose work is dominated by float32/float64/complex matrix products
   (``dot_work``: the products' multiply-adds at least ``DOT_SHARE`` times every other op's
   elements, or so little work in all that dispatch decides, ``SMALL_WORK``) goes
-  native, where each product is one call of SciPy's BLAS gemm/gemv (the OpenBLAS NumPy
-  itself calls, multithreaded, on the caller's buffers in place) and a call costs a few
-  microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for float64, and each
-  XLA call costs tens of microseconds of dispatch. Measured with benchmarks/products.py;
+  native, where each product is one BLAS gemm/gemv/syrk call into the library NumPy itself
+  calls (``native/blas_library.py``; multithreaded, on the caller's buffers in place) and a
+  call costs a few microseconds; XLA:CPU's own dot emitter is slower than OpenBLAS for
+  float64, and each XLA call costs tens of microseconds of dispatch. Measured with
+  benchmarks/products.py;
 - a function that is one streaming pass of cheap elementwise work goes native
   (``streaming.single_pass``: memory-bound, and the native backend works in the caller's
   buffers where XLA copies arguments);
@@ -498,7 +499,8 @@ def choose(fn: Function, accepted: dict[str, str], refused: dict[str, str]) -> t
         if d.dominated:
             return "native", (f"native: {d.products} matrix product(s) do {d.madds} "
                               f"multiply-adds against {d.elements} elements of other work; "
-                              "each product is one BLAS call (SciPy's, as NumPy's own)")
+                              "each product is one BLAS call (the library NumPy's "
+                              "matmul calls, where found)")
     if "native" in accepted:
         streams, elements = single_pass(fn)
         if streams:

@@ -13,7 +13,10 @@ between that runs would see ``acc`` already summed); and neither product operand
 ``acc``'s buffer (BLAS's C must not alias A or B), directly or through a fused value
 (a window, a transpose). Only products that are one gemm call are taken: real float32 or
 float64, static shapes, no batch dims, both free sizes above 1, at least 512 multiply-adds
-(``rules_linalg._dot``'s threshold); never a syrk (it fills one triangle).
+(``rules_linalg._dot``'s threshold); never a syrk (it fills one triangle). An accumulator
+``s * x`` computed in the add (``C *= beta; C += A @ B``) is held as ``x`` and ``s`` is
+gemm's beta: ``C <- A B + s C`` is the add's value, element by element (up to where the
+rounding of ``s * C`` falls).
 
 Saves a temporary the size of the result and one pass over it (written by the product,
 then read by the add). ``Plan.accumulate`` maps each such product to its add.
@@ -65,6 +68,24 @@ def _lazy(plan, v, in_groups) -> bool:
     return isinstance(v.owner, Operation) and (v.owner in plan.fused or v.owner in in_groups)
 
 
+def _scaled(plan, acc, add):
+    """(x, s) for an accumulator ``s * x`` computed in the add (a fused tensor.mul of a
+    scalar, read by the add only): the buffer holding ``x`` takes ``A @ B + s * x`` as
+    gemm's C with beta = s (``C *= beta; C += A @ B``); (acc, None) otherwise."""
+    from .rules_linalg import blas_scaled
+    m = acc.owner
+    if not (isinstance(m, Operation) and m in plan.fused and blas_scaled(m)):
+        return acc, None
+    uses = acc.live_uses()
+    if len(uses) != 1 or uses[0][0] is not add:
+        return acc, None
+    p, q = m.operands
+    for sc, x in ((p, q), (q, p)):
+        if sc.type.rank == 0 and x.type == acc.type:
+            return x, sc
+    return acc, None
+
+
 def find_accumulations(plan, block: Block) -> None:
     in_groups = {m for g in plan.groups.values() for m in g.members}
     ops = block.ops
@@ -77,10 +98,11 @@ def find_accumulations(plan, block: Block) -> None:
         r = op.results[0]
         for acc, d in (op.operands, op.operands[::-1]):
             dot = d.owner
+            held, beta = _scaled(plan, acc, op)
             if not (isinstance(dot, Operation) and dot.name == "tensor.dot_general"
                     and dot.parent is block and d.type == r.type and acc.type == r.type
-                    and plan.of.get(acc) is plan.of[r] and gemm_once(dot)
-                    and dot not in in_groups and not _lazy(plan, acc, in_groups)):
+                    and plan.of.get(held) is plan.of[r] and gemm_once(dot)
+                    and dot not in in_groups and not _lazy(plan, held, in_groups)):
                 continue
             users = [u for u in ops if any(o is d for w in u.walk() for o in w.operands)]
             if users != [op]:
@@ -92,6 +114,8 @@ def find_accumulations(plan, block: Block) -> None:
             if any(target in _buffers_read(plan, o) for o in dot.operands):
                 continue
             plan.accumulate[dot] = op
+            if beta is not None:
+                plan.accumulate_beta[dot] = beta
             plan.dropped.add(plan.of[d].id)   # the product's own buffer: never allocated
             plan.of[d] = plan.of[r]
             break

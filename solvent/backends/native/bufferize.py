@@ -147,6 +147,8 @@ class Plan:
         self._fuse(fn.body)
         # product -> the add it sums itself into (accumulate_products.py: gemm, beta = 1)
         self.accumulate: dict[Operation, Operation] = {}
+        # product -> the scalar s of an accumulator s * x held as x (gemm, beta = s)
+        self.accumulate_beta: dict[Operation, object] = {}
         self.dropped: set[int] = set()   # buffers no value holds any longer
         from .accumulate_products import find_accumulations
         find_accumulations(self, fn.body)
@@ -437,9 +439,10 @@ class Plan:
         elif user.name.startswith("tensor.reduce_"):
             ok = True
         elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots,
-            from .rules_linalg import blas_window, row_dots   # a window BLAS reads in place
+            # a window BLAS reads in place, a scaled operand whose scalar is BLAS's alpha
+            from .rules_linalg import blas_scaled, blas_window, row_dots
             ok = not all(u.type.static for u in user.operands) or row_dots(user) or \
-                blas_window(r.owner)
+                blas_window(r.owner) or blas_scaled(r.owner)
         elif pointwise_gather(user):   # the index, read at the result's own position
             ok = user.operands[1] is r
         else:

@@ -1,5 +1,5 @@
 """Complex matrix products (``tensor.dot_general`` on complex64/complex128): always a BLAS
-call (``rules_complex.refuses`` requires SciPy's routines), never an inline loop of complex
+call (``rules_complex.refuses`` requires a bound BLAS), never an inline loop of complex
 multiply-adds.
 
 - one free dim of size 1: gemv; a vector dot (M = N = 1) too, of ``a`` as a 1 x K matrix:

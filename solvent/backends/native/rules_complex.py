@@ -237,7 +237,7 @@ def refuses(op) -> str | None:
             return "a product of mixed dtypes"
         from .rules_linalg import blas_symbols
         if a.type.dtype not in blas_symbols():
-            return "a complex product without SciPy's BLAS"
+            return "a complex product without a BLAS (neither NumPy's nor SciPy's found)"
         return None
     return f"{name} on complex values"
 

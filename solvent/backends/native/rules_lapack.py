@@ -3,14 +3,16 @@
 (getrf), ``tensor.eigh`` (syevd), ``tensor.triangular_solve`` (BLAS trsv/trsm), for float32
 and float64 with static shapes.
 
-LAPACK is SciPy's (``scipy.linalg.cython_lapack``), the library NumPy/SciPy already ship, bound
-to LLVM symbols once, as the BLAS of rules_linalg.py. NumPy copies each matrix into Fortran
-order (a transposed copy) before calling LAPACK; these rules copy it as it is (a contiguous,
-vectorized copy: the transposed one cost 1-2 ms on 700x700) and fold the transpose into the
-routine's flags with the identities below, so results agree with NumPy's to rounding (the
-differential tests compare them with allclose). Where NumPy raises LinAlgError (``info > 0``:
-not positive definite, singular, no convergence) the result is NaN, as the interpreter's and
-XLA's rules give; the frontend's error.check raises LinAlgError with the source line.
+LAPACK is the library NumPy's own ``numpy.linalg`` calls (``blas_library``: NumPy's bundled
+scipy-openblas64, 64-bit integers, pivots and workspace integers included), else SciPy's
+``cython_lapack``, bound to LLVM symbols once, as the BLAS of rules_linalg.py. NumPy copies
+each matrix into Fortran order (a transposed copy) before calling LAPACK; these rules copy it
+as it is (a contiguous, vectorized copy: the transposed one cost 1-2 ms on 700x700) and fold
+the transpose into the routine's flags with the identities below, so results agree with
+NumPy's to rounding (the differential tests compare them with allclose). Where NumPy raises
+LinAlgError (``info > 0``: not positive definite, singular, no convergence) the result is NaN,
+as the interpreter's and XLA's rules give; the frontend's error.check raises LinAlgError with
+the source line.
 
 Identities relied on: a row-major ``n x n`` array read as column-major is its transpose; the
 lower triangle of ``a`` is the upper triangle of ``a^T``; ``inv(a^T)^T = inv(a)``; ``det(a^T) =
@@ -23,40 +25,45 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .context import BufRef
-from .rules_linalg import bind_symbol
-from .types import I32, I64, I8, const, reg_type
+from . import blas_library
+from .types import I64, I8, const, reg_type
 
 _PREFIX = {"f64": "d", "f32": "s"}
-_ROUTINES = {"cython_lapack": ("potrf", "gesv", "getrf", "getrs", "syevd"), "cython_blas": ("trsv", "trsm")}
+_ROUTINES = ("potrf", "gesv", "getrf", "getrs", "syevd", "trsv", "trsm")
 _BOUND: bool | None = None
 
 
 def _bind() -> bool:
-    """Bind SciPy's LAPACK/BLAS routines to ``solvent_lapack_<d|s><name>``; False without
-    SciPy (the rules then refuse, and automatic choice takes another backend)."""
+    """Bind the LAPACK/BLAS routines (``blas_library``) to ``solvent_lapack_<d|s><name>``;
+    False without a library (the rules then refuse, and automatic choice takes another
+    backend)."""
     global _BOUND
     if _BOUND is None:
-        try:
-            from scipy.linalg import cython_blas, cython_lapack
-        except ImportError:  # pragma: no cover - scipy is a dependency
-            _BOUND = False
-            return _BOUND
-        mods = {"cython_lapack": cython_lapack, "cython_blas": cython_blas}
-        for mod, names in _ROUTINES.items():
-            for p in _PREFIX.values():
-                for name in names:
-                    bind_symbol(f"solvent_lapack_{p}{name}", mods[mod], p + name)
-        _BOUND = True
+        _BOUND = all(blas_library.bind(f"solvent_lapack_{p}{name}", p + name)
+                     for p in _PREFIX.values() for name in _ROUTINES)
     return _BOUND
+
+
+def _int_dtype() -> str:
+    """The dtype of the library's integer arrays (pivots, workspace): ``i64`` or ``i32``."""
+    return f"i{blas_library.int_type().width}"
+
+
+def _as_int(b, v):
+    """An i64 register as the library's integer."""
+    t = blas_library.int_type()
+    return v if t.width == 64 else b.trunc(v, t)
 
 
 def _routine(ctx, dt, name, sig):
     """The routine ``name`` for ``dt``; ``sig`` spells its Fortran arguments (all by
     pointer): c a character, i an int, I an int array, p a ``dt`` array or scalar."""
     sym = f"solvent_lapack_{_PREFIX[dt]}{name}"
-    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(I32), "I": ir.PointerType(I32),
+    it = blas_library.int_type()
+    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(it), "I": ir.PointerType(it),
              "p": ir.PointerType(reg_type(dt))}
     fty = ir.FunctionType(ir.VoidType(), [kinds[c] for c in sig])
+    blas_library.note(ctx)
     return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
 
 
@@ -76,13 +83,14 @@ class _Call:
         return self.cell(I8, ir.Constant(I8, ord(c)))
 
     def int(self, n):
-        return self.cell(I32, ir.Constant(I32, n))
+        return self.cell(blas_library.int_type(), ir.Constant(blas_library.int_type(), n))
 
     def real(self, x):
         return self.cell(reg_type(self.dt), const(self.dt, x))
 
     def failed(self):
-        return self.ctx.b.icmp_signed("!=", self.ctx.b.load(self.info), ir.Constant(I32, 0))
+        info = self.ctx.b.load(self.info)
+        return self.ctx.b.icmp_signed("!=", info, ir.Constant(info.type, 0))
 
 
 def _batches(ctx, op, shape, body):
@@ -113,7 +121,7 @@ def _fill(ctx, dst: BufRef, rows, cols, value):
 
 def _static(op):
     if not _bind():
-        return "LAPACK from SciPy (scipy.linalg.cython_lapack) is not available"
+        return "no LAPACK: neither NumPy's OpenBLAS nor SciPy's cython_lapack was found"
     for v in list(op.operands) + list(op.results):
         if not v.type.static:
             return "a matrix whose size is known only at run time"
@@ -207,7 +215,7 @@ def _solve(op, ctx):
     out = ctx.out(op)
     k = 1 if b_t.rank == 1 else b_t.shape[1]
     work = ctx.scratch(op, (n, n), dt)
-    ipiv = ctx.scratch(op, (max(1, n),), "i32")
+    ipiv = ctx.scratch(op, (max(1, n),), _int_dtype())
     call = _Call(ctx, dt)
     _copy(ctx, work, a, n, n)
     _getrf(ctx, dt, work, ipiv, n, call)
@@ -240,7 +248,7 @@ def _inv(op, ctx):
     a = ctx.get(op.operands[0])
     out = ctx.out(op)
     work = ctx.scratch(op, (n, n), dt)
-    ipiv = ctx.scratch(op, (max(1, n),), "i32")
+    ipiv = ctx.scratch(op, (max(1, n),), _int_dtype())
     gesv = _routine(ctx, dt, "gesv", "iipiIpii")
     call = _Call(ctx, dt)
     batch = list(shape[:-2])
@@ -291,7 +299,7 @@ def _lu_sign_logdet(op, ctx, results):
             for k in range(len(op.results))]
     flats = [BufRef(o.ptr, (count,), dt) for o in outs]
     work = ctx.scratch(op, (n, n), dt)
-    ipiv = ctx.scratch(op, (max(1, n),), "i32")
+    ipiv = ctx.scratch(op, (max(1, n),), _int_dtype())
     call = _Call(ctx, dt)
     batch = list(shape[:-2])
     b = ctx.b
@@ -308,7 +316,7 @@ def _lu_sign_logdet(op, ctx, results):
             u = ctx.load(work, [i, i])
             neg = b.fcmp_ordered("<", u, const(dt, 0.0))
             swapped = b.icmp_signed("!=", ctx.load(ipiv, [i]),
-                                    b.trunc(b.add(i, ir.Constant(I64, 1)), I32))
+                                    _as_int(b, b.add(i, ir.Constant(I64, 1))))
             flip = b.xor(neg, swapped)
             s = b.load(sign)
             b.store(b.select(flip, b.fneg(s), s), sign)
@@ -348,7 +356,7 @@ def _eigh(op, ctx):
     work = ctx.scratch(op, (n, n), dt)
     lwork, liwork = (1 + 6 * n + 2 * n * n, 3 + 5 * n) if n > 1 else (1, 1)
     rwork = ctx.scratch(op, (lwork,), dt)
-    iwork = ctx.scratch(op, (liwork,), "i32")
+    iwork = ctx.scratch(op, (liwork,), _int_dtype())
     syevd = _routine(ctx, dt, "syevd", "ccipippiIii")
     call = _Call(ctx, dt)
     uplo = call.char("U" if op.attrs["uplo"] == "L" else "L")

@@ -8,8 +8,9 @@ lhs_free, lhs_contract) and ``b[B, K, N]`` (rhs_batch, rhs_contract, rhs_free), 
 ``c^T = b^T a^T``, which is what is passed to Fortran gemm. An operand already in that order
 (or its transpose) is passed as it is; any other layout is first copied into that order.
 
-BLAS is SciPy's (``scipy.linalg.cython_blas``, the library NumPy/SciPy already ship), bound
-to LLVM symbols once; without SciPy every dtype takes the loop nest.
+BLAS is the library NumPy's own matmul calls (``blas_library``: NumPy's bundled
+scipy-openblas64, 64-bit integers), else SciPy's ``cython_blas``, bound to LLVM symbols once;
+without either every dtype takes the loop nest.
 
 Which product runs how (issue 9), measured with ``benchmarks/products.py --clock cpu --stat
 min`` (every side on one thread) and the dot-dominated corpus kernels:
@@ -23,7 +24,9 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
   batch. An operand that is a window of an array (``x[:, k:k + n]``, a column, a strided
   vector: ``blas_window``) is read in place with its row stride as leading dim, and a product
   added into a buffer it may overwrite (``out += A @ B``) is one gemm with beta = 1
-  (``accumulate_products.py``; conv1d 0.9x -> 2.4-2.6x NumPy). A function dominated by such
+  (``accumulate_products.py``; conv1d 0.9x -> 2.4-2.6x NumPy), ``C *= beta; C += A @ B``
+  one gemm with that beta; an operand ``s * X`` computed where the product reads it is read
+  as ``X`` with ``s`` BLAS's alpha (``_scale_into_alpha``). A function dominated by such
   products goes native (``choice.dot_work``; float32
   products of 2^26 multiply-adds and more used to stay on XLA, no longer faster there:
   ``choice.XLA_FASTER``);
@@ -39,47 +42,42 @@ min`` (every side on one thread) and the dot-dominated corpus kernels:
 """
 from __future__ import annotations
 
-import ctypes
-
-import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ...ir.core import Operation
 from .complex_products import complex_dot
 from .context import BufRef, Lazy
 from .matvec_pairs import lower_pair
-from .types import I32, I8, I64, const, is_complex, reg_type
-from . import scalar_math
+from .types import I8, I64, const, is_complex, reg_type
+from . import blas_library, scalar_math
 
 _BLAS: dict | None = None
 
 
 def blas_symbols() -> dict:
     """{'f64': 'solvent_d', 'f32': 'solvent_s', 'c128': 'solvent_z', 'c64': 'solvent_c'}:
-    prefixes of the bound gemm/gemv/syrk symbols."""
+    prefixes of the bound gemm/gemv/syrk symbols (``blas_library``: NumPy's own BLAS, else
+    SciPy's); empty without a BLAS."""
     global _BLAS
     if _BLAS is None:
         _BLAS = {}
-        try:
-            from scipy.linalg import cython_blas
-        except ImportError:  # pragma: no cover - scipy is optional
-            return _BLAS
         for dt, prefix in (("f64", "d"), ("f32", "s"), ("c128", "z"), ("c64", "c")):
             for kind in ("gemm", "gemv", "syrk"):
-                bind_symbol(f"solvent_{prefix}{kind}", cython_blas, prefix + kind)
+                if not blas_library.bind(f"solvent_{prefix}{kind}", prefix + kind):
+                    return _BLAS
             _BLAS[dt] = f"solvent_{prefix}"
     return _BLAS
 
 
-def bind_symbol(symbol: str, module, name: str) -> None:
-    """Make the LLVM symbol ``symbol`` the address of the routine ``name`` that a Cython
-    module (``scipy.linalg.cython_blas`` / ``cython_lapack``) exports in its capsules."""
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    cap = module.__pyx_capi__[name]
-    llvm.add_symbol(symbol, api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap)))
+def blas_int(ctx, v):
+    """``v`` (an int, or an integer register) as the bound library's integer
+    (``blas_library.int_type``: i64 for NumPy's scipy-openblas64, i32 for SciPy's)."""
+    t = blas_library.int_type()
+    if isinstance(v, int):
+        return ir.Constant(t, v)
+    if v.type.width > t.width:
+        return ctx.b.trunc(v, t)
+    return ctx.b.sext(v, t) if v.type.width < t.width else v
 
 
 def _prod(xs):
@@ -111,6 +109,19 @@ def blas_window(op) -> bool:
     return rank == 1 or rank == 2 and (last[0] == "d" or last[0] in "sr" and last[3] == 1)
 
 
+def blas_scaled(op) -> bool:
+    """Whether ``op`` is ``s * x`` (or ``x * s``) that a BLAS product may read as ``x`` with
+    ``s`` its alpha (``_scale_into_alpha``): a real float tensor.mul of a scalar of the
+    result's dtype and an array of the result's type. Fused into the product (the
+    bufferization), it is never written out; a product that does not call BLAS copies it
+    where it is read, as it would have been written before."""
+    if op.name != "tensor.mul" or op.results[0].type.dtype not in ("f32", "f64"):
+        return False
+    (p, q), t = op.operands, op.results[0].type
+    return any(sc.type.rank == 0 and sc.type.dtype == t.dtype and x.type == t
+               for sc, x in ((p, q), (q, p)))
+
+
 def _unit(s) -> bool:
     return s == 1 if isinstance(s, int) else (isinstance(s, ir.Constant) and s.constant == 1)
 
@@ -129,16 +140,16 @@ def _in_place(x: Lazy, vector_ok: bool):
 
 def _row_stride(ctx, ref, default):
     """The leading dim BLAS is given for a stored matrix: its row stride for a window read in
-    place (an int or an i32 register), ``default`` for a C-ordered buffer."""
+    place (a ``blas_int``), ``default`` for a C-ordered buffer."""
     if ref.run_strides is None or len(ref.shape) != 2:
-        return ir.Constant(I32, max(1, default))
+        return blas_int(ctx, max(1, default))
     s = ref.run_strides[0]
     if isinstance(s, int):
-        return ir.Constant(I32, max(1, s))
+        return blas_int(ctx, max(1, s))
     # a window's row stride is at least its row length, but a one-row window may have
     # any: BLAS wants at least 1
     s = ctx.b.select(ctx.b.icmp_signed("<", s, ir.Constant(I64, 1)), ir.Constant(I64, 1), s)
-    return ctx.b.trunc(s, I32)
+    return blas_int(ctx, s)
 
 
 def _arranged(ctx, op, v, order, alt, views=False):
@@ -262,7 +273,7 @@ def _runtime_gemv(ctx, op, x, y, da, db, k_len, out) -> bool:
         return False
     free, ld = dm[1 - c_mat], mv[1][0]
     bld = ctx.b
-    i32 = lambda v: bld.trunc(ctx.as_value(v), I32)   # noqa: E731
+    bi = lambda v: blas_int(ctx, ctx.as_value(v))   # noqa: E731
     cell = _cells(ctx)
     t = reg_type(dt)
     # row-major (R x C, row stride s) is column-major (C x R, ld s): a contraction over the
@@ -276,9 +287,9 @@ def _runtime_gemv(ctx, op, x, y, da, db, k_len, out) -> bool:
             ctx.counted_loop(ctx.as_value(free), lambda j: ctx.store(out, [j], const(dt, 0)))
         with full:
             bld.call(fn, [cell(I8, ir.Constant(I8, ord("N" if c_mat == 0 else "T"))),
-                          cell(I32, i32(m)), cell(I32, i32(n)), cell(t, const(dt, 1.0)),
-                          mv[0], cell(I32, i32(ld)), vv[0], cell(I32, i32(vv[1][0])),
-                          cell(t, const(dt, 0.0)), out.ptr, cell(I32, ir.Constant(I32, 1))])
+                          cell(None, bi(m)), cell(None, bi(n)), cell(t, const(dt, 1.0)),
+                          mv[0], cell(None, bi(ld)), vv[0], cell(None, bi(vv[1][0])),
+                          cell(t, const(dt, 0.0)), out.ptr, cell(None, bi(1))])
     return True
 
 
@@ -337,21 +348,28 @@ def _dot(op, ctx):
     # stride; anything else fused is copied in the order the call needs
     gemv = blas and (M == 1 or N == 1)
     views = blas and B == 1 and ("vector" if gemv else True)
+    alpha = None
+    if blas:   # ``alpha * A @ B``: A read as it is, alpha BLAS's own
+        a, b, alpha = _scale_into_alpha(ctx, op, a, b)
     A, ta = _arranged(ctx, op, a, *orders[0], views=views)
     Bm, tb = _arranged(ctx, op, b, *orders[1], views=views)
     if M == 1 and N == 1:
         _dots(ctx, dt, B, K, A, Bm, out)
     elif gemv:
-        _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out)
+        _gemv(ctx, sym + "gemv", dt, B, M, N, K, A, ta, Bm, tb, out, alpha=alpha)
     elif blas and B == 1 and A.ptr is Bm.ptr and ta != tb and op not in ctx.plan.accumulate:
-        _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out)
+        _syrk(ctx, sym + "syrk", dt, M, K, A, ta, out, alpha=alpha)
     elif blas:   # out already holds the sum's other term: C += A B (accumulate_products.py)
         if op in ctx.plan.accumulate:
             where = f" at {op.loc}" if op.loc is not None else ""
             ctx.notes.append(f"a {M}x{K} @ {K}x{N} product adds itself into the sum's buffer"
-                             f"{where} (gemm, beta = 1): no temporary")
+                             f"{where} (gemm, beta = "
+                             f"{'its scalar' if op in ctx.plan.accumulate_beta else 1}): "
+                             "no temporary")
+        beta = ctx.plan.accumulate_beta.get(op)
         _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out,
-              beta=1.0 if op in ctx.plan.accumulate else 0.0)
+              beta=ctx.get(beta) if beta is not None else
+              1.0 if op in ctx.plan.accumulate else 0.0, alpha=alpha)
     else:
         _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out)
     if scalar_out:
@@ -359,11 +377,38 @@ def _dot(op, ctx):
     return [out]
 
 
+def _scale_into_alpha(ctx, op, a, b):
+    """(a', b', alpha): an operand ``s * x`` (or ``x * s``) computed where the product reads
+    it (a fused tensor.mul of a scalar of the product's dtype and an array of the operand's
+    type) is read as ``x``, and ``s`` becomes BLAS's alpha (the product of both sides'
+    scalars); alpha None where neither is scaled. ``alpha * A @ B`` then skips a pass that
+    writes the scaled copy of A (gemm corpus kernel, 1000x1005 float64: 60.5 -> 55 ms, NumPy
+    61; /tmp script). The same products, scaled after the sum instead of before: equal to
+    the other order up to rounding (an ulp or so of the result, as BLAS's own blocking)."""
+    alpha = None
+    ops = [a, b]
+    for side, v in enumerate(ops):
+        m = v.owner
+        if not (isinstance(m, Operation) and m in ctx.plan.fused and blas_scaled(m)):
+            continue
+        p, q = m.operands
+        for sc, x in ((p, q), (q, p)):
+            if sc.type.rank == 0 and sc.type.dtype == v.type.dtype and x.type == v.type:
+                ops[side] = x
+                s = ctx.get(sc)
+                alpha = s if alpha is None else scalar_math.mul(ctx, v.type.dtype, alpha, s)
+                where = f" at {op.loc}" if op.loc is not None else ""
+                ctx.notes.append(f"a product's scaled operand{where} is read unscaled, its "
+                                 "scalar passed as BLAS's alpha: no scaled copy")
+                break
+    return ops[0], ops[1], alpha
+
+
 def _cells(ctx):
     """cell(type, value): a stack slot holding ``value`` (Fortran BLAS takes every argument
-    by pointer)."""
+    by pointer); type None: ``value``'s own."""
     def cell(ty, value):
-        s = ctx.alloca_builder.alloca(ty)
+        s = ctx.alloca_builder.alloca(ty or value.type)
         ctx.b.store(value, s)
         return s
     return cell
@@ -373,26 +418,29 @@ def _declare(ctx, sym, dt, sig):
     """The BLAS routine ``sym`` of ``dt``, its Fortran arguments spelled by ``sig``: c a
     character, i an int, p a ``dt`` array or scalar (all by pointer)."""
     ptr = ir.PointerType(reg_type(dt))
-    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(I32), "p": ptr}
+    kinds = {"c": ir.PointerType(I8), "i": ir.PointerType(blas_library.int_type()), "p": ptr}
     fty = ir.FunctionType(ir.VoidType(), [kinds[c] for c in sig])
+    blas_library.note(ctx)
     return ctx.module.globals.get(sym) or ir.Function(ctx.module, fty, name=sym)
 
 
-def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False, beta=0.0):
+def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False, beta=0.0,
+          alpha=None):
     """``ca``/``cb``: the transposed operand is conjugated too (BLAS 'C', complex only);
-    ``beta``: 1.0 adds the product to what ``out`` holds."""
+    ``beta``: 1.0 adds the product to what ``out`` holds; ``alpha``: a register scaling the
+    product (None: 1)."""
     b = ctx.b
     t = reg_type(dt)
     fn = _declare(ctx, sym, dt, "cciiippipippi")
     cell = _cells(ctx)
     opb = cell(I8, ir.Constant(I8, ord("C" if cb else "T" if tb else "N")))
     opa = cell(I8, ir.Constant(I8, ord("C" if ca else "T" if ta else "N")))
-    m, n, k = (cell(I32, ir.Constant(I32, x)) for x in (N, M, K))
-    ldb = cell(I32, _row_stride(ctx, Bm, K if tb else N))
-    lda = cell(I32, _row_stride(ctx, A, M if ta else K))
-    ldc = cell(I32, ir.Constant(I32, max(1, N)))
-    alpha = cell(t, const(dt, 1.0))
-    beta = cell(t, const(dt, beta))
+    m, n, k = (cell(None, blas_int(ctx, x)) for x in (N, M, K))
+    ldb = cell(None, _row_stride(ctx, Bm, K if tb else N))
+    lda = cell(None, _row_stride(ctx, A, M if ta else K))
+    ldc = cell(None, blas_int(ctx, max(1, N)))
+    alpha = cell(t, const(dt, 1.0) if alpha is None else alpha)
+    beta = cell(t, const(dt, beta) if isinstance(beta, float) else beta)
     def per_batch(q):  # one call per batch, in a loop (thousands of batches stay one call)
         pa = b.gep(A.ptr, [b.mul(q, ir.Constant(I64, M * K))])
         pb = b.gep(Bm.ptr, [b.mul(q, ir.Constant(I64, K * N))])
@@ -401,7 +449,7 @@ def _gemm(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, ca=False, cb=False, beta
     ctx.counted_loop(B, per_batch)
 
 
-def _syrk(ctx, sym, dt, M, K, X, tx, out):
+def _syrk(ctx, sym, dt, M, K, X, tx, out, alpha=None):
     """``X^T X`` or ``X X^T`` of one buffer (a Gram matrix): syrk computes one triangle (half
     the multiply-adds of gemm, as NumPy's own matmul does for these operands), then the other
     triangle is copied across. Row-major ``c = X^T X`` with ``X`` stored (K, M) is the
@@ -417,10 +465,11 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out):
     cell = _cells(ctx)
     uplo = cell(I8, ir.Constant(I8, ord("L")))
     trans = cell(I8, ir.Constant(I8, ord("N" if tx else "T")))
-    n, k = cell(I32, ir.Constant(I32, M)), cell(I32, ir.Constant(I32, K))
-    lda = cell(I32, _row_stride(ctx, X, M if tx else K))
-    ldc = cell(I32, ir.Constant(I32, max(1, M)))
-    b.call(fn, [uplo, trans, n, k, cell(t, const(dt, 1.0)), X.ptr, lda,
+    n, k = cell(None, blas_int(ctx, M)), cell(None, blas_int(ctx, K))
+    lda = cell(None, _row_stride(ctx, X, M if tx else K))
+    ldc = cell(None, blas_int(ctx, max(1, M)))
+    b.call(fn, [uplo, trans, n, k, cell(t, const(dt, 1.0) if alpha is None else alpha), X.ptr,
+                lda,
                 cell(t, const(dt, 0.0)), out.ptr, ldc])
     c2 = BufRef(out.ptr, (M, M), dt)
 
@@ -467,7 +516,7 @@ def _dots(ctx, dt, B, K, A, Bm, out):
     _row_dots(ctx, dt, B, K, BufRef(A.ptr, (B, K), dt), BufRef(Bm.ptr, (B, K), dt), out)
 
 
-def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):
+def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False, alpha=None):
     """A product with one free dim of size 1 is a matrix-vector product: gemv (gemm would
     pack the whole matrix first). ``conj``: the matrix is conjugated too, where gemv takes
     it transposed ('C', complex only)."""
@@ -489,14 +538,15 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False):
     else:
         trans, m, n, ld = "C" if conj else "T", cols, rows, cols
     # a window read in place: its row stride, a vector's stride (``_arranged``'s views)
-    inc = ir.Constant(I32, 1)
+    inc = blas_int(ctx, 1)
     if vec.run_strides is not None and len(vec.shape) == 1:
         inc = vec.run_strides[0]
-        inc = ir.Constant(I32, inc) if isinstance(inc, int) else b.trunc(inc, I32)
-    args = [cell(I8, ir.Constant(I8, ord(trans))), cell(I32, ir.Constant(I32, m)),
-            cell(I32, ir.Constant(I32, n)), cell(t, const(dt, 1.0)), None,
-            cell(I32, _row_stride(ctx, mat, ld)), None, cell(I32, inc),
-            cell(t, const(dt, 0.0)), None, cell(I32, ir.Constant(I32, 1))]
+        inc = blas_int(ctx, inc)
+    args = [cell(I8, ir.Constant(I8, ord(trans))), cell(None, blas_int(ctx, m)),
+            cell(None, blas_int(ctx, n)), cell(t, const(dt, 1.0) if alpha is None else alpha),
+            None,
+            cell(None, _row_stride(ctx, mat, ld)), None, cell(None, inc),
+            cell(t, const(dt, 0.0)), None, cell(None, blas_int(ctx, 1))]
     def per_batch(q):
         args[4] = b.gep(mat.ptr, [b.mul(q, ir.Constant(I64, mat_size))])
         args[6] = b.gep(vec.ptr, [b.mul(q, ir.Constant(I64, vec_size))])

@@ -183,6 +183,37 @@ def _concat_rows(b, x):
         "tensor.slice", cat, spec=[["s", 0, n, 1]] + [["s", 0, d, 1] for d in x.type.shape[1:]]))
 
 
+def _concatenate_of_transposes(op, rw):
+    """concatenate(transpose(x_0, p), .., transpose(x_m, p), axis) -> transpose(
+    concatenate(x_0..x_m, p[axis]), p): every operand a transpose by one permutation, used
+    only here, and the concatenation read only by matrix products. The same elements in the
+    same places; the copy reads each x_i in its own layout, and the transpose left is read
+    by the products as it lies (dot-of-transpose; natively a BLAS flag): ``h @ np.vstack((a.T,
+    b.T))``, where NumPy's own concatenate keeps the inputs' Fortran layout and copies nothing
+    across (array_ops: the transposed copy cost 1.7 ms natively on 2 x 500x502 float64, NumPy
+    0.25 ms). Not for a concatenation returned or read elementwise: XLA then materializes
+    the transpose (3.8 ms against 0.95 for the concatenation of transposes)."""
+    ts = [defining(v, "tensor.transpose") for v in op.operands]
+    if any(t is None for t in ts) or len({tuple(t.attrs["perm"]) for t in ts}) != 1 or \
+            not all(_sole_use(v, op) for v in op.operands):
+        return False
+    uses = op.results[0].live_uses()
+    if not uses or any(u.name != "tensor.dot_general" for u, _ in uses):
+        return False
+    perm = list(ts[0].attrs["perm"])
+    cat = rw.one("tensor.concatenate", *[t.operands[0] for t in ts],
+                 axis=perm[op.attrs["axis"]])
+    rw.replace_op(op, [rw.one("tensor.transpose", cat, perm=perm)])
+    return True
+
+
+def _stacked_columns(b, x):
+    cat = b.one("tensor.concatenate", _t(b, x, [1, 0]), _t(b, b.one("tensor.neg", x), [1, 0]),
+                axis=0)
+    return b.one("tensor.dot_general", cat, x, lhs_batch=[], rhs_batch=[], lhs_contract=[1],
+                 rhs_contract=[0])
+
+
 def _full_update(op, rw):
     from ...ops.indexspec import is_full
     x, v = op.operands[0], op.operands[1]
@@ -354,6 +385,11 @@ SHAPES = [
             "broadcast_to(x, shape(x)) -> x",
             sample=unary_chain(lambda b, x: b.one("tensor.broadcast_to", x,
                                                   shape=list(x.type.shape)), "i1", rank=2)),
+    Pattern("concatenate-of-transposes", "tensor.concatenate", _concatenate_of_transposes,
+            "concatenate(transpose(x_i, p).., axis) -> transpose(concatenate(x_i.., p[axis]), "
+            "p) when every operand is a transpose by p used only there and the concatenation "
+            "feeds only matrix products",
+            sample=unary_chain(_stacked_columns, "f64", rank=2)),
     Pattern("slice-of-concatenate", "tensor.slice", _slice_of_concatenate,
             "concatenate(x_0..x_m, axis)[.., a:b:s (s > 0) or c, ..] -> x_k[.., a-o:b-o:s "
             "or c-o, ..] when those rows lie inside x_k (o: its offset on the axis)",

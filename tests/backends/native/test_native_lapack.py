@@ -1,4 +1,4 @@
-"""The dense solvers on the native backend (rules_lapack.py: SciPy's LAPACK and BLAS):
+"""The dense solvers on the native backend (rules_lapack.py: the LAPACK and BLAS NumPy calls):
 differential against NumPy/SciPy on the same source, with the backend forced and under
 automatic choice, for float32/float64, sizes 0, 1 and larger, batches, Fortran-ordered and
 strided arguments, transposed operands read without a copy, and the errors NumPy raises."""

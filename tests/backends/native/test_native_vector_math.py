@@ -3,16 +3,13 @@ vectorized and call glibc's libmvec (engine.use_vector_math). Differential again
 ordinary and special values (NaN, infinities, signed zeros, overflow, domain errors), for
 float32/float64, lengths that are not a multiple of the vector width, strided and
 Fortran-ordered arguments; and the same results with the library turned off."""
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import solvent
-from differential import check
+from differential import check, in_fresh_process
 from solvent.backends.native.engine import vector_math
 
 rng = np.random.default_rng(17)
@@ -89,13 +86,7 @@ def test_turned_off_gives_the_same_results_with_scalar_calls():
         "got = f(x, y)\n"
         "assert all(np.allclose(g, e, rtol=1e-12) for g, e in zip(got, powers(x, y)))\n"
         "print('ok')\n")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-    env = dict(os.environ, SOLVENT_VECTOR_MATH="0",
-               PYTHONPATH=os.pathsep.join([root, os.path.join(root, "tests")]))
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    assert in_fresh_process(code, SOLVENT_VECTOR_MATH="0").strip() == "ok"
 
 
 def binned_exp(x, counts):
