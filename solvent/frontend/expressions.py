@@ -649,7 +649,7 @@ class ExprMixin:
                                    "would differ from NumPy's stream",
                                    "draw the random numbers before the call and pass them in")
         if module == "math" and not kwargs and all(
-                isinstance(a, Const) and isinstance(a.value, (int, float)) for a in args):
+                isinstance(a, Const) and isinstance(a.value, (int, float, tuple)) for a in args):
             # a math function of numbers written in the code (math.factorial(5),
             # math.comb(n, 2) with n known): Python's own answer, at compile time
             try:

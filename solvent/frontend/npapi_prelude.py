@@ -473,12 +473,16 @@ def put(a, ind, v, mode="raise"):
 
 @prelude(np.take_along_axis)
 def take_along_axis(arr, indices, axis):
-    """arr[..., indices[...], ...] along ``axis`` for 2-D arrays."""
-    if axis == 1 or axis == -1:
-        rows = np.arange(arr.shape[0])[:, np.newaxis]
-        return arr[rows, indices]
-    cols = np.arange(arr.shape[1])[np.newaxis, :]
-    return arr[indices, cols]
+    """arr[i0, ..., indices[i0, ..., ik, ...], ...]: ``indices`` along ``axis``, an arange
+    broadcast along every other axis (NumPy's fancy-index construction, any rank)."""
+    if axis is None:
+        return np.ravel(arr)[indices]
+    nd = np.ndim(arr)
+    ax = axis % nd
+    index = tuple(indices if d == ax else np.reshape(
+        np.arange(arr.shape[d]), tuple(arr.shape[d] if e == d else 1 for e in range(nd)))
+        for d in range(nd))
+    return arr[index]
 
 
 @prelude(np.histogram)
@@ -1078,3 +1082,128 @@ def float_power(x1, x2):
 def correlate(a, v, mode="valid"):
     """c[k] = sum_n a[n + k] conj(v[n]): a convolution with v reversed and conjugated."""
     return np.convolve(a, np.conj(v)[::-1], mode)
+
+
+# --- NaN-ignoring order statistics ------------------------------------------------------------
+def _nan_sorted(a, axis):
+    """(values sorted along the axis, NaN last; that axis; the count of non-NaN values along
+    it, kept as a length-1 axis). Integers are counted in float64, as NumPy does."""
+    x = np.asarray(a)
+    if x.dtype.kind in "iub":
+        x = x.astype(np.float64)
+    if axis is None:
+        x = np.ravel(x)
+        ax = 0
+    else:
+        ax = axis % x.ndim
+    return np.sort(x, axis=ax), ax, np.sum(~np.isnan(x), axis=ax, keepdims=True)
+
+
+def _nan_lerp(s, ax, count, q):
+    """NumPy's linear quantile ``q`` of the first ``count`` values of sorted ``s`` along
+    ``ax`` (virtual index count*q + (1 - q) - 1; NaN where count is 0)."""
+    v = count * q + (1 - q) - 1
+    below = np.floor(v)
+    prev = np.clip(below, 0, count - 1).astype(np.int64)
+    nxt = np.clip(below + 1, 0, count - 1).astype(np.int64)
+    g = (v - below).astype(s.dtype)
+    lo = np.take_along_axis(s, np.maximum(prev, 0), axis=ax)
+    hi = np.take_along_axis(s, np.maximum(nxt, 0), axis=ax)
+    d = hi - lo
+    r = np.where(g >= 0.5, hi - d * (1 - g), lo + d * g)
+    return np.where(count == 0, np.nan, r)
+
+
+@prelude(np.nanquantile)
+def nanquantile(a, q, axis=None, keepdims=False):
+    """The quantiles of the non-NaN values (NumPy's linear method); NaN for an all-NaN slice
+    (NumPy warns)."""
+    s, ax, count = _nan_sorted(a, axis)
+    if np.ndim(q) == 0:
+        r = _nan_lerp(s, ax, count, q)
+        return r if keepdims and axis is not None else np.squeeze(r, axis=ax) \
+            if axis is not None else r[0]
+    s = s.astype(np.result_type(s.dtype, np.float64))   # q as a list: a float64 array
+    parts = [_nan_lerp(s, ax, count, qq) for qq in q]
+    if axis is None:
+        return np.stack([p[0] for p in parts])
+    if keepdims:
+        return np.stack(parts)
+    return np.stack([np.squeeze(p, axis=ax) for p in parts])
+
+
+@prelude(np.nanpercentile)
+def nanpercentile(a, q, axis=None, keepdims=False):
+    qq = np.true_divide(q, 100)
+    return nanquantile(a, qq, axis=axis, keepdims=keepdims)
+
+
+@prelude(np.nanmedian)
+def nanmedian(a, axis=None, keepdims=False):
+    """The median of the non-NaN values: the middle one, or the mean of the middle two."""
+    s, ax, count = _nan_sorted(a, axis)
+    lo = np.take_along_axis(s, np.maximum((count - 1) // 2, 0), axis=ax)
+    hi = np.take_along_axis(s, np.maximum(count // 2, 0), axis=ax)
+    r = np.where(count == 0, np.nan, (lo + hi) / 2)
+    if axis is None:
+        return r[0]
+    return r if keepdims else np.squeeze(r, axis=ax)
+
+
+# --- index helpers ----------------------------------------------------------------------------
+@prelude(np.tril_indices)
+def tril_indices(n, k=0, m=None):
+    """The (row, column) indices of the lower triangle, row by row (n, k, m known at
+    compile time)."""
+    cols = n if m is None else m
+    counts = [min(max(i + k + 1, 0), cols) for i in range(n)]
+    rows = np.repeat(np.arange(n), counts)
+    parts = tuple(np.arange(c) for c in counts if c > 0)
+    return rows, (np.concatenate(parts) if len(parts) else np.zeros(0, np.int64))
+
+
+@prelude(np.triu_indices)
+def triu_indices(n, k=0, m=None):
+    """The (row, column) indices of the upper triangle, row by row."""
+    cols = n if m is None else m
+    starts = [min(max(i + k, 0), cols) for i in range(n)]
+    rows = np.repeat(np.arange(n), [cols - s for s in starts])
+    parts = tuple(np.arange(s, cols) for s in starts if s < cols)
+    return rows, (np.concatenate(parts) if len(parts) else np.zeros(0, np.int64))
+
+
+@prelude(np.ravel_multi_index)
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """The flat index of each coordinate tuple in an array of shape ``dims`` (C or F order);
+    a coordinate outside its dimension is NumPy's ValueError."""
+    if mode != "raise":
+        raise NotImplementedError("ravel_multi_index with mode other than 'raise'")
+    out = 0 * np.asarray(multi_index[0])
+    for c, d in zip(multi_index, dims):
+        if np.any((np.asarray(c) < 0) | (np.asarray(c) >= d)):
+            raise ValueError("invalid entry in coordinates array")
+    strides = [math.prod(dims[k + 1:]) for k in range(len(dims))] if order == "C" else \
+        [math.prod(dims[:k]) for k in range(len(dims))]
+    for c, st in zip(multi_index, strides):      # sequences of known length: unrolled
+        out = out + np.asarray(c) * st
+    return out.astype(np.int64)
+
+
+@prelude(np.geomspace)
+def geomspace(start, stop, num=50, endpoint=True):
+    """Numbers spaced evenly on a log scale from start to stop (positive endpoints), the
+    endpoints exact as NumPy makes them."""
+    y = np.logspace(np.log10(start), np.log10(stop), num, endpoint=endpoint)
+    y[0] = start
+    if endpoint and num > 1:
+        y[-1] = stop
+    return y
+
+
+@prelude(np.lexsort)
+def lexsort(keys):
+    """The stable sort order by the last key, then the one before, ... (1-D keys)."""
+    order = np.argsort(keys[0], kind="stable")
+    for key in keys[1:]:      # a sequence of known length: unrolled
+        order = order[np.argsort(np.asarray(key)[order], kind="stable")]
+    return order

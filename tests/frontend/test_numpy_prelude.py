@@ -203,6 +203,25 @@ def polynomials_more(x, k):
             np.correlate(x, p, "full"))
 
 
+def nan_order_statistics(A, x):
+    B = A.copy()
+    B[0, 1] = np.nan
+    B[-1, :] = np.nan                  # an all-NaN row: NaN there (NumPy warns)
+    return (np.nanmedian(B), np.nanmedian(B, axis=1), np.nanmedian(B, axis=0, keepdims=True),
+            np.nanpercentile(x, 30), np.nanpercentile(B, [10, 90], axis=1),
+            np.nanquantile(B, 0.25, axis=0), np.nanquantile(x, [0.5, 1.0]),
+            np.take_along_axis(A[None], np.argsort(A, axis=1)[None], axis=2))
+
+
+def index_helpers(A, x):
+    m = A.shape[1]
+    return (np.tril_indices(4), np.triu_indices(4, 1), np.tril_indices(3, -1, m),
+            np.triu_indices(3, 2, m), np.ravel_multi_index((np.array([0, 3]), np.array([1, 0])), (4, m)),
+            np.ravel_multi_index((np.array([1, 2]), np.array([0, 1])), (4, m), order="F"),
+            np.geomspace(1, 1000, 4), np.geomspace(2.0, 0.5, 5, endpoint=False),
+            np.lexsort((x, np.floor(x * 2))), np.lexsort([x]))
+
+
 def _cases(n):
     rng = np.random.default_rng(n)
     A = rng.random((4, n))
@@ -242,6 +261,8 @@ def _cases(n):
         case(lookups_and_spectra, np.asfortranarray(A), x, id=f"lookups-spectra-{n}"),
         case(nan_statistics, A, x, id=f"nan-statistics-{n}"),
         case(polynomials_more, x, rng.integers(-5, 5, 6).astype(np.int8), id=f"poly-more-{n}"),
+        case(nan_order_statistics, np.asfortranarray(A), x, id=f"nan-order-{n}"),
+        case(index_helpers, A, x, id=f"index-helpers-{n}"),
     ]
 
 
