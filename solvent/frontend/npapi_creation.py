@@ -272,9 +272,13 @@ def reshape_value(fe, a, shape):
     v = fe.static(shape, "a shape")
     if isinstance(v, (int, np.integer)):
         v = (v,)
+    if not t.static and sum(d is None for d in v) == 1 and -1 not in v:
+        v = [-1 if d is None else d for d in v]   # np.shape(y) of a run-time y: its length
     v = [int(d) for d in v]
     if v.count(-1) > 1:
         raise fe.unsupported("can only specify one unknown dimension")
+    if not t.static:
+        return _reshape_run_time(fe, a, t, v)
     if -1 in v:
         known = int(np.prod([d for d in v if d != -1], dtype=np.int64))
         v[v.index(-1)] = t.size // known if known else 0
@@ -285,6 +289,27 @@ def reshape_value(fe, a, shape):
         r = fe.tensor(a)
         return Tensor(fe.b.one("tensor.reshape", r.v, shape=[]), deps=r.deps, array0d=True)
     return view_or_value(fe, a, ("reshape", tuple(v)))
+
+
+def _reshape_run_time(fe, a, t, v):
+    """A reshape of an array with one length known only at run time: that length stays one
+    dimension (-1 in ``v``), the others multiply to the same static count (``x.reshape(-1,
+    1)`` of a run-time vector); a copy (the IR's reshape), checked at compile time."""
+    from ..ir.types import DYN
+    dyn = [d for d in t.shape if d is None or d is DYN]
+    rest_in = int(np.prod([d for d in t.shape if d is not None and d is not DYN],
+                          dtype=np.int64))
+    rest_out = int(np.prod([d for d in v if d != -1], dtype=np.int64))
+    if len(dyn) != 1 or v.count(-1) != 1 or rest_in != rest_out:
+        shown = tuple("?" if d is None else d for d in t.shape)
+        raise fe.unsupported(f"reshaping an array of shape {shown} (a length known only at "
+                             f"run time) to {tuple(v)}", "keep the run-time length as one "
+                             "dimension, written -1")
+    if [DYN if d == -1 else d for d in v] == [DYN if d is None else d for d in t.shape]:
+        return a                           # its own shape
+    r = fe.tensor(a)
+    return Tensor(fe.b.one("tensor.reshape", r.v, shape=[DYN if d == -1 else d for d in v]),
+                  deps=r.deps)
 
 
 def view_strides(ref: ArrayRef):

@@ -1207,3 +1207,53 @@ def lexsort(keys):
     for key in keys[1:]:      # a sequence of known length: unrolled
         order = order[np.argsort(np.asarray(key)[order], kind="stable")]
     return order
+
+
+@prelude(np.polyfit)
+def polyfit(x, y, deg, rcond=None):
+    """Least-squares polynomial coefficients (highest power first) as NumPy computes them:
+    the Vandermonde matrix with its columns scaled to unit norm, lstsq, the scale undone."""
+    xx = np.asarray(x) + 0.0
+    yy = np.asarray(y) + 0.0
+    order = deg + 1
+    if rcond is None:
+        rcond = xx.shape[0] * np.finfo(xx.dtype).eps
+    lhs = vander(xx, order)
+    scale = np.sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale
+    c = np.linalg.lstsq(lhs, yy, rcond=rcond)[0]
+    return (c.T / scale).T
+
+
+@prelude(np.unwrap)
+def unwrap(p, discont=None, axis=-1, period=6.283185307179586):
+    """Phase jumps larger than ``discont`` (period / 2 by default) taken out by adding
+    multiples of ``period`` (NumPy's own expressions, along the last axis)."""
+    x = np.moveaxis(np.asarray(p) + 0.0, axis, -1)
+    d = discont if discont is not None else period / 2
+    dd = x[..., 1:] - x[..., :-1]
+    half = period / 2
+    ddmod = np.mod(dd + half, period) - half
+    ddmod = np.where((ddmod == -half) & (dd > 0), half, ddmod)
+    correct = np.where(np.abs(dd) < d, 0.0, ddmod - dd)
+    up = np.concatenate((x[..., :1], x[..., 1:] + np.cumsum(correct, axis=-1)), axis=-1)
+    return np.moveaxis(up, -1, axis)
+
+
+@prelude(np.union1d)
+def union1d(ar1, ar2):
+    return np.unique(np.concatenate((np.ravel(ar1), np.ravel(ar2))))
+
+
+@prelude(np.intersect1d)
+def intersect1d(ar1, ar2):
+    """The sorted values in both (a length known at run time: native backend)."""
+    a = np.unique(ar1)
+    return a[np.any(a[:, np.newaxis] == np.ravel(ar2)[np.newaxis, :], axis=1)]
+
+
+@prelude(np.setdiff1d)
+def setdiff1d(ar1, ar2):
+    """The sorted values of ar1 not in ar2 (a length known at run time: native backend)."""
+    a = np.unique(ar1)
+    return a[~np.any(a[:, np.newaxis] == np.ravel(ar2)[np.newaxis, :], axis=1)]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import solvent
-from differential import case, run_cases
+from differential import case, check, run_cases
 
 
 def grids(A):
@@ -222,6 +222,13 @@ def index_helpers(A, x):
             np.lexsort((x, np.floor(x * 2))), np.lexsort([x]))
 
 
+def fits_and_phases(A, x):
+    t = np.linspace(0, 3, A.shape[1])
+    p = np.cumsum(x * 6 - 2)
+    return (np.polyfit(t, A[0] * 3 + t * t, 2), np.unwrap(p), np.unwrap(A * 9, axis=0),
+            np.unwrap(p, discont=4.0), np.unwrap(p, period=4.0))
+
+
 def _cases(n):
     rng = np.random.default_rng(n)
     A = rng.random((4, n))
@@ -263,6 +270,7 @@ def _cases(n):
         case(polynomials_more, x, rng.integers(-5, 5, 6).astype(np.int8), id=f"poly-more-{n}"),
         case(nan_order_statistics, np.asfortranarray(A), x, id=f"nan-order-{n}"),
         case(index_helpers, A, x, id=f"index-helpers-{n}"),
+        case(fits_and_phases, A, x, id=f"polyfit-unwrap-{n}"),
     ]
 
 
@@ -374,3 +382,32 @@ def test_the_nonzero_method_is_np_nonzero():
     k = np.array([3, -1, 0, 2], np.int8)
     got = solvent.jit(f, backend="native")(k)
     assert len(got) == 1 and np.array_equal(got[0], f(k)[0])
+
+
+def set_operations(a, b):
+    return np.union1d(a, b), np.intersect1d(a, b), np.setdiff1d(a, b)
+
+
+def run_time_reshapes(a):
+    u = np.unique(a)
+    return u.reshape(-1, 1) * 2, np.reshape(u, np.shape(u))
+
+
+def run_time_reshape_refused(a):
+    return np.unique(a).reshape(2, -1)
+
+
+@pytest.mark.parametrize("a,b", [(np.array([3, 1, 2, 3, 7]), np.array([2, 3, 9])),
+                                 (np.array([1.5, 0.5]), np.array([0.5])),
+                                 (np.zeros(0, np.int8), np.array([1], np.int8))])
+def test_set_operations_of_run_time_length(a, b):
+    check(set_operations, a, b, backend="native")
+
+
+def test_reshapes_of_a_run_time_length():
+    """The run-time length stays one dimension (-1); anything else is refused with the line
+    (it was an internal ValueError without one)."""
+    check(run_time_reshapes, np.array([3, 1, 3, 2]), backend="interp")
+    with pytest.raises(solvent.UnsupportedError, match=r"test_numpy_prelude.py:\d+.*"
+                       r"reshaping an array of shape \('\?',\)"):
+        solvent.jit(run_time_reshape_refused)(np.array([3, 1, 3, 2]))
