@@ -39,12 +39,17 @@ class LowerBarriers(Pass):
     tensor_only = False   # runs on the array level, before functionalize
 
     def run(self, fn: Function) -> Function:
-        loops = [op for op in fn.walk() if op.name == "loop.for" and
-                 op.attrs.get(ROLE) == THREADS and
-                 any(o.name == BARRIER for o in op.regions[0].block.ops)]
+        loops, barriers = [], 0
+        for op in fn.walk():
+            if op.name == BARRIER:
+                barriers += 1
+            elif op.name == "loop.for" and op.attrs.get(ROLE) == THREADS and \
+                    any(o.name == BARRIER for o in op.regions[0].block.ops):
+                loops.append(op)
+        self.idle = not barriers
         for loop in loops:
             _fission(loop)
-        left = next((op for op in fn.walk() if op.name == BARRIER), None)
+        left = next((op for op in fn.walk() if op.name == BARRIER), None) if barriers else None
         if left is not None:
             raise IRError(f"barrier at line {left.attrs.get('line', '?')}: inside control "
                           "flow within its thread loop; interchanging that statement with "

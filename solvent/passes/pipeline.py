@@ -86,6 +86,6 @@ def run_pipeline(fn: Function, verify_each: bool | None = None, trace=None,
         fn = p.run(fn)
         if verify_each or i == len(passes) - 1:
             verify(fn, tensor_only=p.tensor_only)
-        if trace:
+        if trace and not p.idle:
             trace(p.name, fn)
     return fn

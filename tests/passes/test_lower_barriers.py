@@ -63,3 +63,14 @@ def test_barrier_under_control_flow_is_refused():
     fn = _kernel(in_if=True)
     with pytest.raises(IRError, match="line 5: inside control flow"):
         LowerBarriers().run(clone_function(fn))
+
+
+def test_explain_shows_no_stage_for_a_program_without_barriers():
+    import numpy as np
+    import solvent
+
+    @solvent.jit(backend="interp")
+    def f(x):
+        return x + 1.0
+    text = f.explain(np.zeros(3))
+    assert "## after functionalize" in text and "## after lower_barriers" not in text
