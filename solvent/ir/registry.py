@@ -61,6 +61,10 @@ class OpDef:
     # "expensive": work well above one pass over its operands (contractions, factorizations,
     # gathers/scatters); not worth speculating.
     cost: str = "cheap"
+    # Where the op may stand: ``(enclosing ops, innermost first) -> None``, or a sentence
+    # saying why not (``simt.barrier``: only inside a loop over a block's threads). The
+    # verifier asks it; None: anywhere.
+    placement: Callable[[list], str | None] | None = None
 
     def __post_init__(self):
         if self.level not in LEVELS:

@@ -3,6 +3,7 @@
 Checks that every op is registered and well formed (its record's type inference accepts its
 operands and attributes and agrees with its result types), that every use is dominated by
 its definition (structured regions: defined earlier in the block or in an enclosing block),
+that an op whose record restricts where it stands (``placement``) stands there,
 that each region ends in the terminator its op's record names (``region_terminators``), and
 optionally that no array-level op or ref is left (after functionalization).
 """
@@ -21,14 +22,15 @@ def verify(fn: Function, tensor_only: bool = False) -> None:
     visible: set = set(fn.args)
     if tensor_only and any(isinstance(a.type, RefType) for a in fn.args):
         raise VerifyError("function still takes refs after functionalization")
-    _verify_block(fn.body, visible, tensor_only, where=f"@{fn.name}", terminator="func.return")
+    _verify_block(fn.body, visible, tensor_only, where=f"@{fn.name}", terminator="func.return",
+                  parents=[])
     _verify_uses(fn)
     if fn.writeback and len(fn.writeback) != len(fn.result_types):
         raise VerifyError("writeback list does not match the function results")
 
 
 def _verify_block(block: Block, visible: set, tensor_only: bool, where: str,
-                  terminator: str) -> None:
+                  terminator: str, parents: list) -> None:
     visible = set(visible) | set(block.args)
     if not block.ops or block.ops[-1].name != terminator:
         last = block.ops[-1].name if block.ops else "nothing"
@@ -43,10 +45,14 @@ def _verify_block(block: Block, visible: set, tensor_only: bool, where: str,
         for o in op.operands:
             if o not in visible:
                 raise VerifyError(f"{loc}: operand {o} is not defined before its use")
+        if opdef.placement is not None:
+            why = opdef.placement(parents)
+            if why is not None:
+                raise VerifyError(f"{loc}: {why}")
         if len(op.regions) != opdef.num_regions:
             raise VerifyError(f"{loc}: has {len(op.regions)} regions, expects {opdef.num_regions}")
         for r, term in zip(op.regions, opdef.region_terminators):
-            _verify_block(r.block, visible, tensor_only, loc, term)
+            _verify_block(r.block, visible, tensor_only, loc, term, [op] + parents)
         types = [o.type for o in op.operands]
         try:
             inferred = (opdef.infer(types, op.attrs, op.regions) if opdef.num_regions

@@ -23,6 +23,8 @@ class Pass:
     Options: ClassVar[type] = NoOptions
     # the IR holds no refs after this pass (the verifier checks it)
     tensor_only: ClassVar[bool] = True
+    # set by a pass's last run when it found nothing to do: explain shows no stage for it
+    idle: bool = False
 
     def __init__(self, **options):
         fields = {f.name: f for f in dataclasses.fields(self.Options)}

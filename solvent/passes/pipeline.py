@@ -24,12 +24,14 @@ from .halo_shifts import HaloShifts
 from .hoist_checks import HoistChecks
 from .if_to_select import IfToSelect
 from .licm import LICM
+from .lower_barriers import LowerBarriers
 from .mark_parallel import MarkParallel
 from .prove_checks import ProveChecks
 from .raising.contraction import RaiseContractions
 from .raising.raise_loops import RaiseLoops
 
-# the order: functionalize first (refs -> tensors), checks proven or hoisted out of loops
+# the order: barriers (solvent/simt) lowered first, on the array level, then functionalize
+# (refs -> tensors), checks proven or hoisted out of loops
 # and then made values before any other pass may move or drop ops, then cleanup around the
 # passes that restructure control flow;
 # raising runs after if-conversion and LICM (selects and hoisted invariants batch simply);
@@ -37,7 +39,7 @@ from .raising.raise_loops import RaiseLoops
 # outer loop never changes are invariant in it (spmv_ell_loops: 1.95M -> 0.55M elements a
 # time step natively, native 31.8 -> ~21 ms, CPU, loaded host);
 # the parallel marks go on last, on the loops the backends will see
-ORDER = [Functionalize, ProveChecks, HoistChecks, ChecksToValues, Canonicalize, CSE, IfToSelect,
+ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, ChecksToValues, Canonicalize, CSE, IfToSelect,
          LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
          MarkParallel]
 
@@ -84,6 +86,6 @@ def run_pipeline(fn: Function, verify_each: bool | None = None, trace=None,
         fn = p.run(fn)
         if verify_each or i == len(passes) - 1:
             verify(fn, tensor_only=p.tensor_only)
-        if trace:
+        if trace and not p.idle:
             trace(p.name, fn)
     return fn

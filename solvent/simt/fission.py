@@ -34,6 +34,7 @@ from ..frontend.scopes import assigned_names
 from .analysis import has_barrier, is_barrier, names_read
 from .intrinsics import BLOCK, FLAT_THREAD, THREAD
 from .privatize import GROUP_IV
+from ..ops.simt import BLOCKS, THREADS
 
 RET = "__simt_ret"
 BLOCK_IV = "__simt_b"
@@ -44,6 +45,14 @@ PARALLEL_ATTR = "_simt_parallel"  # on the block loop's For: blocks may run in p
 # on a kernel's For that coalesce.py ended with a barrier of its own (no thread touches
 # another's elements in its run): the loops over threads along y and z stay around it
 COALESCED_ATTR = "_simt_coalesced"
+# on a For this module makes: what it runs over, ``"blocks"`` or ``"threads"`` (ops/simt.py);
+# the translator puts it on the loop.for as the attribute ``simt``
+ROLE_ATTR = "_simt_role"
+
+
+def _role(loop: ast.For, role: str) -> ast.For:
+    setattr(loop, ROLE_ATTR, role)
+    return loop
 
 
 def spill_name(n: str) -> str:
@@ -272,7 +281,8 @@ class Fission:
                 loop = ast.For(copy.deepcopy(node.target),
                                ast.Call(_n("range"), bounds, []), body, [])
                 for t in reversed(outer):   # the loops over y and z around the loop
-                    loop = ast.copy_location(ast.For(t.target, t.iter, [loop], []), t)
+                    loop = ast.copy_location(_role(ast.For(t.target, t.iter, [loop], []),
+                                                   THREADS), t)
                 out += pre + [loop]
             elif item.kind == "if":
                 pre, test = self.block_value(item.exprs[0], node)
@@ -302,10 +312,10 @@ class Fission:
             f"threads of one block disagree on a condition around cuda.syncthreads() "
             f"(line {line}): they would not all reach the same barrier"))
         setattr(check, KIND_ATTR, "DivergentBarrierError")
-        loop = ast.For(_n(FLAT_THREAD, ast.Store()),
-                       ast.Call(_n("range"), [ast.Constant(1),
-                                              ast.Constant(self.config.threads)], []),
-                       [check], [])
+        loop = _role(ast.For(_n(FLAT_THREAD, ast.Store()),
+                             ast.Call(_n("range"), [ast.Constant(1),
+                                                    ast.Constant(self.config.threads)], []),
+                             [check], []), THREADS)
         stmts = [first, loop] if self.config.threads > 1 else [first]
         for s in stmts:
             for n in ast.walk(s):
@@ -426,8 +436,8 @@ class Fission:
                 if narrow is not None:
                     bounds = [ast.Call(_n("min"), [copy.deepcopy(narrow[1]), extent], [])]
                     bounds = [ast.Constant(narrow[3])] * (narrow[3] > 0) + bounds
-                code = [ast.For(_n(THREAD[d], ast.Store()), ast.Call(_n("range"), bounds, []),
-                                code, [])]
+                code = [_role(ast.For(_n(THREAD[d], ast.Store()),
+                                      ast.Call(_n("range"), bounds, []), code, []), THREADS)]
         return self.private_names([_assign(block_name(n), _n(n)) for n in snap] + code)
 
     def private_names(self, code: list) -> list:
@@ -498,9 +508,10 @@ class Fission:
             # dependence test and the check prover see them; the outermost is the parallel one
             loop = self.allocations + body_items_code
             for d in dims:
-                loop = [ast.For(_n(BLOCK[d], ast.Store()),
-                                ast.Call(_n("range"), [ast.Constant(self.config.grid[d])], []),
-                                loop, [])]
+                loop = [_role(ast.For(_n(BLOCK[d], ast.Store()),
+                                      ast.Call(_n("range"),
+                                               [ast.Constant(self.config.grid[d])], []),
+                                      loop, []), BLOCKS)]
             if parallel:
                 setattr(loop[0], PARALLEL_ATTR, True)
             return self.index_constants() + loop
@@ -514,11 +525,12 @@ class Fission:
             hi = ast.BinOp(copy.deepcopy(lo), ast.Add(), ast.Constant(per))
             bounds = [lo, hi if per * groups == nb else
                       ast.Call(_n("min"), [hi, ast.Constant(nb)], [])]
-        loop = ast.For(_n(BLOCK_IV, ast.Store()), ast.Call(_n("range"), bounds, []),
-                       decode + self.allocations + body_items_code, [])
+        loop = _role(ast.For(_n(BLOCK_IV, ast.Store()), ast.Call(_n("range"), bounds, []),
+                             decode + self.allocations + body_items_code, []), BLOCKS)
         if groups:
-            loop = ast.For(_n(GROUP_IV, ast.Store()),
-                           ast.Call(_n("range"), [ast.Constant(groups)], []), [loop], [])
+            loop = _role(ast.For(_n(GROUP_IV, ast.Store()),
+                                 ast.Call(_n("range"), [ast.Constant(groups)], []), [loop], []),
+                         BLOCKS)
         if parallel:
             setattr(loop, PARALLEL_ATTR, True)
         return self.index_constants() + [loop]

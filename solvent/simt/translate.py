@@ -4,14 +4,17 @@
 - ``__simt_weak(name, value)``: a value reloaded from a per-thread array is weak again when
   the value stored was a weak Python scalar (NEP 50 promotion stays as in the kernel);
 - an ``assert`` fission.py generated raises its own kind (``DivergentBarrierError``);
-- the block loop's ``loop.for`` carries ``disjoint=true`` when blocks cannot conflict.
+- the block loop's ``loop.for`` carries ``disjoint=true`` when blocks cannot conflict;
+- the loops fission.py made over blocks and over threads say so: ``simt = "blocks"`` /
+  ``simt = "threads"`` (ops/simt.py), the kernel's parallel structure in the IR.
 """
 from __future__ import annotations
 
 from ..frontend.translator import Translator
 from ..frontend.values import Const, Tensor
 from ..passes.mark_parallel import DISJOINT
-from .fission import KIND_ATTR, PARALLEL_ATTR
+from ..ops.simt import ROLE
+from .fission import KIND_ATTR, PARALLEL_ATTR, ROLE_ATTR
 
 
 class Notes:
@@ -52,7 +55,11 @@ class KernelTranslator(Translator):
         # launch.py proved that blocks touch disjoint elements of what they write: the block
         # loop says so (mark_parallel then marks it parallel, with the combiners its carried
         # values need, the run-time check flags included)
-        return {DISJOINT: True} if getattr(node, PARALLEL_ATTR, False) else {}
+        attrs = {DISJOINT: True} if getattr(node, PARALLEL_ATTR, False) else {}
+        role = getattr(node, ROLE_ATTR, None)
+        if role is not None:
+            attrs[ROLE] = role
+        return attrs
 
 
 class ProbeTranslator(KernelTranslator):

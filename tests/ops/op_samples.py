@@ -896,6 +896,29 @@ def _array_samples():
     add("array.write-in-while", [RefType((2, 3), "f32")], while_write,
         lambda rng: [gen(rng, (2, 3), "f32", lo=0, hi=5)], "array")
 
+    def barrier(b, x, out):
+        # one block of 8 threads: each stores 2 * x[t] in shared memory, and after the
+        # barrier reads its mirror thread's element (run in order without the barrier,
+        # threads 0..3 would read zeros); v is kept per thread across the barrier
+        sh = b.one("array.alloc", b.one("tensor.broadcast_to", b.constant(0.0, "f64"),
+                                        shape=[8]))
+
+        def body(b, t):
+            v = b.one("tensor.mul", b.one("array.read", x, t, spec=[["i", 0]]),
+                      b.constant(2.0, "f64"))
+            b.create("array.write", [v, sh, t], {"spec": [["i", 0]]})
+            b.create("simt.barrier", [], {"line": 1})
+            m = b.one("tensor.sub", b.constant(7, "i64"), t)
+            w = b.one("tensor.add", b.one("array.read", sh, m, spec=[["i", 0]]), v)
+            b.create("array.write", [w, out, t], {"spec": [["i", 0]]})
+            return []
+        b.create("loop.for", [b.constant(0, "i64"), b.constant(8, "i64"), b.constant(1, "i64")],
+                 {"simt": "threads"}, regions=[region([S("i64")], body, b)])
+        return [b.one("array.read", out, spec=full((8,)))]
+    add("simt.barrier-mirror-threads", [RefType((8,), "f64"), RefType((8,), "f64")], barrier,
+        lambda rng: [gen(rng, (8,), "f64"), gen(rng, (8,), "f64")], "array",
+        numpy=lambda x, out: [2.0 * x[::-1] + 2.0 * x])
+
 
 def _check_samples():
     """error.check at top level, in a for body, in a while condition and body, in an if;

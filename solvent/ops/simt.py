@@ -1,0 +1,54 @@
+"""The parallel structure of a CUDA-style kernel (solvent/simt) in the IR.
+
+A lowered kernel's loops say what they run over with the attribute ``simt`` on their
+``loop.for``: ``"blocks"`` for the loop over the grid's blocks (one per grid dimension when
+the grid has several), ``"threads"`` for a loop over the threads of one block.
+
+``simt.barrier`` is ``cuda.syncthreads()``: every thread of the block finishes the code before
+it before any thread runs the code after it. Its memory effects are the union of the code
+around it (it reads and writes every array), so no pass moves an access across it or drops
+it (``pure=False``); it stands only inside a loop over threads (``placement``), and no backend
+runs it: barrier lowering (passes/lower_barriers.py, loop fission at the barrier, first in the
+pipeline) removes it, and the interpreter refuses one it meets instead of running the
+threads in order past it.
+
+Which implementation runs when: kernels launched through ``solvent.kernel`` still have their
+barriers eliminated and lowered on the Python AST (simt/barriers.py, simt/fission.py)
+before translation, so their IR holds no barrier (only the loop roles) and lower_barriers
+does nothing there; it lowers IR that holds barriers, which today only tests build. Moving
+the translator to emit one thread loop with barriers, and elimination and interchange to IR
+passes, is the rest of issue 13.
+"""
+from __future__ import annotations
+
+from ..ir.registry import IRError, OpDef, expect, register
+
+ROLE = "simt"            # the loop.for attribute
+BLOCKS = "blocks"
+THREADS = "threads"
+
+
+def _barrier_infer(types, attrs):
+    expect(not types, "simt.barrier takes no operands")
+    expect(isinstance(attrs.get("line", 0), int), "simt.barrier's line is an int")
+    return []
+
+
+def _inside_threads(parents) -> str | None:
+    for op in parents:
+        if op.name == "loop.for" and op.attrs.get(ROLE) == THREADS:
+            return None
+    return "a barrier stands only inside a loop over a block's threads (simt = \"threads\")"
+
+
+def _barrier_interp(op, args, ctx):
+    raise IRError(f"simt.barrier (line {op.attrs.get('line', '?')}) reached the interpreter: "
+                  "barriers are lowered by fission before a backend runs the kernel")
+
+
+register(OpDef(
+    name="simt.barrier",
+    doc="cuda.syncthreads(): the block's threads all finish the code before it before any "
+        "runs the code after it; reads and writes every array",
+    infer=_barrier_infer, level="array", pure=False, placement=_inside_threads,
+), interp=_barrier_interp)
