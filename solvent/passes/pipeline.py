@@ -28,6 +28,7 @@ from .mark_parallel import MarkParallel
 from .prove_checks import ProveChecks
 from .raising.contraction import RaiseContractions
 from .raising.raise_loops import RaiseLoops
+from .version_checks import VersionChecks
 
 # the order: functionalize first (refs -> tensors), checks proven or hoisted out of loops
 # and then made values before any other pass may move or drop ops, then cleanup around the
@@ -36,8 +37,9 @@ from .raising.raise_loops import RaiseLoops
 # LICM runs again after raising: a raised inner loop's batched index checks on arrays the
 # outer loop never changes are invariant in it (spmv_ell_loops: 1.95M -> 0.55M elements a
 # time step natively, native 31.8 -> ~21 ms, CPU, loaded host);
+# versioning (native only) before the checks become values: the clean copy carries none;
 # the parallel marks go on last, on the loops the backends will see
-ORDER = [Functionalize, ProveChecks, HoistChecks, ChecksToValues, Canonicalize, CSE, IfToSelect,
+ORDER = [Functionalize, ProveChecks, HoistChecks, VersionChecks, ChecksToValues, Canonicalize, CSE, IfToSelect,
          LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
          MarkParallel]
 
