@@ -27,6 +27,8 @@ Choices:
   (``solvent/ops/structural.py: one_pass_update``). A = only stencil steps whose value reads
   neighbours of the updated array (the rule before updates from other arrays were added),
   B = as shipped.
+* ``version-checks``: native backend, A = loops keep their index checks
+  (``solvent/passes/version_checks.py`` off), B = as shipped (check-free copies).
 * ``backend``: the automatic choice (``solvent/backends/choice.py``) against each automatic
   backend forced with ``jit(backend=...)``. Columns: each side's ms (``refused`` where the
   backend does not accept the kernel), ``auto/best`` = auto's time over the fastest forced
@@ -104,6 +106,9 @@ CHOICES = {
     "copy-analysis": [("default", lambda: _env("default", COPY_ENV), {}),
                       ("region", lambda: _env("region", COPY_ENV), {})],
     "update-pass": [("neighbours", _neighbour_updates_only, {}), ("shipped", _PLAIN, {})],
+    "version-checks": [("off", _PLAIN, {"backend": "native",
+                                        "passes": {"version_checks": {"enabled": False}}}),
+                       ("shipped", _PLAIN, {"backend": "native"})],
     "backend": [("auto", _PLAIN, {})] + [
         (b, _PLAIN, {"backend": b}) for b in available_backends() if get_backend(b).automatic],
 }
@@ -120,7 +125,9 @@ def _compiled(kernel, context, args, jit_kwargs, want_hlo):
         hlo = None
         if want_hlo:
             c = f.compile(args)
-            hlo = c.executable.lower_text(*[args[i] for i in c.translation.arg_map])
+            ex = c.executable   # the native backend's code is its LLVM IR
+            hlo = ex.llvm_ir if hasattr(ex, "llvm_ir") else \
+                ex.lower_text(*[args[i] for i in c.translation.arg_map])
     return f, out, hlo
 
 
@@ -158,7 +165,7 @@ def _ab_row(k, sides, args, a):
                                   for _, ctx, kw in sides)
     assert _same(oa, ob), f"{k.name}: the two sides disagree"
     ta, tb = _time_sides([fa, fb], args, a.repeat, a.stat)
-    same = "  same StableHLO: the ratio is noise" if ha == hb and \
+    same = "  same code: the ratio is noise" if ha == hb and \
         a.choice not in XLA_OPTIONS else ""
     print(f"{k.name:22s}{ta:10.3f}{tb:10.3f}{ta / tb:7.2f}x{same}", flush=True)
 

@@ -29,6 +29,7 @@ from .mark_parallel import MarkParallel
 from .prove_checks import ProveChecks
 from .raising.contraction import RaiseContractions
 from .raising.raise_loops import RaiseLoops
+from .version_checks import VersionChecks
 
 # the order: barriers (solvent/simt) lowered first, on the array level, then functionalize
 # (refs -> tensors), checks proven or hoisted out of loops
@@ -38,8 +39,10 @@ from .raising.raise_loops import RaiseLoops
 # LICM runs again after raising: a raised inner loop's batched index checks on arrays the
 # outer loop never changes are invariant in it (spmv_ell_loops: 1.95M -> 0.55M elements a
 # time step natively, native 31.8 -> ~21 ms, CPU, loaded host);
+# versioning (native only) before the checks become values: the clean copy carries none;
 # the parallel marks go on last, on the loops the backends will see
-ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, ChecksToValues, Canonicalize, CSE, IfToSelect,
+ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, ChecksToValues,
+         Canonicalize, CSE, IfToSelect,
          LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
          MarkParallel]
 

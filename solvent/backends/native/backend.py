@@ -75,7 +75,8 @@ class NativeBackend(Backend):
     name = "native"
     # a loop whose bounds move with a carried loop stays a scalar loop: native code runs
     # the triangle, the masked batch the whole rectangle (passes/raising/raise_loops.py)
-    pass_defaults = {"raise_loops": {"masked_under_carried": False,
+    pass_defaults = {"version_checks": {"enabled": True},
+                     "raise_loops": {"masked_under_carried": False,
                                      "strided_interchange": False}}
 
     def __init__(self, opt_level: int = 3, multi_output: bool = True):
