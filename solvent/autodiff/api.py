@@ -123,6 +123,7 @@ class Gradient:
         self.backend, _ = choose_backend(g, self.want_backend)
         self.executable = self._compile(g)
         self._grads_exe = None   # the program without the primal results (``grads_only``)
+        self._ct_specs = None    # (result index, shape, dtype) per seeded result (run_ir)
 
     def _compile(self, g):
         be = get_backend(self.backend)
@@ -150,19 +151,31 @@ class Gradient:
         """Primal outputs and gradients; ``result_cts``: IR result index -> cotangent.
         ``grads_only``: the primal outputs are not computed (only the checks' code and
         payload come back in their place, when the function has checks)."""
+        return self.run_ir(self.ir_args(args), result_cts, grads_only)
+
+    def ir_args(self, args) -> list:
+        """The program's arguments for a call on ``args`` (global/closure arrays read come
+        after the arguments)."""
         tr = self.translation
-        args = tuple(args) + tr.implicit   # global/closure arrays read, after the arguments
-        ir_args = [args[i] for i in tr.arg_map]
-        types = self.primal.result_types
+        args = tuple(args) + tr.implicit
+        return [args[i] for i in tr.arg_map]
+
+    def run_ir(self, ir_args, result_cts: dict, grads_only: bool = False):
+        """``run`` on the program's arguments ``ir_args`` (``ir_args``); ``vjp_fn`` calls
+        this, its arguments fixed when ``vjp`` ran: the per-call Python work is a large
+        share of a small kernel's gradient time."""
+        specs = self._ct_specs
+        if specs is None:
+            types = self.primal.result_types
+            specs = self._ct_specs = [(i, types[i].shape, np_dtype(types[i].dtype))
+                                      for i in self.seeded]
         cts = []
-        for i in self.seeded:
-            t = types[i]
+        for i, shape, dt in specs:
             c = result_cts.get(i)
-            c = np.zeros(t.shape, np_dtype(t.dtype)) if c is None else \
-                np.asarray(c, dtype=np_dtype(t.dtype))
-            if c.shape != t.shape:
-                raise ValueError(f"cotangent of shape {c.shape} for an output of shape {t.shape}")
-            cts.append(c if t.shape else c[()])
+            c = np.zeros(shape, dt) if c is None else np.asarray(c, dtype=dt)
+            if c.shape != shape:
+                raise ValueError(f"cotangent of shape {c.shape} for an output of shape {shape}")
+            cts.append(c if shape else c[()])
         exe = self.grads_program() if grads_only else self.executable
         outs = list(exe(*ir_args, *cts, *self.report["tables"]))
         nerr = 2 if self.primal.errors else 0     # the checks' code and payload come last
@@ -172,7 +185,7 @@ class Gradient:
         if trips and max(trips) > self.capacity and not (errs and errs[0]):
             # a while tape overflowed (and no check failed): grow, repeat
             self._build(1 << (max(trips) - 1).bit_length())
-            return self.run(args, result_cts, grads_only)
+            return self.run_ir(ir_args, result_cts, grads_only)
         nres = 0 if grads_only else self.nres - nerr
         primal, grads = outs[:nres] + errs, outs[nres:len(outs) - ntrips]
         if self.primal.errors:
@@ -318,27 +331,36 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     mutated = g.mutated()
     outputs = (ret, *[np.array(primal[r]) for r in mutated]) if mutated else ret
 
+    # what every call of vjp_fn shares, found once: the program's arguments, the written
+    # arguments, the result spec, how each gradient takes its argument's type
+    ir_args = g.ir_args(args)
+    written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
+               if k is not None}
+    spec = g.translation.result
+    likes = [(k, args[k].dtype, args[k].shape) if isinstance(args[k], np.ndarray)
+             else (k, None, None) for k in nums]
+
     def vjp_fn(ct):
         cts: dict = {}
         direct: dict = {}  # argument position -> cotangent of an argument returned as is
         if mutated:
-            _flatten(g.translation.result, ct[0], cts, direct, args, primal)
+            _flatten(spec, ct[0], cts, direct, args, primal)
             for r, c in zip(mutated, ct[1:]):
                 cts[r] = c if r not in cts else cts[r] + np.asarray(c)
+        elif spec[0] == "value":
+            cts[spec[1]] = ct
         else:
-            _flatten(g.translation.result, ct, cts, direct, args, primal)
-        written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
-                   if k is not None}
+            _flatten(spec, ct, cts, direct, args, primal)
         for pos, c in direct.items():  # a returned argument is its final value
             if pos in written:
                 r = written[pos]
                 cts[r] = c if r not in cts else cts[r] + np.asarray(c)
-        _, grads = g.run(args, cts, grads_only=True)   # the outputs are known already
+        _, grads = g.run_ir(ir_args, cts, grads_only=True)   # the outputs are known already
         out = []
-        for gr, k in zip(grads, nums):
+        for gr, (k, dt, shape) in zip(grads, likes):
             if k in direct and k not in written:  # returned unchanged: the identity
-                gr = np.asarray(gr) + np.asarray(direct[k])
-            out.append(_like(gr, args[k]))
+                gr = gr + np.asarray(direct[k])
+            out.append(float(gr) if dt is None else np.asarray(gr, dtype=dt).reshape(shape))
         return tuple(out)
 
     return outputs, vjp_fn
