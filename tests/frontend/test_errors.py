@@ -78,8 +78,9 @@ def k_error_in_helper(A):
 
 
 def k_dict(A):
+    # (dict literals compile now: test_dicts_built_inside.py; a comprehension does not)
     A[0] = 100.0
-    d = {"a": A}  # <- offending line
+    d = {k: A for k in "ab"}  # <- offending line
     return d
 
 
