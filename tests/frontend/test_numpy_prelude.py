@@ -260,6 +260,17 @@ def _cases(n):
         case(unravel, A, rng.integers(0, 24, n).astype(np.int8), n, id=f"unravel-{n}"),
         case(diagonals, np.asfortranarray(A), rng.random((2, n, 4)), id=f"diagonal-{n}"),
         case(fill_diagonals, A.T.copy(), np.zeros((n, n, n)), rng.random(2), id=f"fill_diagonal-{n}"),
+    ]
+
+
+def _one_size_cases():
+    """Groups added later, at one size (the suite's time budget; the sizes change no code
+    path in them)."""
+    n = 6
+    rng = np.random.default_rng(n)
+    A = rng.random((4, n))
+    x = rng.random(2 * n)
+    return [
         case(gradients, np.asfortranarray(A), x, rng.integers(-9, 9, n).astype(np.int8),
              id=f"gradient-{n}"),
         case(equalities, A, x, id=f"array_equal-{n}"),
@@ -274,7 +285,7 @@ def _cases(n):
     ]
 
 
-test_numpy_prelude = run_cases([c for n in (3, 6) for c in _cases(n)])
+test_numpy_prelude = run_cases([c for n in (3, 6) for c in _cases(n)] + _one_size_cases())
 
 
 def random_inside(x):
