@@ -63,8 +63,23 @@ def _fields(v):
         items = list(vars(v).items())
         if only is not None and only[0] == id(v):   # the attributes the method reads
             items = [(k, x) for k, x in items if k in only[1]]
+            items += _class_data(v, only[1] - {k for k, _ in items})
         return "object", type(v), items
     return None
+
+
+def _class_data(v, names) -> list:
+    """[(name, value)] of the attributes in ``names`` that ``v`` reads from its class (a
+    constant or an array defined in the class body: ``nu = 0.1``), read now as Python reads
+    them through the instance; methods and properties are left to the translator."""
+    import inspect
+    out = []
+    for k in sorted(names):
+        m = inspect.getattr_static(type(v), k, None)
+        if m is not None and not callable(m) and not isinstance(
+                m, (property, staticmethod, classmethod)) and not hasattr(m, "__get__"):
+            out.append((k, getattr(v, k)))
+    return out
 
 
 # (id of a method's ``self``, the attributes its source reads), while that method is called

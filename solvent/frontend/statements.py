@@ -129,11 +129,19 @@ class StmtMixin:
                 self.check_inplace_cast(new, self.tensor_type(obj).dtype)
             self.check_list_store(obj, new)
             self.setitem(obj, items, new)
-        elif isinstance(t, ast.Attribute) and t.attr in ("real", "imag"):
-            part = self.part_target(t)       # z.real += v: in place on the part's view
-            new = op(self.read(part), self.expr(node.value))
-            self.check_inplace_cast(new, part.dtype)
-            self.write_all(part, new)
+        elif isinstance(t, ast.Attribute):
+            obj = self.expr(t.value)
+            if isinstance(obj, Record):
+                cur = obj.get(t.attr, self) if obj.kind == "object" else None
+                if not isinstance(cur, ArrayRef):   # self.t += dt would rebind the attribute
+                    raise refuse_change(self, obj, f"changing the attribute {t.attr!r}")
+            elif t.attr in ("real", "imag"):
+                cur = self.part_target(t, obj)      # z.real += v: on the part's view
+            else:
+                raise self.unsupported("augmented assignment to this target")
+            new = op(self.read(cur), self.expr(node.value))   # in place, as NumPy's op=
+            self.check_inplace_cast(new, cur.dtype)
+            self.write_all(cur, new)
         else:
             raise self.unsupported("augmented assignment to this target")
 
@@ -361,11 +369,11 @@ class StmtMixin:
         self.bind(name, replace(obj, fields=tuple(fields.items())))
         return True
 
-    def part_target(self, target: ast.Attribute):
+    def part_target(self, target: ast.Attribute, obj=None):
         """The array that ``x.real = v`` / ``x.imag = v`` (or ``op=``) writes: the part's view
         of ``x``'s buffer; a real array's ``.real`` is the array itself, its ``.imag`` cannot
-        be set (NumPy's TypeError)."""
-        obj = self.expr(target.value)
+        be set (NumPy's TypeError). ``obj``: the target's object, when already evaluated."""
+        obj = self.expr(target.value) if obj is None else obj
         if isinstance(obj, Record):
             raise refuse_change(self, obj, "assigning an attribute")
         if not isinstance(obj, ArrayRef):

@@ -137,3 +137,45 @@ def test_reads_are_known_from_the_source_unless_self_escapes():
     assert self_reads(Escapes.uses, Escapes) is None     # passed whole: helper reads .b
     e = Escapes()
     assert solvent.jit(e.uses)() == e.uses()
+
+
+class Damped:
+    """Constants in the class body, read through self (Python finds them on the class)."""
+    gamma = 0.5
+    weights = np.array([1.0, 2.0, 3.0])
+
+    def __init__(self):
+        self.v = np.ones(3)
+
+    def step(self, dt):
+        self.v -= self.gamma * dt * self.v * self.weights
+        return self.v.sum()
+
+
+def test_class_attributes_are_read_on_every_call():
+    d, ref = Damped(), Damped()
+    f = solvent.jit(d.step, backend="native")
+    assert np.isclose(f(0.1), ref.step(0.1))
+    Damped.gamma = 2.0                 # the class changes between calls: seen on the next
+    try:
+        assert np.isclose(f(0.1), ref.step(0.1))
+    finally:
+        Damped.gamma = 0.5
+    assert np.allclose(d.v, ref.v)
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+        self.u = np.zeros(2)
+
+    def tick(self, dt):
+        self.u += dt              # in place on the object's array: fine
+        self.t += dt              # rebinds a number attribute: refused
+        return self.t
+
+
+def test_an_augmented_number_attribute_is_refused_with_the_line():
+    with pytest.raises(solvent.UnsupportedError, match=r"test_methods.py:\d+.*changing the "
+                       "attribute 't' of self"):
+        solvent.jit(Clock().tick)(0.5)
