@@ -23,6 +23,10 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import functools
+import os
+import sys
+import sysconfig
 import types
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -106,12 +110,23 @@ def plain_object(v) -> bool:
             and not callable(v) and plain_object_class(type(v)))
 
 
+@functools.lru_cache(maxsize=1024)
 def plain_object_class(cls) -> bool:
-    """A class defined in Python by user code (not a namedtuple, not NumPy's, JAX's,
-    solvent's or a builtin)."""
-    return (bool(cls.__flags__ & _HEAP_TYPE)          # a class statement ran for it
-            and not cls.__module__.startswith(("numpy", "jax", "solvent.", "scipy"))
-            and not issubclass(cls, tuple))
+    """A class the user's own code defines (a ``class`` statement in a file outside the
+    standard library and installed packages; not a namedtuple): a library's objects (a
+    DataFrame, a logger) stay refused as arguments, with their type named."""
+    if not cls.__flags__ & _HEAP_TYPE or issubclass(cls, tuple):
+        return False            # a C type (a file, a lock) or a namedtuple
+    mod = sys.modules.get(cls.__module__)
+    path = getattr(mod, "__file__", None)
+    if path is None:            # defined at the prompt or in a notebook cell
+        return cls.__module__ == "__main__"
+    path = os.path.realpath(path)
+    return not (any(part in path for part in ("site-packages", "dist-packages"))
+                or path.startswith(_STDLIB))
+
+
+_STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"])
 
 
 _HEAP_TYPE = 1 << 9    # Py_TPFLAGS_HEAPTYPE: classes made by `class`, not C types (files...)
