@@ -131,15 +131,22 @@ def _inner_count(fn, prepare):
     one = max(_clock() - t0, 1e-6)
     k = max(1, int(np.ceil(TARGET_S / one)))
     while True:  # the first call can be slow (caches, page faults): calibrate on k calls
-        t = 0.0
-        for _ in range(k):
-            a = prepare()
-            t0 = _clock()
-            fn(*a)
-            t += _clock() - t0
+        t = _fresh_calls(fn, prepare, k)
         if t >= TARGET_S or k >= 1 << 20:
             return k
         k = max(k + 1, int(np.ceil(k * TARGET_S * 1.2 / max(t, 1e-9))))
+
+
+def _fresh_calls(fn, prepare, k):
+    """The summed time of ``k`` calls, each on arguments ``prepare`` makes just before it,
+    outside the clock."""
+    t = 0.0
+    for _ in range(k):
+        a = prepare()
+        t0 = _clock()
+        fn(*a)
+        t += _clock() - t0
+    return t
 
 
 def _sampler(fn, prepare, per_call=False):
@@ -152,13 +159,7 @@ def _sampler(fn, prepare, per_call=False):
 
     def sample():
         if per_call:
-            t = 0.0
-            for _ in range(inner):
-                a = prepare()
-                t0 = _clock()
-                fn(*a)
-                t += _clock() - t0
-            return t / inner
+            return _fresh_calls(fn, prepare, inner) / inner
         a = prepare()
         t0 = _clock()
         for _ in range(inner):
