@@ -542,13 +542,14 @@ class ExprMixin:
             fields = dict(args[0].fields) if args else {}
             fields.update(kwargs)
             return self.local_record("dict", dict, fields)
+        sig = inspect.signature(cls)
         try:
-            bound = inspect.signature(cls).bind(*args, **kwargs)
+            given = sig.bind(*args, **kwargs).arguments
         except TypeError as e:
             raise TypeError(f"{self.b.loc}: {e}") from None
-        bound.apply_defaults()
-        return self.local_record("object", cls, {k: bound.arguments[k] if not isinstance(
-            bound.arguments[k], (int, float, str, type(None))) else Const(bound.arguments[k])
+        # a field not passed takes the class's default, a compile-time value
+        return self.local_record("object", cls, {
+            k: given[k] if k in given else Const(sig.parameters[k].default)
             for k in cls._fields})
 
     @staticmethod

@@ -1054,7 +1054,7 @@ def vander(x, N=None, increasing=False):
 @prelude(np.select)
 def select(condlist, choicelist, default=0):
     """The value of the first true condition's choice, ``default`` where none holds."""
-    out = np.asarray(default) + 0 * np.asarray(choicelist[0])
+    out = default + 0 * np.asarray(choicelist[0])   # a Python default is weak (NEP 50)
     for k in range(len(condlist) - 1, -1, -1):
         out = np.where(condlist[k], choicelist[k], out)
     return out

@@ -15,6 +15,7 @@ import solvent
 
 BACKENDS = ("native", "xla", "interp")
 Point = namedtuple("Point", "x y", defaults=(0.5,))
+Shape = namedtuple("Shape", "data dims flag", defaults=((1, 2), True))
 
 
 def summary(u):
@@ -40,6 +41,11 @@ def points(u):
     p = Point(u)
     q = Point(p.x[::-1], 3.0)
     return q.x * q.y + p.y, q, q[1]
+
+
+def defaults(s, u):
+    p = Shape(u * s)                     # defaults that are a tuple and a bool
+    return p.data, p.dims, p.flag, p
 
 
 def unpacked(u, alpha):
@@ -88,6 +94,7 @@ CASES = [(summary, (np.arange(4.0),)), (summary, (np.ones((2, 3), np.float32, or
          (returns_by_branch, (np.arange(3.0), 1)),
          (returns_by_branch, (np.arange(3.0), 0)),
          (points, (np.arange(3.0),)), (unpacked, (np.arange(3.0), 2.0)),
+         (defaults, (2, np.arange(3, dtype=np.int8))),
          (filled, (np.arange(3.0), 4)), (filled, (np.arange(2, dtype=np.int8), 1))]
 
 

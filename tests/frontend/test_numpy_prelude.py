@@ -422,3 +422,13 @@ def test_reshapes_of_a_run_time_length():
     with pytest.raises(solvent.UnsupportedError, match=r"test_numpy_prelude.py:\d+.*"
                        r"reshaping an array of shape \('\?',\)"):
         solvent.jit(run_time_reshape_refused)(np.array([3, 1, 3, 2]))
+
+
+def select_weak_default(s, a):
+    return np.select([a > 0, a < -1], [a, a * 2], default=s)
+
+
+@pytest.mark.parametrize("a", [np.array([1.0, -2.0, 0.5], np.float32), np.array([7, -3], np.int8)])
+def test_select_keeps_the_choices_dtype_with_a_python_default(a):
+    """A Python number as default is weak (NEP 50): float32 / int8 choices stay so."""
+    check(select_weak_default, 3, a, backend="native")
