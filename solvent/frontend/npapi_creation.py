@@ -296,16 +296,15 @@ def _reshape_run_time(fe, a, t, v):
     dimension (-1 in ``v``), the others multiply to the same static count (``x.reshape(-1,
     1)`` of a run-time vector); a copy (the IR's reshape), checked at compile time."""
     from ..ir.types import DYN
-    dyn = [d for d in t.shape if d is None or d is DYN]
-    rest_in = int(np.prod([d for d in t.shape if d is not None and d is not DYN],
-                          dtype=np.int64))
+    dyn = [d for d in t.shape if d is DYN]
+    rest_in = int(np.prod([d for d in t.shape if d is not DYN], dtype=np.int64))
     rest_out = int(np.prod([d for d in v if d != -1], dtype=np.int64))
     if len(dyn) != 1 or v.count(-1) != 1 or rest_in != rest_out:
-        shown = tuple("?" if d is None else d for d in t.shape)
+        shown = tuple("?" if d is DYN else d for d in t.shape)
         raise fe.unsupported(f"reshaping an array of shape {shown} (a length known only at "
                              f"run time) to {tuple(v)}", "keep the run-time length as one "
                              "dimension, written -1")
-    if [DYN if d == -1 else d for d in v] == [DYN if d is None else d for d in t.shape]:
+    if [DYN if d == -1 else d for d in v] == list(t.shape):
         return a                           # its own shape
     r = fe.tensor(a)
     return Tensor(fe.b.one("tensor.reshape", r.v, shape=[DYN if d == -1 else d for d in v]),
