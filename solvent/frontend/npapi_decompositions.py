@@ -8,7 +8,7 @@ import numpy as np
 
 from .emit import full_spec
 from .npapi_creation import implements, reshape_value
-from .npapi_math import _float_operand, norm_axes
+from .npapi_math import _float_operand, in_double, norm_axes
 from .values import ArrayRef, Const, Tensor, TupleVal
 
 
@@ -214,8 +214,32 @@ def _rfftfreq(fe, n, d=Const(1.0), device=None):
 
 
 # --- decompositions ---------------------------------------------------------------------------
-def _results(op):
-    return TupleVal(tuple(Tensor(r) for r in op.results))
+def _result_class(example):
+    """The named tuple class NumPy returns for ``example()`` (``EighResult``, ``QRResult``,
+    ...), or None where NumPy returns a plain tuple."""
+    cls = type(example())
+    return cls if issubclass(cls, tuple) and hasattr(cls, "_fields") else None
+
+
+_EYE = np.eye(2)
+NAMED = {"eigh": _result_class(lambda: np.linalg.eigh(_EYE)),
+         "svd": _result_class(lambda: np.linalg.svd(_EYE)),
+         "qr": _result_class(lambda: np.linalg.qr(_EYE)),
+         "slogdet": _result_class(lambda: np.linalg.slogdet(_EYE))}
+
+
+def named_results(fe, kind: str, values):
+    """``values`` as NumPy returns them from ``np.linalg.<kind>``: its named tuple (so
+    ``np.linalg.eigh(a).eigenvalues`` reads a field and a returned result is an
+    ``EighResult``), unpacking and indexing by position as a tuple."""
+    cls = NAMED[kind]
+    if cls is None:
+        return TupleVal(tuple(values))
+    return fe.local_record("object", cls, dict(zip(cls._fields, values)))
+
+
+def _results(fe, kind, op):
+    return named_results(fe, kind, [Tensor(r) for r in op.results])
 
 
 def _uplo(fe, UPLO):
@@ -226,18 +250,21 @@ def _uplo(fe, UPLO):
 
 
 @implements(np.linalg.eigh)
+@in_double("a")
 def _eigh(fe, a, UPLO=Const("L")):
     t = _float_operand(fe, a)
-    return _results(fe.b.create("tensor.eigh", [t.v], {"uplo": _uplo(fe, UPLO)}))
+    return _results(fe, "eigh", fe.b.create("tensor.eigh", [t.v], {"uplo": _uplo(fe, UPLO)}))
 
 
 @implements(np.linalg.eigvalsh)
+@in_double("a")
 def _eigvalsh(fe, a, UPLO=Const("L")):
     t = _float_operand(fe, a)
     return Tensor(fe.b.create("tensor.eigh", [t.v], {"uplo": _uplo(fe, UPLO)}).results[0])
 
 
 @implements(np.linalg.svd)
+@in_double("a")
 def _svd(fe, a, full_matrices=Const(True), compute_uv=Const(True), hermitian=Const(False)):
     if fe.static(hermitian, "hermitian"):
         raise fe.unsupported("np.linalg.svd with hermitian=True")
@@ -245,7 +272,7 @@ def _svd(fe, a, full_matrices=Const(True), compute_uv=Const(True), hermitian=Con
     uv = bool(fe.static(compute_uv, "compute_uv"))
     op = fe.b.create("tensor.svd", [t.v], {"full_matrices": bool(fe.static(
         full_matrices, "full_matrices")), "compute_uv": uv})
-    return _results(op) if uv else Tensor(op.results[0])
+    return _results(fe, "svd", op) if uv else Tensor(op.results[0])
 
 
 @implements(np.linalg.svdvals)
@@ -254,12 +281,13 @@ def _svdvals(fe, x):
 
 
 @implements(np.linalg.qr)
+@in_double("a")
 def _qr(fe, a, mode=Const("reduced")):
     m = fe.static(mode, "mode")
     t = _float_operand(fe, a)
     op = fe.b.create("tensor.qr", [t.v])
     if m == "reduced":
-        return _results(op)
+        return _results(fe, "qr", op)
     if m == "r":
         return Tensor(op.results[1])
     raise fe.unsupported(f"np.linalg.qr with mode={m!r}", "use mode='reduced' or 'r'")
@@ -370,6 +398,7 @@ def _pinv(fe, a, rcond=None, hermitian=Const(False), *, rtol=None):
 
 
 @implements(np.linalg.lstsq)
+@in_double("a", "b")
 def _lstsq(fe, a, b, rcond=None):
     """(x, residuals, rank, s) as NumPy's gelsd gives them. Residuals have a data-dependent
     shape where M > N (empty when rank < N): solvent computes them and raises ValueError at

@@ -11,7 +11,7 @@ from ..ir.types import dtype_name, np_dtype
 from ..ops.reductions import reduced_shape
 from .npapi_creation import (_transpose as nd_transpose, implements, python_result,
                              reshape_value, static_dtype)
-from .values import ArrayRef, Const, Tensor, TupleVal, make_seq
+from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, make_seq
 
 
 @implements(np.where)
@@ -515,6 +515,55 @@ def _float_operand(fe, a):
     return t
 
 
+_DOUBLE = {"f32": "f64", "c64": "c128"}
+_SINGLE = {"f64": "f32", "c128": "c64"}
+
+
+def in_double(*names):
+    """A handler of an ``np.linalg`` function that NumPy computes in double precision:
+    NumPy (``numpy.linalg._commonType``) hands LAPACK float32 and complex64 matrices as
+    float64 / complex128 and rounds the results back to single precision when every matrix
+    was single (an integer matrix counts as double). The handler's array arguments
+    ``names`` are widened the same way before it runs, and its float results narrowed
+    after, so a float32 ``solve``/``eigh``/``det``... gives NumPy's numbers, not those of a
+    single-precision factorization (which differ in the last digits, and in the signs of
+    eigenvectors). float16 is refused as NumPy refuses it."""
+    import functools
+    import inspect
+
+    def deco(handler):
+        sig = inspect.signature(handler)
+
+        @functools.wraps(handler)
+        def run(fe, *args, **kwargs):
+            bound = sig.bind(fe, *args, **kwargs)
+            single = []
+            for name in names:
+                if bound.arguments.get(name) is None:
+                    continue
+                t = fe.tensor(bound.arguments[name])
+                if t.dtype == "f16":
+                    raise TypeError(f"{fe.b.loc}: array type float16 is unsupported in linalg")
+                single.append(t.dtype in _DOUBLE)
+                bound.arguments[name] = fe.convert(t, _DOUBLE.get(t.dtype, t.dtype))
+            out = handler(*bound.args, **bound.kwargs)
+            return _narrowed(fe, out) if single and all(single) else out
+        return run
+    return deco
+
+
+def _narrowed(fe, v):
+    """``v`` (a result tree) with its float64/complex128 arrays in single precision."""
+    from .arg_trees import Record
+    if isinstance(v, Tensor):
+        return fe.convert(v, _SINGLE.get(v.dtype, v.dtype))
+    if isinstance(v, TupleVal):
+        return TupleVal(tuple(_narrowed(fe, x) for x in v.items))
+    if isinstance(v, Record):
+        return fe.local_record(v.kind, v.cls, {k: _narrowed(fe, x) for k, x in v.fields})
+    return v
+
+
 def _check_factorization(fe, inputs, result, message: str):
     """NumPy raises LinAlgError where LAPACK meets a zero pivot (a singular matrix) or a
     non-positive one (Cholesky); XLA's factorizations then give inf/NaN instead. The check:
@@ -530,6 +579,7 @@ def _check_factorization(fe, inputs, result, message: str):
 
 
 @implements(np.linalg.solve)
+@in_double("a", "b")
 def _solve(fe, a, b):
     a, b = _float_operand(fe, a), _float_operand(fe, b)
     dt = fe.result_dtype([a, b])
@@ -539,12 +589,14 @@ def _solve(fe, a, b):
 
 
 @implements(np.linalg.inv)
+@in_double("a")
 def _inv(fe, a):
     a = _float_operand(fe, a)
     return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.inv", a.v)), "Singular matrix")
 
 
 @implements(np.linalg.cholesky)
+@in_double("a")
 def _cholesky(fe, a, upper=Const(False)):
     a = _float_operand(fe, a)
     low = _check_factorization(fe, [a], Tensor(fe.b.one("tensor.cholesky", a.v)),
@@ -556,39 +608,20 @@ def _cholesky(fe, a, upper=Const(False)):
     return fe.ufunc(np.conjugate, t) if t.dtype[0] == "c" else t
 
 
-implements(np.linalg.det)(lambda fe, a: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v)))
+implements(np.linalg.det)(in_double("a")(
+    lambda fe, a: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v))))
 
 
 @implements(np.linalg.slogdet)
+@in_double("a")
 def _slogdet(fe, a):
-    """(sign, log|det|) of real matrices (a tuple: NumPy's SlogdetResult unpacks the same)."""
+    """(sign, log|det|) of real matrices, as NumPy's ``SlogdetResult``."""
+    from .npapi_decompositions import named_results
     t = _float_operand(fe, a)
     if t.dtype[0] == "c":
         raise fe.unsupported("np.linalg.slogdet of complex matrices")
     sign, logdet = fe.b.create("tensor.slogdet", [t.v], {}).results
-    return make_seq([Tensor(sign), Tensor(logdet)], listy=False)
-
-
-@implements(np.linalg.norm)
-def _norm(fe, x, ord=None, axis=None, keepdims=Const(False)):
-    t = fe.tensor(x)
-    o = None if ord is None else fe.static(ord, "norm order")
-    if t.dtype[0] not in "fc":
-        t = fe.convert(t, "f64")
-    a = fe.ufunc(np.abs, t)
-    axes = Const(None) if axis is None else axis
-    if o in (None, 2, "fro") and not (o == 2 and (axis is None and t.type.rank == 2)):
-        sq = fe.ufunc(np.multiply, a, a)
-        return fe.ufunc(np.sqrt, reduce(fe, "sum", sq, axes, keepdims))
-    if o == 1 and (t.type.rank == 1 or axis is not None):
-        return reduce(fe, "sum", a, axes, keepdims)
-    if o in (np.inf, float("inf")) and (t.type.rank == 1 or axis is not None):
-        return reduce(fe, "max", a, axes, keepdims)
-    if o in (1, -1, np.inf, -np.inf) and t.type.rank == 2 and axis is None:
-        # matrix norms: max/min absolute column sum (1) or row sum (inf)
-        sums = reduce(fe, "sum", a, Const(0 if o in (1, -1) else 1))
-        return reduce(fe, "max" if o > 0 else "min", sums, None, keepdims)
-    raise fe.unsupported(f"np.linalg.norm with ord={o!r} on a rank-{t.type.rank} array")
+    return named_results(fe, "slogdet", [Tensor(sign), Tensor(logdet)])
 
 
 # --- scalar types, builtins, math -------------------------------------------------------------------
@@ -812,6 +845,51 @@ def _len(fe, x):
     if not shape:
         raise TypeError(f"{fe.b.loc}: len() of unsized object")
     return fe.dim(x, 0)
+
+
+def _python_types(fe, x) -> set:
+    """The Python types ``x`` can have when NumPy runs the source (one, or two where the
+    compiled value does not say: a 0-d argument is an ndarray or a NumPy scalar)."""
+    from .arg_trees import Record
+    from .list_growth import GrownList
+    if isinstance(x, (ListConst, ListVal, GrownList)):
+        return {list}
+    if isinstance(x, Const):
+        return {type(x.value)}
+    if isinstance(x, TupleVal):
+        return {tuple}
+    if isinstance(x, Record):
+        return {x.cls}
+    if isinstance(x, ArrayRef):
+        return {np.ndarray}
+    if isinstance(x, Tensor):
+        if x.type.rank or x.array0d:
+            return {np.ndarray}
+        scalar = np_dtype(x.dtype).type
+        if x.weak:
+            return {{"i1": bool, "i64": int, "f64": float, "c128": complex}.get(x.dtype, scalar)}
+        from ..ir.core import Block
+        if isinstance(x.v.owner, Block):
+            # a block's argument: a 0-d argument of the call (np.float64(1.0) and
+            # np.array(1.0) compile alike) or a value carried around a loop
+            return {scalar, np.ndarray}
+        return {scalar}   # NumPy's result of a reduction, a scalar index, arithmetic...
+    raise fe.unsupported(f"isinstance() of {type(x).__name__}")
+
+
+@implements(builtins.isinstance)
+def _isinstance(fe, obj, classinfo):
+    """``isinstance(obj, classinfo)`` answered at compile time from the type ``obj`` has
+    when NumPy runs the source (``isinstance(axis, tuple)``, ``isinstance(x, np.ndarray)``,
+    ``isinstance(n, int)``: a Python int argument is an int, ``np.float64`` is a float as in
+    NumPy); refused where that type is not known."""
+    cls = fe.static(classinfo, "the class given to isinstance")
+    answers = {issubclass(t, cls) for t in _python_types(fe, obj)}
+    if len(answers) != 1:
+        raise fe.unsupported("isinstance() of a 0-d value that is an ndarray or a NumPy "
+                             "scalar depending on the call", "pass a Python number or an "
+                             "array of at least one dimension")
+    return Const(answers.pop())
 
 
 @implements(builtins.abs)

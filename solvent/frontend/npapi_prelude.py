@@ -783,6 +783,98 @@ def matrix_rank(A, tol=None, hermitian=False):
     return np.count_nonzero(s > tol, axis=-1)
 
 
+@prelude(np.linalg.norm)
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's np.linalg.norm, case by case as NumPy decides them: with ``axis=None`` the
+    2-norm of the flattened array for ``ord=None`` (``'fro'`` of a matrix, ``2`` of a
+    vector); one axis: vector norms (inf, -inf, 0, 1, 2, any p); two axes: matrix norms
+    (2 / -2 / 'nuc' from the singular values, 1 / -1 / inf / -inf from column or row sums of
+    absolute values, 'fro')."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "fc":
+        x = x.astype(float)
+    nd = x.ndim
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            if x.dtype.kind == "c":
+                sq = np.sum(x.real * x.real) + np.sum(x.imag * x.imag)
+            else:
+                sq = np.sum(x * x)
+            r = np.sqrt(sq)
+            if keepdims:
+                return np.reshape(r, (1,) * nd)
+            return r
+        if nd == 1:
+            axis = (0,)
+        elif nd == 2:
+            axis = (0, 1)
+        else:
+            raise ValueError("Improper number of dimensions to norm.")
+    elif not isinstance(axis, tuple):
+        axis = (int(axis),)
+    if len(axis) == 1:
+        if ord == np.inf:
+            return np.max(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord == -np.inf:
+            return np.min(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord == 0:
+            return np.sum((x != 0).astype(x.real.dtype), axis=axis, keepdims=keepdims)
+        if ord == 1:
+            return np.sum(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord is None or ord == 2:
+            return np.sqrt(np.sum((x.conj() * x).real, axis=axis, keepdims=keepdims))
+        if isinstance(ord, str):
+            raise ValueError(f"Invalid norm order '{ord}' for vectors")
+        absx = np.abs(x) ** ord
+        r = np.sum(absx, axis=axis, keepdims=keepdims)
+        return r ** np.asarray(1.0 / ord).astype(r.dtype)   # NumPy: reciprocal(ord, dtype=)
+    if len(axis) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    row_axis = axis[0] % nd
+    col_axis = axis[1] % nd
+    if row_axis == col_axis:
+        raise ValueError("Duplicate axes given.")
+    if ord == 2 or ord == -2 or ord == "nuc":
+        s = np.linalg.svd(np.moveaxis(x, (row_axis, col_axis), (-2, -1)), compute_uv=False)
+        if ord == 2:
+            r = np.max(s, axis=-1)
+        elif ord == -2:
+            r = np.min(s, axis=-1)
+        else:
+            r = np.sum(s, axis=-1)
+    elif ord == 1 or ord == -1:
+        c = col_axis - 1 if col_axis > row_axis else col_axis
+        sums = np.sum(np.abs(x), axis=row_axis)
+        r = np.max(sums, axis=c) if ord == 1 else np.min(sums, axis=c)
+    elif ord == np.inf or ord == -np.inf:
+        rr = row_axis - 1 if row_axis > col_axis else row_axis
+        sums = np.sum(np.abs(x), axis=col_axis)
+        r = np.max(sums, axis=rr) if ord == np.inf else np.min(sums, axis=rr)
+    elif ord is None or ord == "fro" or ord == "f":
+        r = np.sqrt(np.sum((x.conj() * x).real, axis=axis))
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        return np.expand_dims(r, (min(row_axis, col_axis), max(row_axis, col_axis)))
+    return r
+
+
+@prelude(np.linalg.cond)
+def cond(x, p=None):
+    """NumPy's np.linalg.cond for the 2-norm (p None, 2 or -2): the ratio of the largest
+    and smallest singular values, inf where it is NaN and the matrix holds no NaN."""
+    if not (p is None or p == 2 or p == -2):
+        raise NotImplementedError("np.linalg.cond with p other than None, 2, -2 (NumPy "
+                                  "inverts the matrix for those)")
+    s = np.linalg.svd(x, compute_uv=False)
+    if p == -2:
+        r = s[..., -1] / s[..., 0]
+    else:
+        r = s[..., 0] / s[..., -1]
+    bad = np.isnan(r) & ~np.any(np.isnan(x), axis=(-2, -1))
+    return np.where(bad, np.inf, r)
+
+
 @prelude(np.sinc)
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0: NumPy's own expression (x = 0 replaced by 1e-20)."""

@@ -125,6 +125,9 @@ def seq_items(v) -> tuple | None:
         return v.items
     if isinstance(v, Const) and isinstance(v.value, tuple):
         return tuple(Const(x) for x in v.value)
+    from .arg_trees import Record
+    if isinstance(v, Record) and v.kind == "object" and issubclass(v.cls, tuple):
+        return tuple(x for _, x in v.fields)   # a namedtuple: a tuple of its fields
     return None
 
 
