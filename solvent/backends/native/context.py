@@ -147,9 +147,9 @@ class Ctx:
             b.ret(b.load(self._rc))
 
     def no_width_hint(self) -> None:
-        """The loop being emitted gets no vectorization width hint (see ``loop_end``): it
-        carries a value LLVM cannot vectorize (a sign flipped by a select), and a hinted loop
-        that stays scalar makes LLVM print 'loop not vectorized' on the user's terminal."""
+        """The loop being emitted gets no vectorization width hint (see ``loop_end``): LLVM
+        cannot vectorize it (it leaves early), so the hint would only make LLVM try, and
+        print a 'loop not vectorized' remark, which engine.optimize drops."""
         if self._loops:
             self._loops[-1][2] = True
 
@@ -328,7 +328,8 @@ class Ctx:
         vectorized, each call becomes one call of the C library's vector variant
         (engine.use_vector_math). Legality is still LLVM's to decide: the hint is not
         ``vectorize.enable``, which makes LLVM print a 'loop not vectorized' warning on the
-        user's terminal for every loop it cannot vectorize (a histogram's scatter). A loop
+        user's terminal for every loop it cannot vectorize (a histogram's scatter); a hinted
+        loop LLVM cannot vectorize gets a remark, which engine.optimize drops. A loop
         that leaves early (a check that fails: int() of NaN, an index out of range) gets no
         hint: LLVM cannot vectorize it and would print 'Cannot vectorize uncountable loop'."""
         self._loops.pop()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import re
+import tempfile
 import threading
 import time
+from contextlib import contextmanager
 
 import llvmlite.binding as llvm
 
@@ -136,7 +139,41 @@ def optimize(mod, tm, speed_level: int = 3):
     pto.loop_unrolling = speed_level >= 2
     pb = llvm.create_pass_builder(tm, pto)
     mpm = pb.getModulePassManager()
-    mpm.run(mod, pb)
+    with _vectorizer_remarks_dropped():
+        mpm.run(mod, pb)
+
+
+# What LLVM's loop vectorizer prints for a loop that carries a width hint
+# (context.loop_end) but that it cannot vectorize: "remark: <unknown>:0:0: loop not
+# vectorized: ...". Such a remark is always printed (LLVM treats a hinted loop as one the
+# user asked about) through LLVM's default diagnostic handler, which llvmlite cannot
+# replace; it is compiler chatter, not a message for the user of solvent.
+_REMARK = re.compile(rb"^remark: [^\n]*loop not vectorized[^\n]*\n?", re.M)
+_STDERR_LOCK = threading.Lock()
+
+
+@contextmanager
+def _vectorizer_remarks_dropped():
+    """Run the body with file descriptor 2 sent to a temporary file; afterwards everything
+    written there except the vectorizer's 'loop not vectorized' remarks goes on to the real
+    stderr (anything another thread wrote meanwhile arrives late, never lost). One body at a
+    time: two nested redirections from two threads would leave fd 2 on a closed file."""
+    with _STDERR_LOCK, tempfile.TemporaryFile() as tmp:
+        try:
+            saved = os.dup(2)
+        except OSError:        # no fd 2 (a daemon): nothing to filter
+            yield
+            return
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            rest = _REMARK.sub(b"", tmp.read())
+            if rest:
+                os.write(2, rest)
 
 
 _LIBC_BOUND = False

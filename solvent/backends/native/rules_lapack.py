@@ -312,7 +312,6 @@ def _lu_sign_logdet(op, ctx, results):
         b.store(const(dt, 0.0), logdet)
 
         def diag(i):
-            ctx.no_width_hint()   # the sign is no reduction LLVM can vectorize
             u = ctx.load(work, [i, i])
             neg = b.fcmp_ordered("<", u, const(dt, 0.0))
             swapped = b.icmp_signed("!=", ctx.load(ipiv, [i]),
@@ -343,11 +342,14 @@ def _count(dims):
 
 # --- eigh -------------------------------------------------------------------------------------
 def _eigh(op, ctx):
-    """numpy.linalg.eigh(a, UPLO): syevd('V') on a copy of ``a`` (column-major: ``a^T``, whose
-    upper triangle is ``a``'s lower one, so UPLO='L' is uplo 'U'), with the minimal workspace
-    syevd documents (``1 + 6n + 2n^2`` reals, ``3 + 5n`` ints). Eigenvalues come ascending;
-    the eigenvectors are the columns of the column-major result, so the row-major ``v`` is
-    its transposed copy."""
+    """numpy.linalg.eigh(a, UPLO): syevd('V', UPLO) on a transposed copy of ``a`` (read as
+    column-major it is ``a`` itself, as NumPy hands it to LAPACK), with the minimal workspace
+    syevd documents (``1 + 6n + 2n^2`` reals, ``3 + 5n`` ints). The same matrix in the same
+    triangle gives NumPy's eigenvectors, signs included (an untransposed copy is the other
+    triangle of ``a^T``: the same symmetric matrix, but syevd reduces it in the other order
+    and some eigenvectors come out negated). Eigenvalues come ascending; the eigenvectors
+    are the columns of the column-major result, so the row-major ``v`` is its transposed
+    copy."""
     dt = op.operands[0].type.dtype
     shape = op.operands[0].type.shape
     n = shape[-1]
@@ -359,14 +361,16 @@ def _eigh(op, ctx):
     iwork = ctx.scratch(op, (liwork,), _int_dtype())
     syevd = _routine(ctx, dt, "syevd", "ccipippiIii")
     call = _Call(ctx, dt)
-    uplo = call.char("U" if op.attrs["uplo"] == "L" else "L")
+    uplo = call.char(op.attrs["uplo"])
     batch = list(shape[:-2])
     b = ctx.b
 
     def one(q):
         w = BufRef(b.gep(w_out.ptr, [b.mul(q, ir.Constant(I64, n))]), (1, n), dt)
         v = _view(ctx, v_out, q, n, n)
-        _copy(ctx, work, a, n, n, _unflatten(ctx, q, batch))
+        lead = list(_unflatten(ctx, q, batch))
+        ctx.loop_nest((n, n), lambda idx: ctx.store(work, [idx[1], idx[0]],
+                                                    ctx.element(a, lead + idx)))
         b.call(syevd, [call.char("V"), uplo, call.int(n), work.ptr, call.int(max(1, n)),
                        w.ptr, rwork.ptr, call.int(lwork), iwork.ptr, call.int(liwork),
                        call.info])

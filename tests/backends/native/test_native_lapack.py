@@ -226,3 +226,32 @@ def test_slogdet_matches_numpy(backend):
               general(3, batch=(2, 2)), np.zeros((3, 3)), -np.eye(3), np.zeros((0, 0)),
               np.eye(200) * 40.0):
         check(slogdet, a, backend=backend)
+
+
+def eigh_lower(a):
+    return np.linalg.eigh(a)
+
+
+def eigh_upper_vectors(a):
+    return np.linalg.eigh(a, UPLO="U").eigenvectors
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eigh_gives_numpys_eigenvectors_signs_included(dtype):
+    """Native eigh hands LAPACK the matrix NumPy hands it (the same triangle, read the same
+    way), so each eigenvector has NumPy's sign: PCA-style code that reads ``v[:, -1]``
+    gets the direction NumPy gives. (An untransposed copy read the other triangle of the
+    transpose and negated some vectors.)"""
+    lower, upper = (solvent.jit(f, backend="native") for f in (eigh_lower, eigh_upper_vectors))
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    for seed in range(4):
+        g = np.random.default_rng(seed)
+        a = g.standard_normal((2, 7, 7)).astype(dtype)
+        a = a @ np.swapaxes(a, 1, 2) + np.triu(g.standard_normal((7, 7)), 1).astype(dtype)
+        w, v = lower(a)
+        want = np.linalg.eigh(a)
+        assert type(w) is np.ndarray and v.dtype == want.eigenvectors.dtype
+        np.testing.assert_allclose(w, want.eigenvalues, rtol=tol, atol=tol)
+        np.testing.assert_allclose(v, want.eigenvectors, rtol=tol, atol=tol)
+        np.testing.assert_allclose(upper(a), np.linalg.eigh(a, UPLO="U").eigenvectors,
+                                   rtol=tol, atol=tol)
