@@ -17,6 +17,11 @@ import numpy as np
 
 PRELUDE: dict = {}  # NumPy function -> its implementation here
 
+# the named tuples NumPy's array-API unique functions return
+UniqueAllResult = type(np.unique_all(np.zeros(1)))
+UniqueCountsResult = type(np.unique_counts(np.zeros(1)))
+UniqueInverseResult = type(np.unique_inverse(np.zeros(1)))
+
 
 def prelude(*np_fns):
     def deco(fn):
@@ -52,12 +57,13 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 @prelude(np.unique)
 def unique(ar, return_index=False, return_inverse=False, return_counts=False,
-           equal_nan=True, axis=None):
+           equal_nan=True, axis=None, sorted=True):
     """Sorted distinct values of the flattened array, or with ``axis`` the distinct
     sub-arrays along it (unique_along), a run-time length (the native backend or the
     interpreter runs it; XLA refuses it), optionally with each one's first index, the
     inverse map (shaped like ``ar``; 1-D with ``axis``) and the counts. NaNs count as one
-    value with ``equal_nan``, as in NumPy."""
+    value with ``equal_nan``, as in NumPy. With ``sorted=False`` NumPy leaves the order
+    unspecified; solvent's is sorted."""
     if axis is not None and np.ndim(ar) > 1:    # NumPy ignores axis on a 1-D array
         return unique_along(ar, axis, return_index, return_inverse, return_counts)
     a = np.ravel(ar)
@@ -83,6 +89,36 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
     if len(out) == 1:
         return out[0]
     return out
+
+@prelude(np.unique_all)
+def unique_all(x):
+    """NumPy's array-API ``unique_all``: values, first indices, inverse indices (shaped like
+    ``x``) and counts, as a ``UniqueAllResult``; NaNs are distinct values."""
+    values, indices, inverse, counts = unique(x, True, True, True, False)
+    return UniqueAllResult(values, indices, inverse, counts)
+
+
+@prelude(np.unique_counts)
+def unique_counts(x):
+    """NumPy's ``unique_counts``: a ``UniqueCountsResult`` (values, counts)."""
+    values, counts = unique(x, False, False, True, False)
+    return UniqueCountsResult(values, counts)
+
+
+@prelude(np.unique_inverse)
+def unique_inverse(x):
+    """NumPy's ``unique_inverse``: a ``UniqueInverseResult`` (values, inverse indices shaped
+    like ``x``)."""
+    values, inverse = unique(x, False, True, False, False)
+    return UniqueInverseResult(values, inverse)
+
+
+@prelude(np.unique_values)
+def unique_values(x):
+    """NumPy's ``unique_values``: the distinct values, NaNs distinct. NumPy's order is
+    unspecified (hash-based); solvent's is sorted."""
+    return unique(x, False, False, False, False)
+
 
 def unique_along(ar, axis, return_index, return_inverse, return_counts):
     """np.unique(ar, axis=axis): the distinct sub-arrays ar[..., i, ...] along ``axis`` in

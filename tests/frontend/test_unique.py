@@ -143,3 +143,29 @@ def test_a_run_time_length_indexed_by_an_array(backend, n):
     labels = np.random.default_rng(n).integers(0, 5, n).astype(np.int8)
     check(sizes_by_inverse, labels, backend=backend)
     check(sizes_by_inverse, np.asfortranarray(labels.reshape(1, n)), backend=backend)
+
+
+def array_api_unique(a):
+    r = np.unique_counts(a)
+    return np.unique_all(a), r.values, r.counts, np.unique_inverse(a), np.unique(a, sorted=False)
+
+
+def array_api_unique_values(a):
+    return np.unique_values(a)
+
+
+@pytest.mark.parametrize("a", [np.array([[3, 1, 2], [3, 1, 7]], np.int8),
+                               np.array([3.0, np.nan, 1.0, np.nan, 3.0])])
+def test_array_api_unique_functions_return_numpys_named_tuples(a):
+    """unique_all/counts/inverse as NumPy: its named tuples, inverse shaped like the input,
+    NaNs distinct; unique_values and unique(sorted=False) leave the order to the
+    implementation in NumPy (hash-based): solvent's is sorted."""
+    got = jitted(array_api_unique, "native")(a)
+    want = array_api_unique(a)
+    for g, w in zip(got[:4], want[:4]):
+        assert type(g) is type(w)
+        for p, q in zip(g if isinstance(g, tuple) else (g,), w if isinstance(w, tuple) else (w,)):
+            assert p.dtype == q.dtype and np.array_equal(p, q, equal_nan=True)
+    np.testing.assert_array_equal(got[4], np.sort(want[4]))
+    np.testing.assert_array_equal(jitted(array_api_unique_values, "native")(a),
+                                  np.sort(np.unique_values(a)))
