@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import types
 import textwrap
 from dataclasses import dataclass, field
@@ -65,21 +66,92 @@ def parse_source(fn) -> Source:
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = len(lines[0]) - len(lines[0].lstrip())
-    lambda_hint = "define it with def (solvent.jit takes def-functions; lambdas inside them " \
-        "are fine)"
+    lambda_hint = "define it with def (solvent.jit takes def-functions and lambdas it can " \
+        "find in their source: one per line with those parameters)"
     try:
         mod = ast.parse(dedented)
     except SyntaxError:   # the lines of a lambda inside a larger expression (a dict literal)
+        mod = _lambda_lines(code, first, indent) if code.co_name == "<lambda>" else None
+    if mod is None:
         raise UnsupportedError(f"{code.co_filename}:{first}: {fn.__qualname__} is not a "
                                "def-function", hint=lambda_hint) from None
-    tree = next((n for n in mod.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
-                None)
+    if code.co_name == "<lambda>":
+        tree = _lambda_as_def(mod, code, first, indent)
+    else:
+        tree = next((n for n in mod.body
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
     if tree is None:
         raise UnsupportedError(f"{code.co_filename}:{first}: {fn.__qualname__} is not a "
                                "def-function", hint=lambda_hint)
     src = Source(desugar(tree), code.co_filename, first - 1, indent)
     _SOURCE_CACHE[key] = src
     return src
+
+
+def _body_span(code):
+    """Where the body of lambda ``code`` lies in its file: (line, col) of its first and
+    last character, from the positions of its instructions (the entry and the return sit at
+    the lambda's own line, column 0, and are left out)."""
+    pos = [p for p in code.co_positions()
+           if None not in p and (p[0], p[2], p[3]) != (code.co_firstlineno, 0, 0)]
+    if not pos:
+        return None
+    return min((p[0], p[2]) for p in pos), max((p[1], p[3]) for p in pos)
+
+
+def _lambda_lines(code, first: int, indent: int):
+    """The lambda of ``code`` cut out of its file when the lines ``inspect`` gives do not
+    parse (an item of a dict literal; a lambda beginning a line of a larger expression, of
+    which inspect gives that line only): from the ``lambda`` keyword before its body to
+    the body's last character, parsed in parentheses. Line numbers count from ``first``
+    and columns lose ``indent``, as for the lines of a def."""
+    span = _body_span(code)
+    if span is None:
+        return None
+    (l0, c0), (l1, c1) = span
+    lines = linecache.getlines(code.co_filename)[first - 1:l1]
+    if not lines:
+        return None
+    lines[-1] = lines[-1][:c1]
+    head = lines[0][:c0] if l0 == first else lines[0]
+    k = head.rfind("lambda")
+    if k < indent:
+        return None
+    lines[0] = " " * (k - indent) + lines[0][k:]
+    for n in range(1, len(lines)):
+        pad = len(lines[n]) - len(lines[n].lstrip(" "))
+        lines[n] = lines[n][min(pad, indent):]
+    try:
+        mod = ast.parse("(\n" + "".join(lines) + "\n)")
+    except SyntaxError:
+        return None
+    ast.increment_lineno(mod, -1)
+    return mod
+
+
+def _lambda_as_def(mod, code, first: int, indent: int):
+    """The lambda of ``code`` in the parsed statement ``mod`` as ``def <lambda>(args):
+    return body`` (``solvent.jit(lambda x: ...)``): the one whose body starts where the
+    code's instructions do, else the only one on its line with those parameters; None if
+    none is found."""
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    found = [n for n in ast.walk(mod) if isinstance(n, ast.Lambda)
+             and n.lineno + first - 1 == code.co_firstlineno
+             and tuple(a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs)
+             == params]
+    span = _body_span(code)
+    if span is not None and len(found) > 1:
+        found = [n for n in found if (n.body.lineno + first - 1, n.body.col_offset + indent)
+                 == span[0]]
+    if len(found) != 1:
+        return None
+    lam = found[0]
+    ret = ast.copy_location(ast.Return(value=lam.body), lam.body)
+    fields = dict(name="<lambda>", args=lam.args, body=[ret], decorator_list=[],
+                  returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        fields["type_params"] = []
+    return ast.fix_missing_locations(ast.copy_location(ast.FunctionDef(**fields), lam))
 
 
 class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMixin,
@@ -388,7 +460,9 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
     results: list = []
     structure = _results(fe, fe.result_value(), results, arg_map, {})
     builder.create("func.return", results)
-    fn = Function(pyfn.__name__, body, names)
+    # a lambda's IR function is 'lambda' ('<lambda>' is no name the IR's printer and parser
+    # read back)
+    fn = Function(pyfn.__name__ if pyfn.__name__.isidentifier() else "lambda", body, names)
     return Translation(fn, arg_map, structure, frozenset(static_args),
                        tuple(fe.shared["guards"].values()),
                        tuple(v for v, *_ in implicit), tuple(n for *_, n in implicit))
