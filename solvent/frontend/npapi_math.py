@@ -892,6 +892,70 @@ def _isinstance(fe, obj, classinfo):
     return Const(answers.pop())
 
 
+@implements(builtins.range)
+def _range(fe, *args):
+    """``range(...)`` outside a ``for`` header (``tuple(range(n))``, ``len(range(...))``, a
+    range passed on): a compile-time range of compile-time integers."""
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"{fe.b.loc}: range expected 1 to 3 arguments, got {len(args)}")
+    ints = [fe.static_int(a, "a range() bound outside a for loop's header") for a in args]
+    if len(ints) == 3 and ints[2] == 0:
+        raise ValueError(f"{fe.b.loc}: range() arg 3 must not be zero")
+    return Const(range(*ints))
+
+
+@implements(builtins.zip)
+def _zip(fe, *iterables, strict=Const(False)):
+    """``zip`` of sequences of compile-time length (tuples, lists, arrays' rows) outside a
+    ``for`` header: a tuple of tuples, as long as the shortest (``strict=True``: all
+    equally long, else NumPy's ValueError)."""
+    seqs = [_seq_items(fe, it, "zip") for it in iterables]
+    if fe.static(strict, "strict") and len({len(q) for q in seqs}) > 1:
+        raise ValueError(f"{fe.b.loc}: zip() arguments have different lengths")
+    return TupleVal(tuple(TupleVal(tuple(q[k] for q in seqs))
+                          for k in range(min((len(q) for q in seqs), default=0))))
+
+
+@implements(builtins.enumerate)
+def _enumerate(fe, iterable, start=Const(0)):
+    """``enumerate`` of a sequence of compile-time length outside a ``for`` header."""
+    first = fe.static_int(start, "enumerate's start")
+    return TupleVal(tuple(TupleVal((Const(first + k), x))
+                          for k, x in enumerate(_seq_items(fe, iterable, "enumerate"))))
+
+
+@implements(np.can_cast)
+def _can_cast(fe, from_, to, casting=Const("safe")):
+    """np.can_cast at compile time: from a dtype or an array's dtype, to a dtype."""
+    if not isinstance(to, Const):
+        raise TypeError(f"{fe.b.loc}: Cannot construct a dtype from an array")
+    src = from_.value if isinstance(from_, Const) else np_dtype(fe.tensor_type(from_).dtype)
+    return Const(bool(np.can_cast(src, to.value, fe.static(casting, "casting"))))
+
+
+_can_cast.python_result = True   # a Python bool, as NumPy returns
+
+
+@implements(builtins.hasattr)
+def _hasattr(fe, obj, name):
+    """``hasattr(obj, name)`` at compile time: a module or other constant asked directly,
+    an object passed in by its items and its class, an array or number by the Python type
+    it has under NumPy."""
+    from .arg_trees import Record
+    attr = fe.static(name, "the attribute name given to hasattr")
+    if isinstance(obj, Const) and not isinstance(obj, ListConst):
+        return Const(hasattr(obj.value, attr))
+    if isinstance(obj, Record):
+        if obj.kind == "dict":
+            return Const(hasattr(dict, attr))
+        return Const(any(k == attr for k, _ in obj.fields) or hasattr(obj.cls, attr))
+    answers = {hasattr(t, attr) for t in _python_types(fe, obj)}
+    if len(answers) != 1:
+        raise fe.unsupported("hasattr() of a 0-d value that is an ndarray or a NumPy scalar "
+                             "depending on the call")
+    return Const(answers.pop())
+
+
 @implements(builtins.abs)
 def _abs(fe, x):
     if isinstance(x, Const) and isinstance(x.value, (bool, int, float, complex)):

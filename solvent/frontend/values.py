@@ -123,7 +123,7 @@ def seq_items(v) -> tuple | None:
     each a value; None for anything else."""
     if isinstance(v, TupleVal):
         return v.items
-    if isinstance(v, Const) and isinstance(v.value, tuple):
+    if isinstance(v, Const) and isinstance(v.value, (tuple, range)):
         return tuple(Const(x) for x in v.value)
     from .arg_trees import Record
     if isinstance(v, Record) and v.kind == "object" and issubclass(v.cls, tuple):
