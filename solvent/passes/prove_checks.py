@@ -247,7 +247,30 @@ class _Intervals:
                 self.iv[iv] = (lb[0], max(lb[0], ub[1] - 1))
             else:
                 self.iv[iv] = (min(lb[1], ub[0] + 1), lb[1])
-        self.block(op.regions[0].block)
+        body = op.regions[0].block
+        self.block(body)
+        self.loop_results(op, body, lb, ub, step)
+
+    def loop_results(self, op, body, lb, ub, step) -> None:
+        """Intervals of a ``loop.for``'s integer scalar results: a result is its initial
+        value when the loop runs no iteration, else the last iteration's yield, so it lies
+        in the hull of the two intervals, or in the yield's alone when the bounds prove at
+        least one iteration (the block-level ``n = A.shape[0]`` that a kernel's threads
+        assign in a loop over threads: its bound of a later loop is then known)."""
+        term = body.terminator
+        if term is None or len(term.operands) != len(op.results):
+            return
+        runs = bool(lb and ub and step and step[0] == step[1] and
+                    (lb[1] < ub[0] if step[0] > 0 else lb[0] > ub[1]))
+        for res, init, last in zip(op.results, op.operands[3:], term.operands):
+            dt = res.type.dtype
+            if res.type.rank or dt[0] not in "iu" or dt == "i1" or last not in self.iv:
+                continue
+            if runs:
+                self.iv[res] = self.iv[last]
+            elif init in self.iv:
+                (a, b), (c, d) = self.iv[init], self.iv[last]
+                self.iv[res] = (min(a, c), max(b, d))
 
 
 def _type_range(dtype: str) -> tuple:

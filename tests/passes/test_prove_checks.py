@@ -95,3 +95,27 @@ def blocked_stencil(src, dst):
 def test_raised_thread_loops_keep_clamping_the_subscripts_that_stay_scalar(backend):
     rng = np.random.default_rng(1)
     check(blocked_stencil, rng.random((16, 16)), np.zeros((16, 16)), backend=backend)
+
+
+def bound_from_a_loop(a, b):
+    """``n`` leaves the first loop as a carried value (the kernel lowering's block-level
+    ``n = A.shape[0]`` assigned by every thread); the second loop's range and subscripts
+    are then known. ``k`` is 2 when its loop runs (size 4: b[i + 2] with i < 4 fits b's 6),
+    and in [0, 2] when the bounds do not prove a run (size 1: b[i + k], i = 0, fits 3)."""
+    n = 0
+    for t in range(3):
+        n = a.shape[0]
+    k = 0
+    for t in range(b.shape[0] - 4):
+        k = 2
+    for i in range(n):
+        b[i + k] = a[i]
+    return b
+
+
+@pytest.mark.parametrize("shape", [(4,), (1,)])
+def test_a_loop_result_bounds_a_later_loop(shape):
+    a, b = np.arange(1.0, shape[0] + 1.0), np.zeros(shape[0] + 2)
+    check(bound_from_a_loop, a, b, backend="interp")
+    c = solvent.jit(bound_from_a_loop, backend="interp").compile((a, b))
+    assert not c.fn.errors

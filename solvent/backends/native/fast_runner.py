@@ -80,7 +80,8 @@ def runner_source(exe, c, args):
     if how is None:   # the caller's arrays, written in place: checked as run_compiled does
         lines[:0] = _in_place_checks(c, args, owned, names)
         if exe._can_fail:   # the caller's arrays as they were, should the call fail
-            lines += [f"saved{j} = args[{j}].copy()" for _, j in owned]
+            names["backup"] = exe._backup   # into this thread's reused copy
+            lines += [f"saved{j} = backup({i}, args[{j}])" for i, j in owned]
     lines.append("failed = call(arrays)")
     check = f" or arrays[{exe._code[0]}][()]" if exe._code is not None else ""
     lines.append(f"if failed{check}:")

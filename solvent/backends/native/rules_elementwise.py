@@ -93,6 +93,20 @@ RULES = {f"tensor.{name}": _unary(name, fn)
          for table in (scalar_math.UNARY, scalar_math.BINARY, rules_complex.REAL_UNARY)
          for name, fn in table.items()}
 RULES["tensor.select"] = elementwise(_select)
+
+
+def _select_rule(base):
+    """select's rule: a guarded scalar read is read in a branch (rules_index.guarded_read),
+    anything else as any elementwise op."""
+    def rule(op, ctx):
+        from .rules_index import guarded_read
+        out = guarded_read(op, ctx)
+        return [out] if out is not None else base(op, ctx)
+    rule.scalar = base.scalar
+    return rule
+
+
+RULES["tensor.select"] = _select_rule(RULES["tensor.select"])
 RULES["tensor.convert"] = elementwise(_convert)
 RULES["tensor.broadcast_to"] = elementwise(lambda ctx, op, vals: vals[0])
 RULES["tensor.complex"] = elementwise(

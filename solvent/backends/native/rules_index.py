@@ -240,6 +240,65 @@ def _keeps_old_value(op):
     return None
 
 
+def _nothing_written_between(first, last) -> bool:
+    """Whether ``first`` and ``last`` are ops of one block with only scalar ops without
+    regions between them: no buffer (one updated in place included) changes in between, so
+    a read moved from ``first`` to ``last`` reads the same element."""
+    block = first.parent
+    if block is None or last.parent is not block:
+        return False
+    ops = block.ops
+    try:
+        i, j = ops.index(first), ops.index(last)
+    except ValueError:
+        return False
+    return i < j and all(not o.regions and all(r.type.rank == 0 for r in o.results)
+                         for o in ops[i + 1:j])
+
+
+def guarded_read(op, ctx):
+    """``select(c, x[i], y)`` (or ``select(c, y, x[i])``) of one element, where ``x[i]`` is a
+    speculated read (``unchecked``: if-conversion made ``if c: v = x[i]`` unconditional, so
+    the read clamps its index): the element is read in a branch where the select takes it,
+    its index clamped there, None when the pattern does not apply. Where ``c`` implies the
+    index is in range (the guard ``if t * 16 + tx < k`` of a kernel's tile load), LLVM drops
+    the clamp and the read is affine in the loop: the loop over threads then vectorizes
+    with masked loads instead of one clamped scalar load per element (matmul_tiled's tile
+    copies at ragged sizes: about 70 instructions per 4 elements). Identity: the select's
+    value is the read where it takes the read, ``y`` elsewhere; the read has no effect and
+    the unconditional one, left unused, is dropped by LLVM."""
+    cond = op.operands[0]
+    if cond.type.rank or op.results[0].type.rank:
+        return None
+    for k in (1, 2):
+        s = op.operands[k].owner
+        if getattr(s, "name", None) == "tensor.slice" and s.attrs.get("unchecked") and \
+                s.results[0].type.rank == 0 and s.operands[0].type.rank > 0 and \
+                all(it[0] in "ic" for it in s.attrs["spec"]) and \
+                s.results[0] in ctx.env and isinstance(ctx.env.get(s.operands[0]), BufRef) \
+                and _nothing_written_between(s, op):
+            break   # (lowered here, from a buffer: not one a fused loop computes)
+    else:
+        return None
+    dims = ctx.dims(s.operands[0])
+    if _on_empty_axis(s.attrs["spec"], dims):
+        return None
+    b = ctx.b
+    other = ctx.get(op.operands[3 - k])
+    c = ctx.get(cond)
+    with b.if_else(c if k == 1 else b.not_(c)) as (taken, not_taken):
+        with taken:
+            items = _resolve(s, ctx, s.attrs["spec"], dims, s.operands[1:])
+            read = ctx.load(ctx.get(s.operands[0]), _source_index(ctx, items, []))
+            read_block = b.block
+        with not_taken:
+            other_block = b.block
+    out = b.phi(read.type)
+    out.add_incoming(read, read_block)
+    out.add_incoming(other, other_block)
+    return out
+
+
 RULES = {
     "tensor.slice": _slice,
     "tensor.update_slice": _update_slice,

@@ -109,3 +109,24 @@ def test_the_fast_path_returns_the_scalar_and_writes_in_place():
     with pytest.raises(ValueError):
         f(A, pts, 0.5)
     np.testing.assert_array_equal(A, before)
+
+
+def test_a_reused_backup_restores_each_failing_call_its_own_array():
+    """The backup of a written argument is one array per thread, reused on every call
+    (backend._backup): a failure restores the values of the failing call, not of an earlier
+    one, on the fast runner (same array, same types) and on __call__ (another layout)."""
+    f = solvent.jit(scale_then_root, backend="native")
+    A = np.array([1.0, 2.0, 3.0, 4.0])
+    f(A, 0.5)   # succeeds: A doubled less 0.5, the backup filled with the old values
+    for bad in (np.array([5.0, 0.1, 6.0, 7.0]), np.array([9.0, 8.0, 7.0, 0.2])):
+        A[:] = bad
+        with pytest.raises(ValueError):
+            f(A, 1.0)
+        np.testing.assert_array_equal(A, bad)
+    F = np.asfortranarray(np.array([[3.0], [0.1]]))[:, 0]   # a view: another type key
+    f(np.array([8.0, 9.0]), 1.0)
+    with pytest.raises(ValueError):
+        f(F, 1.0)
+    np.testing.assert_array_equal(F, [3.0, 0.1])
+    exe = f.compile(f._bind((A, 1.0), {})).executable
+    assert exe._can_fail and len(exe._tls.backups) == 1   # kept: one array, reused

@@ -2,6 +2,8 @@
 after if-conversion or the frontend made them unconditional: no IndexError for an index the
 program never uses (found by solvent/simt's kernels, whose partial blocks guard every
 access)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,51 @@ def test_a_checked_index_of_a_conditional_store_is_checked_when_the_store_is_ski
     with pytest.raises(IndexError):
         solvent.jit(cap_at, backend="native")(x, np.array([1, 7]), 10.0)
     np.testing.assert_array_equal(x, np.arange(5.0))
+
+
+# a guarded scalar read that if-conversion made select(c, x[i], y) is read in a branch where
+# the select takes it (rules_index.guarded_read): same values, the read no longer clamped
+# where the guard holds
+def tile_load(A, out):
+    # a kernel's guarded tile copy: rows and columns past A's edges read as 0
+    for t in range(3):
+        for ty in range(4):
+            for tx in range(4):
+                a = 0.0
+                if 4 * t + ty < A.shape[0] and 4 * t + tx < A.shape[1]:
+                    a = A[4 * t + ty, 4 * t + tx]
+                out[t, ty, tx] = a
+
+
+def read_in_the_else_branch(x, out):
+    s = 0.0   # a recurrence: the loop stays a scalar loop (not raised)
+    for i in range(out.size):
+        s = 0.5 * s + (-1.0 if i >= x.size else x[i])
+        out[i] = s
+
+
+def negative_indices_under_the_guard(x, out):
+    s = 0.0
+    for i in range(-x.size, x.size + 3):
+        v = 0.5
+        if i < x.size:
+            v = x[i]
+        s = 0.5 * s + v
+        out[i + x.size] = s
+
+
+@pytest.mark.parametrize("fn, args", [
+    (tile_load, lambda: (np.arange(1.0, 31.0).reshape(5, 6), np.zeros((3, 4, 4)))),
+    (tile_load, lambda: (np.arange(1.0, 2.0).reshape(1, 1), np.zeros((3, 4, 4)))),
+    (read_in_the_else_branch, lambda: (np.arange(1.0, 8.0), np.zeros(11))),
+    (negative_indices_under_the_guard, lambda: (np.arange(1.0, 6.0), np.zeros(13)))])
+def test_guarded_reads_are_read_in_a_branch(fn, args):
+    want, got = args(), args()
+    fn(*want)
+    f = solvent.jit(fn, backend="native")
+    f(*got)
+    np.testing.assert_array_equal(got[-1], want[-1])
+    exe = f.compile(list(got)).executable
+    if fn is not tile_load:   # (raised: whole-array ops, no scalar read left)
+        # the read's value where the select takes it
+        assert re.search(r"= phi +double", exe.llvm_ir)
