@@ -324,7 +324,7 @@ class NativeExecutable:
     def _backup(self, i: int, a: np.ndarray) -> np.ndarray:
         """A copy of the caller's array ``a`` (taken in place as buffer ``i``) to put back if
         the call fails. The copy's array is this thread's, reused on every call while this
-        executable's backups fit in _REUSE_BACKUPS bytes in all: a fresh array per call is fresh
+        executable's backups fit in _REUSE_BACKUPS bytes (256 MB) in all: a fresh array per call is fresh
         pages, zeroed by the kernel before the copy writes them (backprop_layer at 1024, a
         256 MB grad_w: 71 ms per fresh copy, 32 ms into a reused array, CPU time; the
         kernel itself 90 ms)."""
@@ -356,8 +356,9 @@ class NativeExecutable:
 # as long as the compiled version lives, so bounded
 _REUSE = 1 << 28
 # backups of written arguments (``_backup``) of at most this many bytes in all are reused
-# across calls (per thread): at most as much again as the arrays the caller passes
-_REUSE_BACKUPS = 1 << 29
+# across calls (per thread): with the temporaries, a compiled version holds at most 512 MB
+# per thread between calls (a 256 MB argument's backup still fits)
+_REUSE_BACKUPS = 1 << 28
 # the table entry of a buffer the native code allocates itself (a run-time shape): never read
 _UNUSED = np.empty(0)
 
