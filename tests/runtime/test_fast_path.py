@@ -311,3 +311,19 @@ def test_a_function_returning_the_argument_it_updates_takes_the_fast_path():
         assert np.array_equal(got, want) and np.shares_memory(got, x)
     (run,) = g._cache.fast.values()
     assert "return view(args[1], steps)" in run.source
+
+
+def test_a_view_of_a_written_array_is_refused_on_the_fast_path():
+    """The runner skips np.may_share_memory for two distinct arrays that each own their
+    memory; a view (of the written array, or of a read one's base) is still tested."""
+    f = solvent.jit(add_at, backend="native")
+    a, b = np.zeros(4), np.ones(4)
+    f(a, b, 1)
+    f(a, b, 2)
+    assert np.array_equal(a, [0, 1, 1, 0])
+    for other in (a[:], a.view(), np.frombuffer(a, dtype=np.float64)):   # a's raw key
+        with pytest.raises(solvent.UnsupportedError, match="share memory"):
+            f(a, other, 1)
+    base = np.ones(8)
+    f(base[:4], base[4:], 0)   # views of one array that do not overlap: computed
+    assert np.array_equal(base, [2, 1, 1, 1, 1, 1, 1, 1])
