@@ -29,6 +29,9 @@ Choices:
   B = as shipped.
 * ``version-checks``: native backend, A = loops keep their index checks
   (``solvent/passes/version_checks.py`` off), B = as shipped (check-free copies).
+* ``data-gathers``: native backend, A = loops whose batched form gathers from a shared
+  array are raised (``raise_loops`` ``data_gathers=True``), B = as shipped (they stay loops).
+  Kernels whose IR it does not change time the same code on both sides.
 * ``backend``: the automatic choice (``solvent/backends/choice.py``) against each automatic
   backend forced with ``jit(backend=...)``. Columns: each side's ms (``refused`` where the
   backend does not accept the kernel), ``auto/best`` = auto's time over the fastest forced
@@ -109,6 +112,9 @@ CHOICES = {
     "version-checks": [("off", _PLAIN, {"backend": "native",
                                         "passes": {"version_checks": {"enabled": False}}}),
                        ("shipped", _PLAIN, {"backend": "native"})],
+    "data-gathers": [("gathers", _PLAIN, {"backend": "native",
+                                          "passes": {"raise_loops": {"data_gathers": True}}}),
+                     ("shipped", _PLAIN, {"backend": "native"})],
     "backend": [("auto", _PLAIN, {})] + [
         (b, _PLAIN, {"backend": b}) for b in available_backends() if get_backend(b).automatic],
 }

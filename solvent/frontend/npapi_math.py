@@ -665,13 +665,20 @@ _INT64_END = 9.223372036854775808e18   # 2**63, exact in float32 and float64
 def _check_fits_int64(fe, t) -> None:
     """Python's errors for int() of a float that is NaN or infinite (int(), math.floor...
     gave int64's minimum before: a silent wrong answer), and an OverflowError for a finite
-    value beyond int64, which a Python int would hold but solvent's integers cannot."""
-    fe.check(fe.ufunc(np.logical_not, fe.ufunc(np.isnan, t)), "ValueError",
-             "cannot convert float NaN to integer")
-    fe.check(fe.ufunc(np.logical_not, fe.ufunc(np.isinf, t)), "OverflowError",
-             "cannot convert float infinity to integer")
-    fe.check(fe.ufunc(np.logical_and, fe.ufunc(np.greater_equal, t, Const(-_INT64_END)),
-                      fe.ufunc(np.less, t, Const(_INT64_END))), "OverflowError",
+    value beyond int64, which a Python int would hold but solvent's integers cannot.
+
+    Each check holds where the value fits (``fits`` is false for NaN and the infinities):
+    the same conditions, written so that the one test a backend needs on the common path is
+    ``not fits``. The native backend branches on the disjunction of the failed conditions
+    (error_exit.failed_condition), ``(not fits and isnan) or ... or not fits``, which LLVM
+    reduces to ``not fits``; NaN and infinity are told apart only where it failed."""
+    fits = fe.ufunc(np.logical_and, fe.ufunc(np.greater_equal, t, Const(-_INT64_END)),
+                    fe.ufunc(np.less, t, Const(_INT64_END)))
+    fe.check(fe.ufunc(np.logical_or, fits, fe.ufunc(np.logical_not, fe.ufunc(np.isnan, t))),
+             "ValueError", "cannot convert float NaN to integer")
+    fe.check(fe.ufunc(np.logical_or, fits, fe.ufunc(np.logical_not, fe.ufunc(np.isinf, t))),
+             "OverflowError", "cannot convert float infinity to integer")
+    fe.check(fits, "OverflowError",
              "int() of a float beyond 2**63: solvent's integers are 64-bit")
 
 

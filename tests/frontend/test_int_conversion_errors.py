@@ -105,3 +105,29 @@ def test_a_nan_in_a_loop_raises_and_leaves_the_counts(backend):
     bins_in_loop(ok, want)
     solvent.jit(bins_in_loop, backend=backend)(ok, counts)
     assert (counts == want).all()
+
+
+def two_ints_in_loop(x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = int(x[i]) - int(y[i])
+
+
+@pytest.mark.parametrize("backend", ["native"])   # the one whose test changed; compiles ~1 s
+def test_in_a_loop_the_first_failing_conversion_is_the_one_raised(backend):
+    """Each kind in a loop, and two failing conversions in one iteration: Python's first.
+    (The native backend branches on the checks' conditions, not on the code they set:
+    backends/native/error_exit.failed_condition.)"""
+    f = solvent.jit(two_ints_in_loop, backend=backend)
+    why = {"nan": (ValueError, "float NaN"), "inf": (OverflowError, "float infinity"),
+           "big": (OverflowError, "64-bit")}
+    for a, b, first in [(np.nan, 1.0, "nan"), (1.0, np.inf, "inf"), (-np.inf, 1.0, "inf"),
+                        (1e19, 1.0, "big"), (1e19, np.nan, "big"), (np.nan, 1e19, "nan"),
+                        (-np.inf, np.nan, "inf")]:
+        x, y = np.array([1.0, 2.0, a, 3.0]), np.array([0.5, 1.0, b, np.nan])
+        out = np.full(4, 7, dtype=np.int64)
+        with pytest.raises(why[first][0], match=why[first][1]):
+            f(x, y, out)
+        assert (out == 7).all()
+    x, y, out = np.array([1.5, -2.5]), np.array([0.5, 1e18]), np.zeros(2, np.int64)
+    f(x, y, out)
+    assert list(out) == [1, -2 - 10 ** 18]

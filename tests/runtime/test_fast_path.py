@@ -280,3 +280,50 @@ def test_compile_time_ints_take_the_fast_path_per_value(backend):
     entries = [e for e in f._cache.fast.values() if getattr(e, "by_value", None)]
     assert entries and {4, 7} <= {k[0] for e in entries for k in e.by_value}
     check(bin_counts, 5, np.asfortranarray(x[::2]), backend=backend)
+
+
+def add_rows_viewed(a, x):
+    for i in range(x.shape[0]):
+        x[i] += a[i]
+    return x[1:].T
+
+
+def test_a_function_returning_the_argument_it_updates_takes_the_fast_path():
+    """The runner returns the caller's own array, updated in place, as NumPy does: the same
+    object, the same values, without the full path's per-call work."""
+    from solvent.corpus.forward_subst import kernel as solve_lower   # returns x, updated
+    rng = np.random.default_rng(3)
+    L, b = np.tril(rng.random((6, 6))) + 6 * np.eye(6), rng.random(6)
+    f = solvent.jit(solve_lower, backend="native")
+    for _ in range(3):   # the first call compiles, the second registers, the third runs it
+        x, want = np.zeros(6), solve_lower(L, b, np.zeros(6))
+        assert f(L, b, x) is x and np.array_equal(x, want)
+    (run,) = f._cache.fast.values()
+    assert "return args[2]" in run.source and "run_compiled(version, args)\n" not in \
+        run.source.split("failed = call(arrays)")[1]
+    with pytest.raises(solvent.UnsupportedError, match="share memory"):
+        f(L, b, b)   # the in-place checks still send this call to the full path
+    g = solvent.jit(add_rows_viewed, backend="native")
+    a = np.arange(6.0).reshape(3, 2)
+    for _ in range(3):   # a view of the argument: the full path's view steps, on it
+        x = np.zeros((3, 2))
+        got, want = g(a, x), add_rows_viewed(a, np.zeros((3, 2)))
+        assert np.array_equal(got, want) and np.shares_memory(got, x)
+    (run,) = g._cache.fast.values()
+    assert "return view(args[1], steps)" in run.source
+
+
+def test_a_view_of_a_written_array_is_refused_on_the_fast_path():
+    """The runner skips np.may_share_memory for two distinct arrays that each own their
+    memory; a view (of the written array, or of a read one's base) is still tested."""
+    f = solvent.jit(add_at, backend="native")
+    a, b = np.zeros(4), np.ones(4)
+    f(a, b, 1)
+    f(a, b, 2)
+    assert np.array_equal(a, [0, 1, 1, 0])
+    for other in (a[:], a.view(), np.frombuffer(a, dtype=np.float64)):   # a's raw key
+        with pytest.raises(solvent.UnsupportedError, match="share memory"):
+            f(a, other, 1)
+    base = np.ones(8)
+    f(base[:4], base[4:], 0)   # views of one array that do not overlap: computed
+    assert np.array_equal(base, [2, 1, 1, 1, 1, 1, 1, 1])

@@ -77,7 +77,7 @@ class NativeBackend(Backend):
     # the triangle, the masked batch the whole rectangle (passes/raising/raise_loops.py)
     pass_defaults = {"version_checks": {"enabled": True},
                      "raise_loops": {"masked_under_carried": False,
-                                     "strided_interchange": False}}
+                                     "strided_interchange": False, "data_gathers": False}}
 
     def __init__(self, opt_level: int = 3, multi_output: bool = True):
         self.opt_level = opt_level

@@ -253,11 +253,15 @@ def _returns_zero_past_chunks(text: str, zero: set, name: str, tm) -> bool:
     that range has its entry simplified again (sparse constant propagation, which reads the
     range, then CFG simplification, which drops the failure branches it decided; no loop or
     vector pass: they cost most and decide nothing here) and its returns are read: the
-    module that runs is not changed."""
+    module that runs is not changed. The range is ``noundef`` (the runtime's result is
+    always a number) and instruction combining runs first: loop unswitching had wrapped
+    the result in a ``freeze`` (a call in an outer loop: forward_subst's rows), which hid
+    the range from constant propagation, and every call then kept a backup copy of the
+    arguments it writes."""
     from .threads import MAX_CHUNKS
 
     def ranged(m):
-        return f"call range(i64 0, {MAX_CHUNKS + 1}) {m.group(1)}" if m.group(2) in zero \
+        return f"call noundef range(i64 0, {MAX_CHUNKS + 1}) {m.group(1)}" if m.group(2) in zero \
             else m.group(0)
     new, count = _PAR_CALL.subn(ranged, text)
     if not count or new == text:
@@ -266,6 +270,7 @@ def _returns_zero_past_chunks(text: str, zero: set, name: str, tm) -> bool:
     fn = copy.get_function(name)
     pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=1))
     fpm = llvm.create_new_function_pass_manager()
+    fpm.add_instruction_combine_pass()   # drops a ``freeze`` of the (noundef) result
     fpm.add_sccp_pass()
     fpm.add_simplify_cfg_pass()
     fpm.run(fn, pb)

@@ -110,14 +110,18 @@ def applies(op: Operation, ctx) -> tuple | None:
     return ctx.error_slots.get(op)
 
 
-def return_if_failed(ctx, code, payload) -> None:
-    """Emit: if ``code`` != 0, store it and ``payload`` as the last two results and return."""
+def return_if_failed(ctx, code, payload, value=None) -> None:
+    """Emit: if ``code`` != 0, store it and ``payload`` as the last two results and return.
+    ``value``: the IR value lowered to ``code``, when known (see ``failed_condition``)."""
     b = ctx.b
     if isinstance(code, ir.Constant) and code.constant == 0:
         return
     bad = ctx.fn.append_basic_block("check.failed")
     ok = ctx.fn.append_basic_block("check.ok")
-    br = b.cbranch(b.icmp_signed("!=", code, ir.Constant(code.type, 0)), bad, ok)
+    failed = failed_condition(ctx, value) if value is not None else None
+    if failed is None:
+        failed = b.icmp_signed("!=", code, ir.Constant(code.type, 0))
+    br = b.cbranch(failed, bad, ok)
     br.set_weights([1, 1 << 20])
     b.position_at_end(bad)
     code_ref, payload_ref = ctx.error_ret
@@ -129,3 +133,64 @@ def return_if_failed(ctx, code, payload) -> None:
 
 def zero(v) -> ir.Constant:
     return ir.Constant(v.type, 0)
+
+
+def failed_condition(ctx, code):
+    """``code != 0`` for the IR value ``code`` of the chain, as the disjunction of the
+    conditions of the selects that set it: ``select(c, k, prev) != 0`` is ``c or prev != 0``
+    for a constant ``k`` != 0, down to a value lowered to the constant 0 (the code a
+    sequential loop's body takes in) or one that is no such select (then ``!= 0``). None
+    when ``code`` is no such select.
+
+    The branch then needs only the checks' conditions, and the selects that compute the
+    code, used only where the function returns with it, are sunk there by LLVM. Testing the
+    code itself made every iteration compute the whole chain: histogram_loops' bin index
+    (``math.floor``'s three checks: NaN, infinity, beyond int64) took ~25 instructions per
+    sample against Numba's 8 (without checks), 318 us against 155 us on 90000 samples."""
+    from .types import I1
+    b, conds = ctx.b, []
+    v = code
+    while True:
+        x = ctx.env.get(v)
+        if isinstance(x, ir.Constant) and x.constant == 0:
+            break
+        op = v.owner
+        k = op.operands[1].owner if isinstance(op, Operation) and \
+            op.name == "tensor.select" else None
+        c = ctx.env.get(op.operands[0]) if k is not None else None
+        if not (isinstance(k, Operation) and k.name == "tensor.constant"
+                and k.attrs["value"] != 0 and isinstance(c, ir.Value) and c.type == I1):
+            if not conds or not isinstance(x, ir.Value):
+                return None
+            conds.append(b.icmp_signed("!=", x, ir.Constant(x.type, 0)))
+            break
+        conds.append(_unless_set(ctx, op.operands[0], op.operands[2]) or c)
+        v = op.operands[2]
+    return _any(b, conds) if conds else None
+
+
+def _unless_set(ctx, cond, prev):
+    """For a check's condition ``cond = and(failed, prev == 0)`` (checks_to_values: set the
+    code only while it is 0): the register of ``failed``, else None. In the disjunction
+    with ``prev != 0`` the second term is redundant, and it is the one that makes the test
+    wait for the chain's selects."""
+    op = cond.owner
+    if not isinstance(op, Operation) or op.name != "tensor.and" or len(op.operands) != 2:
+        return None
+    for k in (0, 1):
+        eq = op.operands[k].owner
+        if isinstance(eq, Operation) and eq.name == "tensor.eq" and prev in eq.operands:
+            other = eq.operands[1] if eq.operands[0] is prev else eq.operands[0]
+            z = other.owner
+            x = ctx.env.get(op.operands[1 - k])
+            if isinstance(z, Operation) and z.name == "tensor.constant" and \
+                    z.attrs["value"] == 0 and isinstance(x, ir.Value):
+                return x
+    return None
+
+
+def _any(b, conds):
+    out = conds[0]
+    for c in conds[1:]:
+        out = b.or_(out, c)
+    return out

@@ -47,7 +47,8 @@ def _write_back(ctx, term, slots, errs=None):
     a yield permutes the slots); a nonzero error code returns first."""
     vals = [ctx.get(v) for v in term.operands]
     if errs is not None:
-        error_exit.return_if_failed(ctx, *(vals[k] for k in errs))
+        error_exit.return_if_failed(ctx, *(vals[k] for k in errs),
+                                    value=term.operands[errs[0]])
     tmps = ctx.plan.swap_tmp.get(term)
     if tmps:
         for k, t in enumerate(tmps):

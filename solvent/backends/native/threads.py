@@ -378,6 +378,9 @@ class _Runtime:
         self.engine.finalize_object()
         self.par_for = self.engine.get_function_address("solvent_par_for")
         llvm.add_symbol("solvent_par_for", self.par_for)
+        # read by the entries too (rules_parallel._run_or_call_pool)
+        for name in ("solvent_par_threads", "solvent_par_threshold"):
+            llvm.add_symbol(name, self.engine.get_global_value_address(name))
         self._threads = ctypes.c_int64.from_address(
             self.engine.get_global_value_address("solvent_par_threads"))
         self._threshold = ctypes.c_int64.from_address(

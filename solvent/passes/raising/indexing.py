@@ -236,7 +236,7 @@ def _own_element(b: Batch, op, x, spec, dyn):
     idx = [b.iv_index()]
     for it in spec:
         idx.append(b.const(it[1], "i64") if it[0] == "c" else dyn[it[1]][0])
-    b.what.add("gather")
+    b.what.add("own-element gather")
     return b.emit("tensor.gather", [x, *idx], loc=op.loc, axes=list(range(len(idx))),
                   front=True, unchecked=True)
 

@@ -467,3 +467,34 @@ def test_same_bits_as_sequential_for_any_chunking(pool, dtype, n):
         threads.configure(threads=t, threshold=0)
         par = f(dtype(0.5), x, np.zeros_like(x))
         assert np.array_equal(par, seq), (t, np.flatnonzero(par != seq)[:5])
+
+
+
+def test_the_entry_reads_the_threads_and_threshold_at_run_time(pool):
+    """Below the threshold or on one thread the entry runs the chunk itself, in iteration
+    order (rules_parallel._run_or_call_pool); it reads both settings on every run, so a
+    change after compiling takes effect. Seen through the rounding of a float sum: 1e16 then
+    1023 ones is 1e16 in iteration order (each one is lost), more in 64-element chunks."""
+    x = np.ones(1024)
+    x[0] = 1e8       # float_sum adds squares
+    f = jit(float_sum, backend="native")
+    assert f(x) > 1e16                 # the pool fixture: threshold 0, 4 threads
+    threads.configure(threads=1)
+    assert f(x) == float_sum(x) == 1e16
+    threads.configure(threads=4, threshold=10**9)
+    assert f(x) == 1e16
+    threads.configure(threshold=0)
+    assert f(x) > 1e16
+
+
+def test_a_parallel_inner_loop_of_a_sequential_loop_cannot_fail(pool):
+    """An inner parallel loop in an outer loop (forward_subst's row reduction) whose index
+    checks LLVM proves: the pool's result reached the failure test through a ``freeze``
+    (loop unswitching), which hid its range, and every call kept a backup of the written
+    array."""
+    from solvent.corpus.forward_subst import kernel as rows
+    L, b = np.tril(RNG.random((40, 40))) + 40 * np.eye(40), RNG.random(40)
+    c = jit(rows, backend="native").compile((L, b, np.zeros(40)))
+    assert any(op.attrs.get("parallel") for op in c.fn.walk())
+    assert c.executable._can_fail is False
+    check(rows, L, b, np.zeros(40), backend="native")

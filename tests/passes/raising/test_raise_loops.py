@@ -373,3 +373,23 @@ def test_strided_interchange_option(strided):
     assert NativeBackend.pass_defaults["raise_loops"]["strided_interchange"] is False
     for backend in ("native", "xla"):
         _numpy_vs_solvent(row_running_max, (X, best), backend)
+
+
+def test_data_gathers_false_keeps_loops_that_gather_data():
+    """``data_gathers=False`` (the native backend's default) leaves a loop whose batched
+    form gathers from an array all iterations share (knapsack's ``best[i, c - wt]``) as a
+    loop, with the option named in the reason; as shipped elsewhere it raises. Both agree
+    with NumPy."""
+    from solvent.backends.native import NativeBackend
+    from solvent.corpus.knapsack_items import kernel, make_args
+    args = make_args(5, np.random.default_rng(1))
+    want = kernel(*args)
+    for opt, raised in ((True, True), (False, False)):
+        f = solvent.jit(kernel, backend="interp",
+                        passes={"raise_loops": {"data_gathers": opt},   # as on native:
+                                "version_checks": {"enabled": True}})   # a check-free copy
+        c = f.compile(args)
+        assert any("loop c: raised" in r for r in c.fn.raised) is raised
+        assert raised or any("data_gathers=False" in why for why in c.fn.not_raised.values())
+        assert f(*args) == want
+    assert NativeBackend.pass_defaults["raise_loops"]["data_gathers"] is False
