@@ -1106,6 +1106,12 @@ def place(arr, mask, vals):
     return None
 
 
+@prelude(np.divmod)
+def divmod_(x1, x2):
+    """NumPy's divmod ufunc: (floor_divide, remainder), each with NumPy's rules."""
+    return np.floor_divide(x1, x2), np.remainder(x1, x2)
+
+
 @prelude(np.sinc)
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0: NumPy's own expression (x = 0 replaced by 1e-20)."""

@@ -65,8 +65,13 @@ def builtins_static(a, p):
             np.can_cast(np.int8, a.dtype))
 
 
+def divmods(a, b):
+    return np.divmod(a, b), np.divmod(a, 3), np.divmod(a.astype(np.float32), b)
+
+
 cases = [
     case(ffts, M, T),
+    case(divmods, np.array([-7, 7, -8, 5]), np.array([2, -2, 3, -3])),
     case(blocks, A, V[:3]),
     case(heavisides, V[:6]),
     case(open_mesh, A),
