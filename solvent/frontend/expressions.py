@@ -6,6 +6,7 @@ import builtins
 import inspect
 import math
 import operator
+import functools
 import types
 
 import numpy as np
@@ -633,6 +634,19 @@ class ExprMixin:
             return self.write_out(out, r)
         if isinstance(fn, (types.FunctionType, LocalFunction)):
             return self.inline_call(fn, args, kwargs, node)
+        if isinstance(fn, functools._lru_cache_wrapper) and \
+                isinstance(fn.__wrapped__, types.FunctionType):
+            # @functools.cache / lru_cache: the cache only saves recomputing what the
+            # function returns for the same arguments, so it is inlined as it is
+            return self.inline_call(fn.__wrapped__, args, kwargs, node)
+        if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType):
+            bound = [*fn.args, *fn.keywords.values()]
+            if any(isinstance(v, np.ndarray) for v in bound):
+                raise self.unsupported("calling a functools.partial that holds an array",
+                                       "pass the array as an argument")
+            return self.inline_call(fn.func, [*(Const(a) for a in fn.args), *args],
+                                    {**{k: Const(v) for k, v in fn.keywords.items()},
+                                     **kwargs}, node)
         python = getattr(fn, "solvent_python_function", None)
         if isinstance(python, types.FunctionType):   # another solvent.jit function: inlined
             return self.inline_call(python, args, kwargs, node)

@@ -648,4 +648,7 @@ def jit(fn=None, *, fallback: str | None = None, backend: str | None = None,
         # solvent.jit(sim.step): the method's function, bound to the object
         return JitFunction(fn.__func__, fallback, backend, max_versions, **kw).__get__(
             fn.__self__)
+    if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType):
+        from .methods import PartialJit
+        return PartialJit(JitFunction(fn.func, fallback, backend, max_versions, **kw), fn)
     return JitFunction(fn, fallback, backend, max_versions, **kw)

@@ -33,3 +33,27 @@ class BoundJit:
 
     def __repr__(self):
         return f"<solvent method {self.jitted.pyfn.__qualname__} of {self.obj!r}>"
+
+
+class PartialJit:
+    """``solvent.jit(functools.partial(f, *args, **keywords))``: ``f`` compiled, called
+    with the partial's arguments first and its keywords under the call's own (as the
+    partial itself calls ``f``)."""
+
+    def __init__(self, jitted, partial):
+        self.jitted, self.args, self.keywords = jitted, partial.args, partial.keywords
+
+    def _merged(self, args, kwargs):
+        return (*self.args, *args), {**self.keywords, **kwargs}
+
+    def __call__(self, *args, **kwargs):
+        a, k = self._merged(args, kwargs)
+        return self.jitted(*a, **k)
+
+    def explain(self, *args, **kwargs) -> str:
+        a, k = self._merged(args, kwargs)
+        return self.jitted.explain(*a, **k)
+
+    def __repr__(self):
+        return f"<solvent partial of {self.jitted.pyfn.__qualname__}>"
+
