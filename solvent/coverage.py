@@ -139,7 +139,9 @@ SYNTAX = {
     "expr_BinOp": "arithmetic with NumPy broadcasting and promotion, `@`; tuple `+` and `*`",
     "expr_BoolOp": "`and` / `or` (on Python values as Python does)",
     "expr_Call": "the functions below, plain Python helpers (inlined), lambdas and "
-                 "functions passed as arguments",
+                 "functions passed as arguments, `functools.partial` objects and "
+                 "`@functools.cache`/`lru_cache` helpers (inlined), `np.vectorize` objects "
+                 "(the function once per element; not with `signature=`/`excluded=`)",
     "expr_Compare": "comparisons, chained on scalars (`0 < x < 1`); `a.shape == b.shape` "
                     "is a Python bool",
     "expr_Constant": "numbers, strings, `None`",

@@ -553,6 +553,20 @@ class ExprMixin:
             k: given[k] if k in given else Const(sig.parameters[k].default)
             for k in cls._fields})
 
+    def vectorized(self, vf, args, kwargs, node):
+        """A call of an ``np.vectorize`` object: its Python function once per element
+        (npapi_prelude.vectorized_call); signature=, excluded= and keyword arguments are
+        refused, and a function returning several values."""
+        from .npapi_prelude import vectorized_call
+        if vf.signature is not None or vf.excluded or kwargs:
+            raise self.unsupported("np.vectorize with signature=, excluded= or keyword "
+                                   "arguments", "write the loop over the elements")
+        otypes = tuple(np.dtype(t) for t in (vf.otypes or ""))
+        if len(otypes) > 1:
+            raise self.unsupported("np.vectorize with several outputs")
+        return self.inline_call(vectorized_call, [Const(vf.pyfunc), Const(otypes), *args],
+                                {}, node, keep_loc=True)
+
     @staticmethod
     def class_member(obj, attr):
         """What the class of object ``obj`` (a plain class passed in) defines as ``attr``,
@@ -639,6 +653,8 @@ class ExprMixin:
             # @functools.cache / lru_cache: the cache only saves recomputing what the
             # function returns for the same arguments, so it is inlined as it is
             return self.inline_call(fn.__wrapped__, args, kwargs, node)
+        if isinstance(fn, np.vectorize):
+            return self.vectorized(fn, args, kwargs, node)
         if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType):
             bound = [*fn.args, *fn.keywords.values()]
             if any(isinstance(v, np.ndarray) for v in bound):

@@ -1112,6 +1112,45 @@ def divmod_(x1, x2):
     return np.floor_divide(x1, x2), np.remainder(x1, x2)
 
 
+@prelude(np.apply_along_axis)
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` of every 1-D slice of ``arr`` along ``axis``, one call per slice (a loop
+    the backends compile); its result's dimensions take the place of ``axis``, and its dtype
+    is that of the first slice's result, as in NumPy."""
+    a = np.asarray(arr)
+    ax = axis % a.ndim
+    rows = np.reshape(np.moveaxis(a, ax, -1), (-1, a.shape[ax]))
+    first = np.asarray(func1d(rows[0], *args, **kwargs))
+    out = np.empty((rows.shape[0],) + first.shape, dtype=first.dtype)
+    for i in range(rows.shape[0]):
+        out[i] = func1d(rows[i], *args, **kwargs)
+    outer = a.shape[:ax] + a.shape[ax + 1:]
+    res = np.reshape(out, outer + first.shape)
+    for k in tuple(range(first.ndim)):      # a tuple: unrolled, each axis known
+        res = np.moveaxis(res, len(outer) + k, ax + k)
+    return res
+
+
+def vectorized_call(pyfunc, otypes, *args):
+    """What ``np.vectorize(pyfunc, otypes)(*args)`` computes: ``pyfunc`` of every element of
+    the broadcast arguments (a loop the backends compile), in the dtype of ``otypes`` or of
+    the first element's result, as NumPy decides it; an empty input needs ``otypes``. Not a
+    prelude of its own: called for a ``np.vectorize`` object (expressions.vectorized)."""
+    arrs = np.broadcast_arrays(*[np.asarray(a) for a in args])
+    flat = [np.ravel(a) for a in arrs]
+    n = flat[0].shape[0]
+    if otypes:
+        dt = otypes[0]
+    else:
+        if n == 0:
+            raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+        dt = np.asarray(pyfunc(*[f[0] for f in flat])).dtype
+    out = np.empty(n, dtype=dt)
+    for i in range(n):
+        out[i] = pyfunc(*[f[i] for f in flat])
+    return np.reshape(out, arrs[0].shape)   # a 0-d array for scalars, as NumPy gives
+
+
 @prelude(np.sinc)
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0: NumPy's own expression (x = 0 replaced by 1e-20)."""

@@ -69,7 +69,35 @@ def divmods(a, b):
     return np.divmod(a, b), np.divmod(a, 3), np.divmod(a.astype(np.float32), b)
 
 
+def _branchy(v):
+    if v > 0.5:
+        return v * 2
+    return np.sin(v)
+
+
+def _times(a, b):
+    return a * b + 1
+
+
+VEC = np.vectorize(_branchy)
+VEC32 = np.vectorize(_branchy, otypes=[np.float32])
+VEC2 = np.vectorize(_times)
+
+
+def vectorized(x):
+    """np.vectorize: the Python function once per element (its if on a scalar), the dtype
+    of the first result or of otypes, broadcasting, a scalar in gives a scalar out."""
+    return VEC(x), VEC32(x), VEC2(x, 2), VEC2(x[:, None], x[None, :2]), VEC(0.7)
+
+
+def along_axis(a, t):
+    return (np.apply_along_axis(np.sum, 1, a), np.apply_along_axis(lambda r: r[::-1] * 2, 0, a),
+            np.apply_along_axis(np.cumsum, -1, a), np.apply_along_axis(lambda r: np.outer(r, r), 1, t))
+
+
 cases = [
+    case(vectorized, np.linspace(0, 1, 7)),
+    case(along_axis, np.arange(6.0).reshape(2, 3), np.arange(24.0).reshape(2, 3, 4)),
     case(ffts, M, T),
     case(divmods, np.array([-7, 7, -8, 5]), np.array([2, -2, 3, -3])),
     case(blocks, A, V[:3]),
