@@ -152,6 +152,7 @@ SYNTAX = {
                  "`d[k] += v` with keys written in the code, except inside a loop around "
                  "the dict or while another name holds it (refused with the line)",
     "expr_IfExp": "`a if c else b`",
+    "expr_NamedExpr": "`(n := expr)`",
     "expr_Lambda": "small `lambda`s, inlined at the call",
     "expr_JoinedStr": "f-strings: constant ones anywhere; with run-time fields (format specs "
                       "known at compile time) as arguments of `print`, which prints in program "

@@ -415,6 +415,10 @@ class ControlMixin:
         self.env.pop(BREAK_FLAG, None)
 
     def stmt_While(self, node: ast.While):
+        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+            raise self.unsupported("an assignment expression (:=) in a while loop's "
+                                   "condition", "assign the name before the loop and again "
+                                   "at the end of its body")
         has_break = body_jumps(node.body, (ast.Break,))
         if has_break:
             self.env[BREAK_FLAG] = Const(False)

@@ -342,7 +342,29 @@ def _mark_breaks(stmts, flag) -> list:
     return out
 
 
+WITH_MARK = PREFIX + "with"   # a statement naming a context manager whose body follows
+
+
+class _FlatWith(ast.NodeTransformer):
+    """``with np.errstate(...):`` / ``with warnings.catch_warnings():`` change only how NumPy
+    reports floating-point events (warnings) and which warnings show, which compiled code
+    does not emit: the body runs as it is. Each item becomes a marker statement
+    ``__solvent_with(<context expression>)`` that the translator checks (statements.py:
+    only those context managers, and no setting that raises), followed by the body; a
+    ``with ... as name`` stays a With (refused)."""
+
+    def visit_With(self, node: ast.With):
+        self.generic_visit(node)
+        if any(item.optional_vars is not None for item in node.items):
+            return node
+        marks = [ast.copy_location(ast.Expr(ast.Call(ast.Name(WITH_MARK, ast.Load()),
+                                                     [item.context_expr], [])), node)
+                 for item in node.items]
+        return marks + node.body
+
+
 def desugar(tree: ast.FunctionDef) -> ast.FunctionDef:
+    _FlatWith().visit(tree)
     _LoopElse().visit(tree)
     _IterLoops().visit(tree)
     _LoopReturns().function(tree)

@@ -143,6 +143,11 @@ class ExprMixin:
             return Const(getattr(builtins, name))
         raise self.unsupported(f"name {name!r} is not defined")
 
+    def expr_NamedExpr(self, node):
+        """``(n := expr)``: binds ``n`` and gives its value."""
+        self.assign(node.target, self.expr(node.value))
+        return self.lookup(node.target.id)
+
     def expr_Lambda(self, node):
         defaults = [self.expr(d) for d in node.args.defaults]
         return Const(LocalFunction(node, self, defaults, "<lambda>"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import string
+import warnings
 
 import numpy as np
 
@@ -941,6 +942,32 @@ def _can_cast(fe, from_, to, casting=Const("safe")):
 
 
 _can_cast.python_result = True   # a Python bool, as NumPy returns
+
+
+def _warnings_setting(fe, *args, **kwargs):
+    """``warnings.simplefilter(...)`` and friends: compiled code emits no warnings, so which
+    ones would show changes nothing it does (the setting is not applied to the caller's
+    Python either)."""
+    return Const(None)
+
+
+for _fn in (warnings.simplefilter, warnings.filterwarnings, warnings.resetwarnings):
+    implements(_fn)(_warnings_setting)
+
+
+@implements(builtins.slice)
+def _slice(fe, *args):
+    """``slice(start, stop, step)`` as a value (``s = slice(1, None, 2); a[s]``): a
+    compile-time slice, or one with run-time bounds as in ``a[i:j]``."""
+    from .indexing import SliceItem
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"{fe.b.loc}: slice expected 1 to 3 arguments, got {len(args)}")
+    parts = [None, args[0], None] if len(args) == 1 else list(args) + [None] * (3 - len(args))
+    parts = [None if p is None or (isinstance(p, Const) and p.value is None) else p
+             for p in parts]
+    if all(p is None or isinstance(p, Const) for p in parts):
+        return Const(slice(*(None if p is None else p.value for p in parts)))
+    return SliceItem(*parts, None)
 
 
 @implements(builtins.hasattr)

@@ -10,6 +10,7 @@ import numpy as np
 from ..ir.types import TensorType
 from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
                      always_returns, body_jumps)
+from .desugar import WITH_MARK
 from .local_functions import LocalFunction
 from .arg_trees import ArgList, Record, refuse_change
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq, make_seq, seq_items
@@ -70,7 +71,35 @@ class StmtMixin:
     def stmt_Expr(self, node):
         if isinstance(node.value, ast.Constant):
             return  # docstring or bare constant
+        v = node.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == WITH_MARK:
+            self.context_manager(v.args[0])
+            return
         self.expr(node.value)
+
+    def context_manager(self, node):
+        """The context manager of a ``with`` whose body runs as it is (desugar._FlatWith):
+        ``np.errstate`` with settings other than 'raise' and 'call' (compiled code emits no
+        floating-point warnings, so silencing them changes nothing; raising on them it does
+        not do), ``warnings.catch_warnings()``; anything else is refused."""
+        import warnings
+        fn = self.expr(node.func) if isinstance(node, ast.Call) else None
+        fn = fn.value if isinstance(fn, Const) else None
+        if fn is np.errstate and not node.args:
+            for k in node.keywords:
+                setting = self.static(self.expr(k.value), f"np.errstate's {k.arg}")
+                if k.arg not in ("all", "divide", "over", "under", "invalid"):
+                    raise TypeError(f"{self.b.loc}: np.errstate got an unexpected keyword "
+                                    f"{k.arg!r}")
+                if setting in ("raise", "call"):
+                    raise self.unsupported(f"np.errstate({k.arg}={setting!r}): compiled code "
+                                           "does not raise on floating-point events",
+                                           "test the values (np.isfinite) and raise")
+            return
+        if fn is warnings.catch_warnings and not node.args and not node.keywords:
+            return
+        raise self.unsupported("the With statement (solvent runs the bodies of "
+                               "`with np.errstate(...)` and `with warnings.catch_warnings()`)")
 
     def stmt_Assign(self, node):
         value = self.expr(node.value)
@@ -437,7 +466,9 @@ class StmtMixin:
 
 _HINTS = {
     "Try": "exceptions are not compiled; move the try/except outside the jitted function",
-    "With": "move the with-block outside the jitted function",
+    "With": "solvent runs the bodies of `with np.errstate(...)` (not 'raise'/'call') and "
+            "`with warnings.catch_warnings()` (compiled code emits no floating-point "
+            "warnings); move other with-blocks outside the jitted function",
     "FunctionDef": "define helper functions at module level; solvent inlines them",
     "Global": "pass the value as an argument",
     "Nonlocal": "pass the value as an argument",
