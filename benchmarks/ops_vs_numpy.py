@@ -30,7 +30,8 @@ from products import add_clock_options, median_s, set_clock  # benchmarks/produc
 
 # op name -> (NumPy source of the body over x (and y, idx), argument kinds)
 # argument kinds: "x" float vector of n, "xc" complex vector, "m" sqrt(n) x sqrt(n) matrix,
-# "idx" int64 index vector of n into x, "b" bool vector
+# "idx" int64 index vector of n into x, "b" bool vector, "p" a symmetric positive definite
+# sqrt(n) x sqrt(n) matrix
 CALLS = {
     "tensor.reduce_sum": ("x.sum()", "x"),
     "tensor.reduce_prod": ("(x * 1e-300 + 1.0).prod()", "x"),
@@ -65,7 +66,30 @@ CALLS = {
     "tensor.abs+c": ("np.abs(xc)", "xc"),
     "tensor.max+c": ("np.maximum(xc, xc * 0.5)", "xc"),
     "tensor.reduce_max+c": ("xc.real.max()", "xc"),
+    "tensor.concatenate+stack": ("np.stack((x, y))", "xy"),
+    "tensor.reduce_sum+stack": ("np.stack((x, y)).mean(axis=0)", "xy"),
+    "tensor.reshape+rows": ("np.concatenate((m.reshape(-1), x))", "mx"),
+    "tensor.cummax": ("np.maximum.accumulate(x)", "x"),
+    "tensor.cummin": ("np.minimum.accumulate(x)", "x"),
+    "tensor.pad": ("np.pad(x, 3)", "x"),
+    "tensor.fill": ("np.full(x.shape[0], 2.5)", "x"),
+    "tensor.nonzero": ("np.nonzero(b)[0]", "b"),
+    "tensor.mask_select": ("x[b]", "xb"),
+    "tensor.complex": ("x + 1j * y", "xy"),
+    "tensor.inv": ("np.linalg.inv(p)", "p"),
+    "tensor.det": ("np.linalg.det(p)", "p"),
+    "tensor.slogdet": ("np.linalg.slogdet(p)[1]", "p"),
+    "tensor.solve": ("np.linalg.solve(p, x[:p.shape[0]])", "px"),
+    "tensor.cholesky": ("np.linalg.cholesky(p)", "p"),
+    "tensor.eigh": ("np.linalg.eigh(p)[0]", "p"),
+    "tensor.qr": ("np.linalg.qr(m)[1]", "m"),
+    "tensor.svd": ("np.linalg.svd(m, compute_uv=False)", "m"),
 }
+# decompositions are O(side^3) on a side x side matrix of n elements: measured up to this n
+# (side 1000), so that one run of the table stays within minutes
+CUBIC = {"tensor.inv", "tensor.det", "tensor.slogdet", "tensor.solve", "tensor.cholesky",
+         "tensor.eigh", "tensor.qr", "tensor.svd"}
+CUBIC_MAX_N = 10 ** 6
 # Ops measured slower than NumPy by more than 20% at n >= 1e5 whose lowering was not (yet)
 # changed, and the reason. Measured on 2026-11-27 (branch floor, after native vector math,
 # the blocked argmax and native data movement) with every side on one thread and CPU time:
@@ -107,8 +131,11 @@ KNOWN_SLOW = {
                    "NumPy's vectorized path gains less: 1.0x / 2.5x",
     "tensor.reshape": "m.T.reshape(-1) is a transpose copy, native under auto (data movement "
                       "alone): 0.72x / 0.93x native alone (XLA, before: 0.31x / 0.49x); "
-                      "m.T.copy() natively runs at 1.76x / 1.03x, so the reshape of the "
-                      "transposed value costs something at 1e5: not investigated",
+                      "0.81x / 0.97x on 2026-11-28 (floor3). A reshape read by another op "
+                      "is read in place since floor3 (bufferize._view_reshape: "
+                      "reshape+rows 0.65x / 0.70x -> 1.00x / 0.96x, np.stack 0.24x / 0.57x "
+                      "-> 1.26x / 0.93x); a returned one is still a copy of its own (the "
+                      "executable hands out each buffer in the shape it was allocated with)",
     "tensor.gather": "native under auto since its index checks count as data movement "
                      "(choice.ArrayWork.only_moves; on XLA 0.14-0.20x / 0.65x): 0.76-0.94x "
                      "at 1e5 (the native call's few us against NumPy's take, one loop), "
@@ -127,6 +154,13 @@ KNOWN_SLOW = {
     "tensor.argmin": "the blocked two-pass rule (rules_reduce.ARG_BLOCK): 0.79-0.85x at 1e5 "
                      "(three runs, one at 0.79), 1.02x at 1e7; argmax the same rule at "
                      "0.94-0.97x; the 1e5 gap not investigated further",
+    "tensor.nonzero": "native: a result of run-time length (a counting pass, then the "
+                      "indices written into a buffer the native code allocates, which the "
+                      "executable copies into a NumPy array and frees: backend._take) "
+                      "against NumPy's one SIMD count and fill (0.12x / 0.14x at 1e5 / 1e6, "
+                      "2026-11-28, floor3); which of the passes costs most is not measured",
+    "tensor.svd": "XLA only (no native rule): XLA:CPU's SVD against NumPy's LAPACK gesdd "
+                  "(0.90x / 0.76x at 1e5 / 1e6, 2026-11-28, floor3); not investigated",
     "tensor.fft": "XLA only (the native backend has no FFT): XLA:CPU's FFT (DUCC) against "
                   "NumPy's pocketfft, plus the boundary copy of the complex argument "
                   "(0.74x / 0.77x)",
@@ -155,6 +189,8 @@ def elementwise_calls():
     from solvent.ops.elementwise import BINARY, UNARY
     calls = {}
     for name, (np_fn, _, kinds, _) in UNARY.items():
+        if getattr(np, np_fn.__name__, None) is not np_fn:   # erf/erfc: math's, not NumPy's
+            continue
         arg = "x" if "f" in kinds else ("b" if kinds == "b" else "i")
         if name in ("arccosh",):
             body = f"np.{np_fn.__name__}(1.0 + np.abs(x))"
@@ -180,7 +216,7 @@ def build_module(calls: dict):
     params = {}
     for k, (body, kinds) in calls.items():
         ps = []
-        for p in ("xc", "idx", "x", "y", "m", "b", "c", "i", "j"):
+        for p in ("xc", "idx", "x", "y", "m", "p", "b", "c", "i", "j"):
             if p in kinds:
                 ps.append(p)
                 kinds = kinds.replace(p, "", 1)
@@ -197,11 +233,18 @@ def build_module(calls: dict):
     return mod, params
 
 
+def _spd(rng, side):
+    """A symmetric positive definite side x side matrix (cholesky, eigh, solve...)."""
+    g = rng.standard_normal((side, side))
+    return g @ g.T / side + np.eye(side)
+
+
 def arguments(ps, n, rng):
     side = max(2, int(round(n ** 0.5)))
     made = {"x": rng.standard_normal(n), "y": rng.standard_normal(n),
             "xc": rng.standard_normal(n) + 1j * rng.standard_normal(n),
             "m": rng.standard_normal((side, side)), "idx": rng.integers(0, n, n),
+            "p": _spd(rng, side),
             "b": rng.random(n) < 0.5, "c": rng.random(n) < 0.5,
             "i": rng.integers(1, 1 << 20, n), "j": rng.integers(1, 16, n)}
     return [made[p] for p in ps]
@@ -235,6 +278,9 @@ def main():
         jf = solvent.jit(f, backend=None if a.backend == "auto" else a.backend)
         cells, pick = [], ""
         for n in sizes:
+            if k in CUBIC and n > CUBIC_MAX_N:
+                cells.append("-")
+                continue
             args = arguments(ps, n, rng)
             try:
                 with np.errstate(all="ignore"):

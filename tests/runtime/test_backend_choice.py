@@ -415,3 +415,33 @@ def test_float32_matrix_vector_products_go_native_at_any_size():
         d = dot_work(_ir(fn, 2.0, a, x))
         assert d.products == 1 and not d.other_products and d.dominated
         assert choose(_ir(fn, 2.0, a, x), {"xla": "ok", "native": "ok"}, {})[0] == "native"
+
+
+def product_then_affine(A, B):
+    return (A @ B) * 2.0 + 1.0
+
+
+def test_values_the_native_backend_fuses_do_not_count_against_a_product():
+    """dot_work counts what the native backend writes: the scale computed inside the add's
+    loop (bufferize.Plan.fused) is no pass of its own, so a 65-deep product with an affine
+    map on its result is product-dominated there (32.5 multiply-adds per element counted op
+    by op, 65 per element written)."""
+    fn = _ir(product_then_affine, np.ones((128, 65)), np.ones((65, 128)))
+    assert not dot_work(fn).dominated
+    d = dot_work(fn, Plan(fn).fused)
+    assert d.dominated and d.elements < 128 * 128 + 8   # the add's result and two scalars
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "native"
+
+
+def padded(x):
+    return np.pad(x, 3)
+
+
+def test_fills_from_constants_are_not_work_around_a_move():
+    """np.pad's zero rows (a broadcast and a conversion of the constant 0) are not element
+    work: the concatenation alone is data movement and goes native."""
+    fn = _ir(padded, np.ones(5000))
+    a = array_work(fn)
+    assert a.only_moves and a.plain == 0 and a.moves == 5006
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "native"
+    np.testing.assert_array_equal(solvent.jit(padded)(np.arange(4.0)), np.pad(np.arange(4.0), 3))

@@ -105,6 +105,25 @@ def pointwise_gather(op: Operation) -> bool:
         op.operands[1].type.shape == op.results[0].type.shape
 
 
+# ops that copy their operands element by element through ``Ctx.element`` into a new
+# buffer of their own: an operand may be a fused value computed where it is read
+_READ_BY_INDEX = frozenset({"tensor.concatenate", "tensor.transpose", "tensor.slice"})
+
+
+# reshapes of fewer elements are copied, as before: the copy costs next to nothing, and
+# the element-by-element reads of many small ones (a raised convolution's 18 windows of
+# 7x16x1 concatenated) made LLVM's compile of conv1d at n = 24 4x slower (55 -> 219 s on a
+# loaded host)
+VIEW_MIN = 1 << 12
+
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 # elementwise ops of a few cycles that ``Plan(fn, recompute=k)`` computes again in each
 # consumer, as it does ``_RECOMPUTED``, while a value's tree holds at most k of them
 _ARITH = frozenset({"tensor.add", "tensor.sub", "tensor.mul", "tensor.neg", "tensor.max",
@@ -357,7 +376,7 @@ class Plan:
                 self._fuse_transpose(block, pos, op)
                 continue
             if op.name not in ELEMENTWISE and op.name not in ("tensor.slice", "tensor.iota") \
-                    and not pointwise_gather(op):
+                    and not pointwise_gather(op) and not self._view_reshape(op):
                 continue
             r = op.results[0]
             # the buffers the fused computation reads: at its own index (an elementwise
@@ -414,6 +433,18 @@ class Plan:
             from .multi_output import find_groups
             find_groups(self, block)
 
+    def _view_reshape(self, op) -> bool:
+        """A static reshape of a stored array (not itself fused): read in its consumer at
+        the flat offset of each element (the same offset in the source's C order), not
+        copied into a buffer of its own; np.stack's unit axes and the reshape of a
+        transposed copy (array_ops: each reshape was a full copy)."""
+        if op.name != "tensor.reshape":
+            return False
+        x, r = op.operands[0], op.results[0]
+        return x.type.rank > 0 and r.type.rank > 0 and x.type.static and r.type.static and \
+            _count(r.type.shape) >= VIEW_MIN and not (
+                isinstance(x.owner, Operation) and x.owner in self.fused)
+
     def _writes_into(self, op, bufs: set) -> bool:
         """Whether ``op`` may write into one of the buffers ``bufs`` (ids) that existed
         before it (a loop: into any)."""
@@ -438,6 +469,8 @@ class Plan:
             ok = user.operands[1] is r
         elif user.name.startswith("tensor.reduce_"):
             ok = True
+        elif user.name in _READ_BY_INDEX:   # each element read once where it is copied
+            ok = r.owner.name == "tensor.reshape" and all(o.type.static for o in user.operands)
         elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots,
             # a window BLAS reads in place, a scaled operand whose scalar is BLAS's alpha
             from .rules_linalg import blas_scaled, blas_window, row_dots
@@ -501,8 +534,11 @@ class Plan:
                 u.name == "tensor.dot_general" or op.name == "tensor.transpose" and
                 _reads_transposed(u, op) for _, u in users):
             return
+        x = op.operands[0]
+        if isinstance(x.owner, Operation) and x.owner in self.fused:
+            return   # read element by element (a reshape's view): the transpose is copied
         k = users[-1][0]
-        src = self.of.get(op.operands[0])
+        src = self.of.get(x)
         if any(self._writes(w) and (w.name in ("loop.for", "loop.while")
                                     or src is None or self.of.get(w.results[0]) is src)
                for w in block.ops[pos + 1:k]):

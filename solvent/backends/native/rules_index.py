@@ -157,7 +157,7 @@ def _slice(op, ctx):
     dims = ctx.dims(op.operands[0])
     items = _resolve(op, ctx, op.attrs["spec"], dims, op.operands[1:])
     res = op.results[0]
-    read = lambda idx: ctx.load(x, _source_index(ctx, items, idx))
+    read = lambda idx: ctx.element(x, _source_index(ctx, items, idx))
     zero_read = None
     if _on_empty_axis(op.attrs["spec"], dims):
         zero = const(res.type.dtype, 0)

@@ -17,6 +17,10 @@ def _reshape(op, ctx):
     x = ctx.get(op.operands[0])
     if op.results[0].type.rank == 0:          # a one-element array to a scalar
         return [ctx.load(BufRef(x.ptr, (1,), x.dtype), [0])]
+    if op in ctx.plan.fused:   # read in place at each element's C-order offset
+        ref = BufRef(x.ptr, tuple(op.results[0].type.shape), x.dtype)
+        return [Lazy(lambda idx: ctx.load(ref, idx), ref.shape, ref.dtype,
+                     (ref.ptr, list(ref.strides)))]
     out = ctx.out(op)
     if op.operands[0].type.rank == 0:
         ctx.store(out, [0] * len(out.shape), x)
@@ -44,7 +48,7 @@ def _transpose(op, ctx):
         src = [None] * len(perm)
         for k, p in enumerate(perm):
             src[p] = idx[k]
-        ctx.store(out, idx, ctx.load(x, src))
+        ctx.store(out, idx, ctx.element(x, src))
     ctx.loop_nest(out.shape, body)
     return [out]
 
@@ -79,7 +83,7 @@ def _concatenate(op, ctx):
         def body(idx, x=x, shift=shift):
             dst = list(idx)
             dst[axis] = ctx.b.add(idx[axis], ir.Constant(I64, shift))
-            ctx.store(out, dst, ctx.load(x, idx))
+            ctx.store(out, dst, ctx.element(x, idx))
         ctx.loop_nest(v.type.shape, body)
         start += v.type.shape[axis]
     return [out]

@@ -331,6 +331,35 @@ def _reduce_of_transpose(op, rw):
     return True
 
 
+def _sum_of_stack(op, rw):
+    """reduce_sum(concatenate(x_0..x_m, k), [k]) -> x_0' + x_1' + .. + x_m' (added left to
+    right; x_i' = reshape(x_i) without the axis) when every x_i has length 1 on ``k`` and
+    m < 8: np.stack((a, b)).sum(0) and .mean(0) add a and b once, without the stacked copy.
+    Exact: NumPy sums an outer axis one slice after another in that order, and an inner
+    axis pairwise, which below 8 elements is the same left-to-right loop."""
+    cat = defining(op.operands[0], "tensor.concatenate")
+    axis = None if cat is None else cat.attrs["axis"]
+    if cat is None or list(op.attrs["axes"]) != [axis] or not 1 <= len(cat.operands) <= 8 or \
+            op.result.type.dtype != cat.result.type.dtype or not op.result.type.static or \
+            any(x.type.shape[axis] != 1 for x in cat.operands):
+        return False
+    shape = list(op.result.type.shape)
+    parts = [x if list(x.type.shape) == shape else rw.one("tensor.reshape", x, shape=shape)
+             for x in cat.operands]
+    total = parts[0]
+    for x in parts[1:]:
+        total = rw.one("tensor.add", total, x)
+    rw.replace_op(op, [total])
+    return True
+
+
+def _stack_sum(b, x, keep=False):
+    rows = [b.one("tensor.reshape", v, shape=[1] + list(x.type.shape)) for v in (
+        x, b.one("tensor.mul", x, b.constant(0.1, x.type.dtype)), b.one("tensor.exp", x))]
+    cat = b.one("tensor.concatenate", *rows, axis=0)
+    return b.one("tensor.reduce_sum", cat, axes=[0], keepdims=keep)
+
+
 def _col_sums(b, x):
     sq = b.one("tensor.mul", _t(b, x, [1, 0]), b.constant(2.0, x.type.dtype))
     return b.one("tensor.reduce_sum", sq, axes=[1], keepdims=False)
@@ -390,6 +419,14 @@ SHAPES = [
             "p) when every operand is a transpose by p used only there and the concatenation "
             "feeds only matrix products",
             sample=unary_chain(_stacked_columns, "f64", rank=2)),
+    Pattern("sum-of-stack", "tensor.reduce_sum", _sum_of_stack,
+            "reduce_sum(concatenate(x_0..x_m, k), [k]) -> x_0 + .. + x_m (left to right, "
+            "the unit axis k reshaped away) when each x_i has length 1 on k and m < 8 "
+            "(np.stack(..).mean(0): no stacked copy; NumPy's own order of the adds)",
+            sample=unary_chain(_stack_sum, "f64", rank=2)),
+    Pattern("sum-of-stack-keepdims", "tensor.reduce_sum", _sum_of_stack,
+            "the same with keepdims (each x_i already has the result's shape)",
+            sample=unary_chain(lambda b, x: _stack_sum(b, x, keep=True), "f32", rank=2)),
     Pattern("slice-of-concatenate", "tensor.slice", _slice_of_concatenate,
             "concatenate(x_0..x_m, axis)[.., a:b:s (s > 0) or c, ..] -> x_k[.., a-o:b-o:s "
             "or c-o, ..] when those rows lie inside x_k (o: its offset on the axis)",
