@@ -366,13 +366,41 @@ def reshape_is_view(ref: ArrayRef, new_shape) -> bool:
         return False
 
 
+def _order_decides(a: ArrayRef, shape) -> bool:
+    """Whether NumPy's view-or-copy answer for reshaping ``a`` (a view of an array the
+    function computed, which solvent lays out in C order) would differ if NumPy had laid
+    that array out in Fortran order, as it does for results computed from Fortran-ordered
+    arguments (``a * 2.0`` keeps its operand's order)."""
+    from dataclasses import replace
+    full = a.buf.ref.type.shape
+    if len(full) < 2 or not all(isinstance(d, int) for d in full):
+        return False
+    f_strides = tuple(int(np.prod(full[:i], dtype=np.int64)) for i in range(len(full)))
+    as_f = ArrayRef(replace(a.buf, strides=f_strides), a.chain, a.type)
+    return reshape_is_view(as_f, shape) != reshape_is_view(a, shape)
+
+
 def view_or_value(fe, a, step):
-    """A view step on an array variable stays a view (NumPy returns views); else a value."""
+    """A view step on an array variable stays a view (NumPy returns views); else a value.
+
+    A reshape of an array computed in a function called with Fortran-ordered or strided
+    arrays, where NumPy's answer (view or copy) depends on the memory order NumPy gave the
+    array (which solvent does not track), guards the array: writing into it afterwards,
+    or into the reshaped view, is refused instead of matching NumPy by chance (found:
+    ``x = a * 2.0; y = x.reshape(-1); x[0, 0] = 5`` changed y, which NumPy had copied)."""
     from ..ir.types import TensorType
     if step[0] == "reshape":
         shape = step[1]
     else:
         shape = tuple(fe.tensor_type(a).shape[p] for p in step[1])
+    if isinstance(a, ArrayRef) and step[0] == "reshape" and a.buf.block is not None and \
+            fe.shared.get("non_c_args") and a.buf.guard is None and _order_decides(a, shape):
+        line = fe.b.loc.line if fe.b.loc else "?"
+        a.buf.guard = (f"{a.buf.name!r} was reshaped at line {line}: NumPy's reshape of it "
+                       "is a view or a copy depending on the memory order NumPy gives it, "
+                       "which follows the Fortran-ordered or strided arguments and which "
+                       "solvent does not track; a write into it or into the reshaped array "
+                       "would not match NumPy for certain")
     if isinstance(a, ArrayRef) and (step[0] != "reshape" or reshape_is_view(a, shape)):
         return ArrayRef(a.buf, a.chain + (step,), TensorType(tuple(shape), a.dtype))
     t = fe.tensor(a)

@@ -445,6 +445,10 @@ def translate(pyfn, args: tuple, static_args=frozenset(), translator=None,
         if ir_arg is not None:
             arg_map.append(index)
             names.append(name)
+        if isinstance(val, ArrayRef) and val.buf.strides is not None and val.type.rank >= 2:
+            # NumPy gives arrays computed from this one its memory order (npapi_creation.
+            # view_or_value guards reshapes whose view-or-copy depends on that order)
+            fe.shared["non_c_args"] = True
         return val
     for i, (p, v) in enumerate(zip(params, values)):
         if arg_trees.is_tree(v):

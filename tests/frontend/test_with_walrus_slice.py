@@ -99,3 +99,31 @@ def test_what_solvent_cannot_keep_is_refused_with_the_line(fn, what):
     0.5 + 0.4): refused until the loop carries it."""
     with pytest.raises(solvent.UnsupportedError, match=f"test_with_walrus_slice.py:\\d+.*{what}"):
         solvent.jit(fn)(A)
+
+
+def reshape_then_write(a):
+    x = a * 2.0
+    y = x.reshape(-1)
+    x[0, 0] = 5.0
+    return y[0]
+
+
+def reshape_then_read(a):
+    x = a * 2.0
+    y = x.reshape(-1)
+    return y[0] + y[1], x.ravel()[2]
+
+
+def test_a_reshape_whose_view_or_copy_follows_numpys_memory_order_guards_writes():
+    """For a Fortran-ordered argument NumPy keeps ``a * 2.0`` in Fortran order, so its
+    reshape(-1) is a copy; solvent's C-ordered result made it a view and a later write into
+    x showed through y (5.0 where NumPy gives 1.0). The write is refused with the line;
+    reading is unaffected, and C-ordered arguments compile as before."""
+    f = np.asfortranarray(np.arange(6.0).reshape(2, 3) + 0.5)
+    with pytest.raises(solvent.UnsupportedError, match=r"test_with_walrus_slice.py:\d+.*'x' "
+                       r"was reshaped at line \d+"):
+        solvent.jit(reshape_then_write)(f)
+    got = solvent.jit(reshape_then_read)(f)
+    assert got == reshape_then_read(f)
+    c = np.ascontiguousarray(f)
+    assert solvent.jit(reshape_then_write)(c) == reshape_then_write(c)
