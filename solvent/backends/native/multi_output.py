@@ -173,6 +173,10 @@ def find_groups(plan, block: Block) -> None:
                 close(g)
             continue
         joined = [g for g in touched if g in open_groups]
+        if not touched:
+            sib = _sibling(open_groups, shape, bufs)
+            if sib is not None:
+                joined = [sib]
         new = Group(shape)
         for g in joined:
             new.members += g.members
@@ -201,6 +205,19 @@ def find_groups(plan, block: Block) -> None:
             _settle(plan, block, g, group_of)
         else:   # no group: its scalar readers stay where they are
             g.deferred.clear()
+
+
+def _sibling(open_groups: list, shape, bufs: dict):
+    """The open group over ``shape`` that reads, at its own index, a buffer the candidate
+    reads at its own index (the last such group), or None. The candidate reads no member
+    (else it joins through them), so it joins as a sibling: the buffer is read once for both
+    (a gradient's cotangent read by several sums and products, one pass instead of one per
+    reader). The closing rules above have kept only groups it may join: its loop moves the
+    members down to the candidate's place, as any join does."""
+    for g in reversed(open_groups):
+        if g.shape == shape and any(a and g.reads.get(k) for k, a in bufs.items()):
+            return g
+    return None
 
 
 def _scalar_step(op: Operation) -> bool:
