@@ -72,6 +72,22 @@ def sibling_then_write(a, b):
     return s, a + b, a
 
 
+def axis_sums(x, v):
+    """Row and column sums of one computed matrix (a cotangent's matvecs): one pass."""
+    m = x * 2.0 - 1.0
+    return m, (m * 3.0 + v).sum(axis=1), m.sum(axis=0), m.max(axis=1, keepdims=True), m.sum()
+
+
+def empty_axis_sums(x):
+    m = x * 2.0
+    return m.sum(axis=0), m.sum(axis=1), m.sum(axis=1, keepdims=True), m.sum()
+
+
+def axis_sums_3d(x):
+    m = x * x
+    return m.sum(axis=(1, 2)), m.sum(axis=(0, 2)), m.min(axis=0, keepdims=True), m + 1.0
+
+
 def sqrt_log_loop(x, y):
     n = x.shape[0]
     out = np.empty(n)
@@ -236,6 +252,30 @@ def test_sibling_writing_a_read_buffer_stays_out(shape):
     """``a *= 2`` writes the buffer the sum reads: not a sibling of the sum's loop."""
     rng = np.random.default_rng(6)
     _check(sibling_then_write, [rng.random(shape), rng.random(shape)], 1e-12)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 5), (0, 3), (3, 0)], ids=str)
+@pytest.mark.parametrize("layout", ["c", "f"])
+def test_axis_reductions_share_one_loop(shape, layout):
+    """Reductions over some axes (trailing ones folded in a register per row, others in the
+    result buffer) join the loop of the value they reduce."""
+    rng = np.random.default_rng(7)
+    x = _layouts(shape, "f8", rng)[layout]
+    v = rng.random(shape[1])
+    if 0 in shape:   # max over an empty axis raises
+        _check(empty_axis_sums, [x], 1e-12)
+        return
+    jitted = _check(axis_sums, [x, v], 1e-12)
+    groups = {id(g): g for g in jitted.compile([x, v]).executable.plan.groups.values()}
+    if shape != (1, 1):
+        (g,) = groups.values()
+        assert sum(s.name.startswith("tensor.reduce_") for s in g.sinks) == 4
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 4)], ids=str)
+def test_axis_reductions_3d(shape):
+    rng = np.random.default_rng(9)
+    _check(axis_sums_3d, [rng.random(shape)], 1e-12)
 
 
 def test_turned_off_gives_the_same_values():
