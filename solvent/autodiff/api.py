@@ -38,7 +38,7 @@ from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_f
 from ..frontend.captures import value_key
 from ..ir.rewrite import apply_patterns
 from ..passes.patterns.algebra import GRADIENT_ONLY
-from ..passes.patterns.shapes import DOT_OF_TRANSPOSE, TRANSPOSE_DOT
+from ..passes.patterns.shapes import DOT_OF_TRANSPOSE, SHAPES, TRANSPOSE_DOT
 from .slot_forwarding import forward_slots
 from .transform import DifferentiationError, vjp_function
 from .undo_writes import UndoWrites
@@ -53,6 +53,11 @@ WHILE_CAPACITY = 64
 # gradient reads its adjoints in several sums, and each pass over a written-out adjoint
 # costs more memory traffic than the few flops (poly_clip_f32 375x1125: 2.0 -> 1.0 ms)
 RECOMPUTE = 16
+
+
+# whole-value identities the rules' emission leaves behind (shapes.py states each)
+WHOLE_VALUE = [p for p in SHAPES if p.name in ("update-full", "slice-full", "reshape-reshape",
+                                               "reshape-same")]
 
 
 class Gradient:
@@ -111,6 +116,11 @@ class Gradient:
         # and its rule's both read
         apply_patterns(g, [TRANSPOSE_DOT, DOT_OF_TRANSPOSE])
         apply_patterns(g, GRADIENT_ONLY)  # after transpose-dot, which reads outer products
+        # a cotangent accumulated into a zero array over all of it, and reshapes of
+        # reshapes (a row sum's (n, 1) view taken back to (n,)): the value itself, so the
+        # backend's fused loops are not closed by copies of it (gemver: the four sums
+        # over its 500x500 cotangent run in one pass)
+        apply_patterns(g, WHOLE_VALUE)
         g = SinkUpdates().run(g)  # a cotangent zeroed over a block and added back there
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)

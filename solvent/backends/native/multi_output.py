@@ -9,7 +9,12 @@ iterates over the same static shape ``S`` and reads the other members it reads a
 index (through elementwise steps of shape ``S``). The group runs as one loop over ``S``
 where its last member stood; a member read only by members of its group (*internal*) is
 computed inside that loop and never written; the others (*sinks*) are stored into their
-buffers (elementwise) or folded into a register (a ``reduce_*`` over all axes to a scalar).
+buffers (elementwise) or folded: a ``reduce_*`` over all axes to a scalar, or over the
+trailing axes (a row sum), in a register (per row), over other axes (a column sum) in its
+result buffer, set to the identity before the loop. An op that reads a buffer or a fused
+value the group reads at its own index, but no member, joins as a *sibling* (a gradient's
+cotangent read by several sums and products: one pass over it). A reshape of a result is
+lowered after the loop, as a scalar step is, instead of closing the group.
 
 Identity: for elementwise ops ``y_j = f_j(...)`` over ``S`` and reductions ``r = fold(g)``,
 computing at each index ``k`` of ``S`` in C order every member's element ``k`` (from the
@@ -52,7 +57,9 @@ class Group:
         self.sinks: list[Operation] = []
         # scalar ops reading the group's results, lowered right after its loop
         self.deferred: list[Operation] = []
-        self.reads: dict[int, bool] = {}   # buffer id -> read only at the loop's own index
+        # buffer id (or ("fused", id of a value computed where it is read)) -> read only
+        # at the loop's own index
+        self.reads: dict = {}
         self.writes: set[int] = set()      # operand buffers its sinks write into
 
     @property
@@ -79,7 +86,7 @@ def _shape(op: Operation):
         # vectorizing any loop it is in, so it gets its own
     if op.name in ELEMENTWISE:
         t = r.type
-    elif op.name in REDUCTIONS and r.type.rank == 0 and op.operands[0].type.rank > 0:
+    elif op.name in REDUCTIONS and op.operands[0].type.rank > 0 and r.type.static:
         t = op.operands[0].type
     else:
         return None
@@ -122,6 +129,9 @@ def find_groups(plan, block: Block) -> None:
                     _value(x, el and x.type.shape == shape, m2, b2)
                 memo[o] = (m2, b2)
             m2, b2 = memo[o]
+            # the fused value itself, as a key of its own: two readers of one computed
+            # value may share a loop as siblings (it is computed once per index there)
+            bufs[("fused", id(o))] = bufs.get(("fused", id(o)), True) and aligned
             for k, a in m2.items():
                 members[k] = members.get(k, True) and a and aligned
             for k, a in b2.items():
@@ -150,9 +160,10 @@ def find_groups(plan, block: Block) -> None:
                 ok = aligned and m.name not in REDUCTIONS and m in group_of and \
                     g.shape == shape
                 touched[g] = touched.get(g, True) and ok
-        if len(touched) == 1 and _scalar_step(op):
-            # a scalar computed from the group's results (a sum's conversion): lowered
-            # after the group's loop instead of closing the group here
+        if len(touched) == 1 and (_scalar_step(op) or _view_copy(op)):
+            # a scalar computed from the group's results (a sum's conversion), or a
+            # reshape of one (a row sum's (n, 1) view): lowered after the group's loop
+            # instead of closing the group here
             g = next(iter(touched))
             g.deferred.append(op)
             deferred_of[op] = g
@@ -173,6 +184,10 @@ def find_groups(plan, block: Block) -> None:
                 close(g)
             continue
         joined = [g for g in touched if g in open_groups]
+        if not touched:
+            sib = _sibling(open_groups, shape, bufs)
+            if sib is not None:
+                joined = [sib]
         new = Group(shape)
         for g in joined:
             new.members += g.members
@@ -201,6 +216,25 @@ def find_groups(plan, block: Block) -> None:
             _settle(plan, block, g, group_of)
         else:   # no group: its scalar readers stay where they are
             g.deferred.clear()
+
+
+def _sibling(open_groups: list, shape, bufs: dict):
+    """The open group over ``shape`` that reads, at its own index, a buffer (or a fused
+    value) the candidate reads at its own index (the last such group), or None. The candidate reads no member
+    (else it joins through them), so it joins as a sibling: the buffer is read once for both
+    (a gradient's cotangent read by several sums and products, one pass instead of one per
+    reader). The closing rules above have kept only groups it may join: its loop moves the
+    members down to the candidate's place, as any join does."""
+    for g in reversed(open_groups):
+        if g.shape == shape and any(a and g.reads.get(k) for k, a in bufs.items()):
+            return g
+    return None
+
+
+def _view_copy(op: Operation) -> bool:
+    """A reshape: it writes only its own result buffer from its operand's, so it may run
+    later unchanged (a reader of it that is not deferred closes the group first)."""
+    return op.name == "tensor.reshape" and not op.regions and op.results[0].type.static
 
 
 def _scalar_step(op: Operation) -> bool:
@@ -265,13 +299,23 @@ def emit_group(ctx, g: Group) -> None:
         if m.name not in REDUCTIONS:
             ctx.env[m.results[0]] = sink_lazy(m)
     outs, accs = {}, {}
+    rows: dict = {}     # lead -> the sinks folding axes lead.. in a register per element
     for s in g.sinks:
         if s.name in REDUCTIONS:
             dt = s.operands[0].type.dtype
             kind = s.name[len("tensor.reduce_"):]
             acc = ctx.slot(dt)
-            b.store(identity(kind, dt), acc)
-            accs[s] = (acc, combiner(kind), dt)
+            lead = _trailing(s)
+            if lead is None:   # other axes: the result buffer is the accumulator
+                outs[s] = ctx.out(s)
+                ctx.loop_nest(outs[s].shape, lambda o, s=s, kind=kind, dt=dt: ctx.store(
+                    outs[s], o, identity(kind, dt)))
+            elif lead == 0:
+                b.store(identity(kind, dt), acc)
+            else:
+                outs[s] = ctx.out(s)
+                rows.setdefault(lead, []).append(s)
+            accs[s] = (acc, combiner(kind), dt, kind, lead)
         else:
             outs[s] = ctx.out(s)
 
@@ -280,10 +324,28 @@ def emit_group(ctx, g: Group) -> None:
                 for s in g.sinks]
         for s, v in zip(g.sinks, vals):
             if s in accs:
-                acc, combine, dt = accs[s]
-                b.store(combine(ctx, dt, b.load(acc), v), acc)
+                acc, combine, dt, _, lead = accs[s]
+                if lead is None:
+                    o = _result_index(s, idx)
+                    ctx.store(outs[s], o, combine(ctx, dt, ctx.load(outs[s], o), v))
+                else:
+                    b.store(combine(ctx, dt, b.load(acc), v), acc)
             else:
                 ctx.store(outs[s], idx, v)
+
+    def level(d, idx):
+        """The loops over dims d.. of ``shape`` (ctx.loop_nest's, with the register
+        accumulators of reductions over dims d.. set before them and stored after)."""
+        if d == len(shape):
+            body(idx)
+            return
+        for s in rows.get(d, ()):
+            acc, _, dt, kind, _ = accs[s]
+            b.store(identity(kind, dt), acc)
+        ctx.counted_loop(shape[d], lambda i: level(d + 1, idx + [i]))
+        for s in rows.get(d, ()):
+            ctx.store(outs[s], _result_index(s, idx + [0] * (len(shape) - d)),
+                      b.load(accs[s][0]))
     where = f" at {g.last.loc}" if g.last.loc is not None else ""
     ctx.notes.append(
         f"one loop over {list(shape)} computes {len(g.sinks)} results ("
@@ -294,12 +356,42 @@ def emit_group(ctx, g: Group) -> None:
     # once per index: the body is straight-line code, so the first computation dominates
     # every later read in it
     ctx.element_memo = {}
-    ctx.loop_nest(shape, body)
+    if not any(n == 0 for n in shape):
+        level(0, [])
+    else:   # no element folded: a row reduction's result is its identity throughout
+        for lead in rows:
+            for s in rows[lead]:
+                _, _, dt, kind, _ = accs[s]
+                ctx.loop_nest(outs[s].shape, lambda o, s=s, kind=kind, dt=dt: ctx.store(
+                    outs[s], o, identity(kind, dt)))
     ctx.current, ctx.element_memo = outer, None
     for s in g.sinks:
-        ctx.env[s.results[0]] = _opaque(ctx, b.load(accs[s][0])) if s in accs else outs[s]
+        ctx.env[s.results[0]] = _opaque(ctx, b.load(accs[s][0])) if s not in outs \
+            else outs[s]
     for op in g.deferred:
         ctx.lower_op(op)
+
+
+def _trailing(op: Operation):
+    """The first reduced dim of a reduction over the trailing dims ``lead..`` (0: all of
+    them, to a scalar), or None for other axes."""
+    rank = op.operands[0].type.rank
+    axes = sorted(op.attrs["axes"])
+    lead = rank - len(axes)
+    if axes != list(range(lead, rank)):
+        return None
+    if lead == 0 and op.results[0].type.rank:
+        return None   # all dims, keepdims: a (1, ..., 1) buffer, folded in place
+    return lead
+
+
+def _result_index(op: Operation, idx):
+    """The result element of reduction ``op`` that element ``idx`` of its operand folds
+    into."""
+    axes = set(op.attrs["axes"])
+    if op.attrs["keepdims"]:
+        return [0 if a in axes else i for a, i in enumerate(idx)]
+    return [i for a, i in enumerate(idx) if a not in axes]
 
 
 def _opaque(ctx, v):

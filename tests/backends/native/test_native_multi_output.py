@@ -60,6 +60,34 @@ def time_loop(x, y):
     return s
 
 
+def siblings(a, x, y):
+    """A gradient's shape: one cotangent ``a`` read by sums and products, none reading
+    another (axpby's vjp)."""
+    return np.sum(a * x), a * 2.0, np.sum(a * y), a - y
+
+
+def sibling_then_write(a, b):
+    s = np.sum(a * b)
+    a *= 2.0     # writes the buffer the sum reads: the sum's loop must come first
+    return s, a + b, a
+
+
+def axis_sums(x, v):
+    """Row and column sums of one computed matrix (a cotangent's matvecs): one pass."""
+    m = x * 2.0 - 1.0
+    return m, (m * 3.0 + v).sum(axis=1), m.sum(axis=0), m.max(axis=1, keepdims=True), m.sum()
+
+
+def empty_axis_sums(x):
+    m = x * 2.0
+    return m.sum(axis=0), m.sum(axis=1), m.sum(axis=1, keepdims=True), m.sum()
+
+
+def axis_sums_3d(x):
+    m = x * x
+    return m.sum(axis=(1, 2)), m.sum(axis=(0, 2)), m.min(axis=0, keepdims=True), m + 1.0
+
+
 def sqrt_log_loop(x, y):
     n = x.shape[0]
     out = np.empty(n)
@@ -204,6 +232,50 @@ def test_check_and_result_share_one_vectorized_loop(capfd):
     assert any(s.name == "tensor.reduce_min" for s in g.sinks)
     assert c.executable.comp.vector_calls
     assert "not vectorized" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("shape", [(0,), (1,), (7,), (4, 5)], ids=str)
+@pytest.mark.parametrize("layout", ["c", "strided"])
+def test_siblings_share_one_loop(shape, layout):
+    """Ops that read one buffer at their own index but not each other (siblings) run as one
+    loop: ``a`` is read once for two sums and two products."""
+    rng = np.random.default_rng(5)
+    args = [_layouts(shape, "f8", rng)[layout] for _ in range(3)]
+    jitted = _check(siblings, args, 1e-12)
+    groups = {id(g): g for g in jitted.compile(args).executable.plan.groups.values()}
+    if 0 not in shape and shape != (1,):
+        assert len(groups) == 1 and len(next(iter(groups.values())).sinks) == 4
+
+
+@pytest.mark.parametrize("shape", [(1,), (6,), (2, 3)], ids=str)
+def test_sibling_writing_a_read_buffer_stays_out(shape):
+    """``a *= 2`` writes the buffer the sum reads: not a sibling of the sum's loop."""
+    rng = np.random.default_rng(6)
+    _check(sibling_then_write, [rng.random(shape), rng.random(shape)], 1e-12)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 5), (0, 3), (3, 0)], ids=str)
+@pytest.mark.parametrize("layout", ["c", "f"])
+def test_axis_reductions_share_one_loop(shape, layout):
+    """Reductions over some axes (trailing ones folded in a register per row, others in the
+    result buffer) join the loop of the value they reduce."""
+    rng = np.random.default_rng(7)
+    x = _layouts(shape, "f8", rng)[layout]
+    v = rng.random(shape[1])
+    if 0 in shape:   # max over an empty axis raises
+        _check(empty_axis_sums, [x], 1e-12)
+        return
+    jitted = _check(axis_sums, [x, v], 1e-12)
+    groups = {id(g): g for g in jitted.compile([x, v]).executable.plan.groups.values()}
+    if shape != (1, 1):
+        (g,) = groups.values()
+        assert sum(s.name.startswith("tensor.reduce_") for s in g.sinks) == 4
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 4)], ids=str)
+def test_axis_reductions_3d(shape):
+    rng = np.random.default_rng(9)
+    _check(axis_sums_3d, [rng.random(shape)], 1e-12)
 
 
 def test_turned_off_gives_the_same_values():
