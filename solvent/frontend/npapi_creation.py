@@ -385,22 +385,21 @@ def view_or_value(fe, a, step):
 
     A reshape of an array computed in a function called with Fortran-ordered or strided
     arrays, where NumPy's answer (view or copy) depends on the memory order NumPy gave the
-    array (which solvent does not track), guards the array: writing into it afterwards,
-    or into the reshaped view, is refused instead of matching NumPy by chance (found:
-    ``x = a * 2.0; y = x.reshape(-1); x[0, 0] = 5`` changed y, which NumPy had copied)."""
+    array (which solvent does not track), is recorded: once the view is given a name, the
+    array is guarded, and writing into it or into the view is refused instead of matching
+    NumPy by chance (found: ``x = a * 2.0; y = x.reshape(-1); x[0, 0] = 5`` changed y,
+    which NumPy had copied)."""
     from ..ir.types import TensorType
     if step[0] == "reshape":
         shape = step[1]
     else:
         shape = tuple(fe.tensor_type(a).shape[p] for p in step[1])
     if isinstance(a, ArrayRef) and step[0] == "reshape" and a.buf.block is not None and \
-            fe.shared.get("non_c_args") and a.buf.guard is None and _order_decides(a, shape):
-        line = fe.b.loc.line if fe.b.loc else "?"
-        a.buf.guard = (f"{a.buf.name!r} was reshaped at line {line}: NumPy's reshape of it "
-                       "is a view or a copy depending on the memory order NumPy gives it, "
-                       "which follows the Fortran-ordered or strided arguments and which "
-                       "solvent does not track; a write into it or into the reshaped array "
-                       "would not match NumPy for certain")
+            fe.shared.get("non_c_args") and _order_decides(a, shape):
+        # statements.bind guards the array when this view is given a name (a view used in
+        # place, x.reshape(-1).copy() or .sum(), aliases nothing afterwards)
+        fe.shared.setdefault("order_views", {})[(id(a.buf), repr(a.chain + (step,)))] = \
+            fe.b.loc.line if fe.b.loc else "?"
     if isinstance(a, ArrayRef) and (step[0] != "reshape" or reshape_is_view(a, shape)):
         return ArrayRef(a.buf, a.chain + (step,), TensorType(tuple(shape), a.dtype))
     t = fe.tensor(a)

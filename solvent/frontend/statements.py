@@ -445,6 +445,19 @@ class StmtMixin:
             value = replace(value, fields=tuple(
                 (k, self.new_buffer(v, f"{name}[{k!r}]") if isinstance(v, Tensor)
                  and v.type.rank >= 1 else v) for k, v in value.fields))
+        elif isinstance(value, ArrayRef) and value.buf.guard is None and \
+                self.shared.get("order_views"):
+            views = self.shared["order_views"]
+            keys = [(id(value.buf), repr(value.chain[:k]))
+                    for k in range(1, len(value.chain) + 1)]
+            line = next((views[k] for k in keys if k in views), None)
+            if line is not None:
+                value.buf.guard = (
+                    f"{value.buf.name!r} was reshaped at line {line} into {name!r}: NumPy's "
+                    "reshape of it is a view or a copy depending on the memory order NumPy "
+                    "gives it, which follows the Fortran-ordered or strided arguments and "
+                    "which solvent does not track; a write into either would not match "
+                    "NumPy for certain")
         self.env[name] = value
 
     def new_buffer(self, t: Tensor, name: str, guard: str | None = None) -> ArrayRef:

@@ -53,7 +53,7 @@ def k_raise(A):
 
 def k_with(A):
     A[0] = 100.0
-    with np.errstate(all="ignore"):  # <- offending line
+    with open("x") as fh:  # <- offending line
         A[1] = 1.0
 
 
