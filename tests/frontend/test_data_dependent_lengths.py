@@ -110,7 +110,7 @@ def _pairs(r, n, k, dt=np.int64):
     return r.integers(0, 3, (n, k)).astype(dt)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ["native", "interp"])   # automatic: native
 @pytest.mark.parametrize("n", [50])   # the result length comes from the data: one input size
 def test_unique_along_an_axis(backend, n):
     r = np.random.default_rng(n)
