@@ -7,7 +7,7 @@ each one is optimized, differentiated and lowered to every backend like user cod
 and run-time checks inside them report the caller's line.
 
 Identities relied on are stated per function; ``tests/frontend/test_numpy_prelude.py``
-compares every one with NumPy at two sizes.
+compares every one with NumPy.
 """
 from __future__ import annotations
 

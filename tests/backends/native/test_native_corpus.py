@@ -1,4 +1,5 @@
-"""Every corpus kernel the native backend accepts matches plain NumPy at both test sizes;
+"""Every corpus kernel the native backend accepts matches plain NumPy at its second test size
+(tests/test_corpus.py checks the first);
 the sequential scalar-loop kernels are among the accepted ones."""
 import numpy as np
 import pytest
@@ -42,5 +43,5 @@ def test_corpus_kernel_matches_numpy(name):
     if not ok:
         assert reason.startswith("native: ") and " at " in reason  # names the op and its line
         pytest.skip(reason)
-    for n in kernel.sizes:
-        check(kernel.func, *kernel.make_args(n, np.random.default_rng(n)), backend="native")
+    n = kernel.sizes[-1]   # test_corpus checks the first size (the suite's time budget)
+    check(kernel.func, *kernel.make_args(n, np.random.default_rng(n)), backend="native")
