@@ -217,8 +217,7 @@ def triangle_tile(A, out):
         out[r, tx] = s
 
 
-@pytest.mark.parametrize("n,kd,m,dtype", [(13, 21, 10, np.float64), (16, 8, 16, np.float32),
-                                          (1, 1, 1, np.float64), (9, 17, 3, np.float32)])
+@pytest.mark.parametrize("n,kd,m,dtype", [(13, 21, 10, np.float64), (9, 17, 3, np.float32)])
 def test_tiled_matmul_runs_its_tile_product_with_threads_innermost(n, kd, m, dtype):
     rng = np.random.default_rng(n * 31 + kd)
     A = rng.standard_normal((n, kd)).astype(dtype)
