@@ -993,22 +993,25 @@ def _fft_plan(a, s, axes):
     return tuple(zip(axes, sizes))
 
 
-@prelude(np.fft.fftn)
-def fftn(a, s=None, axes=None, norm=None):
-    """The n-dimensional FFT as NumPy computes it: one 1-D FFT per axis, the last first."""
+def _each_axis(transform, a, s, axes, norm):
+    """``transform`` (np.fft.fft or ifft) along each axis of the plan, the last first, as
+    NumPy computes an n-dimensional transform."""
     a = np.asarray(a)
     for ax, n in _fft_plan(a, s, axes)[::-1]:
-        a = np.fft.fft(a, n=n, axis=ax, norm=norm)
+        a = transform(a, n=n, axis=ax, norm=norm)
     return a
+
+
+@prelude(np.fft.fftn)
+def fftn(a, s=None, axes=None, norm=None):
+    """The n-dimensional FFT: one 1-D FFT per axis, the last first."""
+    return _each_axis(np.fft.fft, a, s, axes, norm)
 
 
 @prelude(np.fft.ifftn)
 def ifftn(a, s=None, axes=None, norm=None):
     """The n-dimensional inverse FFT: one 1-D inverse per axis, the last first."""
-    a = np.asarray(a)
-    for ax, n in _fft_plan(a, s, axes)[::-1]:
-        a = np.fft.ifft(a, n=n, axis=ax, norm=norm)
-    return a
+    return _each_axis(np.fft.ifft, a, s, axes, norm)
 
 
 @prelude(np.fft.fft2)
