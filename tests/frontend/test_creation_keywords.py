@@ -160,7 +160,7 @@ def repeat_bad_counts(v):
     return np.repeat(v, [1, 2])
 
 
-@pytest.mark.parametrize("backend", BACKENDS + [None])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", [np.float64, np.int8, np.complex64, np.bool_])
 def test_repeat_with_a_count_per_item(backend, dtype):
     # (was refused: "arrays of counts are not supported"); the native backend gathers no

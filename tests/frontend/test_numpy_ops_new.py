@@ -244,7 +244,7 @@ def band_matrix(dt, lo, up, n):
 
 scipy_cases = []
 for dt in (np.float32, np.float64, np.complex128):
-    for n in (4, 9):
+    for n in ((4, 9) if dt is np.float64 else (9,)):   # each case compiles on both backends
         a = sizes(dt, (n, n))[0] * 0.3 + 3 * np.eye(n, dtype=dt)
         b = sizes(dt, (n, 2))[0]
         scipy_cases += [case(triangular_solves, a, b, id=f"triangular_{np.dtype(dt)}_{n}"),

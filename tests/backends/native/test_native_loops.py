@@ -286,8 +286,9 @@ def symmetric_products(a, b):
     return a.T @ b + b.T @ a, (a.T @ b) - (b.T @ a).T
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("shape", [(30, 20), (20, 30), (1, 12), (12, 1), (2, 2)])
+@pytest.mark.parametrize("dtype,shape", [(np.float64, s) for s in
+                                         [(30, 20), (20, 30), (1, 12), (12, 1), (2, 2)]] +
+                         [(np.float32, (20, 30)), (np.float32, (12, 1))])
 def test_gram_and_symmetric_products(dtype, shape):
     # X^T X (BLAS syrk on one triangle, the other copied) and A^T B + B^T A (one product and
     # its transpose): C- and Fortran-ordered and strided operands

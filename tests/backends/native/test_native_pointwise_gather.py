@@ -95,7 +95,8 @@ def test_histogram_edges_have_numpys_bin_type(fn, kind):
     xs = _xs(np.random.default_rng(1))
     xs["same"] = np.full(6, 0.25, dtype=np.float32)      # widened by 0.5 each way
     check(fn, xs[kind], 8, backend="native")
-    check(fn, xs[kind], 5, backend="xla")
+    if kind in ("f64", "f32", "i8"):     # XLA shares the bin-type rule (frontend); three kinds
+        check(fn, xs[kind], 5, backend="xla")
 
 
 @pytest.mark.parametrize("n", [1, 6, 40])
