@@ -65,20 +65,21 @@ class DynamicShapeMixin:
         dyn.append(run_step.v)
         return ["r", js[0], js[1], 0, len(dyn) - 1]
 
-    def check_dims_agree(self, pairs, what: str) -> None:
-        """Run-time checks that each (length, length) pair is equal, where one is ``?``.
-        ``pairs``: [(x, axis, y, axis)]."""
+    def check_dims_agree(self, pairs, what: str, error: str = "ValueError") -> None:
+        """Run-time checks that each (length, length) pair is equal, where one is ``?``;
+        ``error`` (NumPy's exception) otherwise. ``pairs``: [(x, axis, y, axis)]."""
         for x, ax, y, ay in pairs:
             n, m = x.shape[ax], y.shape[ay]
             if n is not DYN and m is not DYN:
                 continue
             a, b = self.dim(x, ax), self.dim(y, ay)
-            self.check(self.ufunc(np.equal, a, b), "ValueError",
+            self.check(self.ufunc(np.equal, a, b), error,
                        f"{what}: a length of {{}} against "
                        f"{'another run-time length' if m is DYN else m} (solvent compiled this "
                        "for equal lengths; NumPy would broadcast a length of 1, or raise)", a)
 
-    def check_broadcast(self, ts, out_shape) -> None:
+    def check_broadcast(self, ts, out_shape, what: str = "operands could not be broadcast "
+                        "together", error: str = "ValueError") -> None:
         """Run-time checks for a broadcast where some dims are ``?``: every ``?`` dim equals
         the static length of the result, or the first ``?`` operand's length."""
         if all(is_static(t.shape) for t in ts):
@@ -95,7 +96,7 @@ class DynamicShapeMixin:
                     first = (t, k)
                 elif t.shape[k] is DYN or first[0].shape[first[1]] is DYN:
                     pairs.append((t, k) + first)
-        self.check_dims_agree(pairs, "operands could not be broadcast together")  # NumPy's words
+        self.check_dims_agree(pairs, what, error)  # NumPy's words
 
     def store_runtime_shaped(self, v, target_shape, lengths):
         """The value stored by ``x[...] = v`` into a slice of shape ``target_shape`` when
@@ -121,14 +122,28 @@ class DynamicShapeMixin:
                            "run-time length of 1)", m)
         return v
 
+    def index_arrays(self, adv) -> list:
+        """The IR values (i64) of advanced indices ``adv`` ([(axis, Tensor)]). Where some
+        have a run-time length (``np.nonzero``'s rows, ``np.where(mask)``) their lengths
+        are checked to agree at run time: NumPy's IndexError otherwise."""
+        idx = [self.convert(i, "i64") for _, i in adv]
+        if len(idx) > 1:
+            rank = max(i.type.rank for i in idx)
+            self.check_broadcast(idx, [None] * rank, "shape mismatch: indexing arrays could "
+                                 "not be broadcast together", "IndexError")
+        return [i.v for i in idx]
+
     def scatter_value(self, v, gshape, adv):
         """The value scattered by ``x[idx] = v`` / ``np.add.at(x, idx, v)``, of the gathered
-        shape ``gshape``. Where that has a run-time length (a 1-D index array of run-time
-        length) a scalar is repeated that many times (``tensor.fill``), and an array must
-        have that length (checked at run time, NumPy's ValueError otherwise)."""
-        if is_static(gshape) or len(gshape) != 1 or len(adv) != 1:
+        shape ``gshape``. Where that has a run-time length (1-D index arrays of run-time
+        length: one, or several whose lengths index_arrays checks agree) a scalar is
+        repeated that many times (``tensor.fill``), and an array must have that length
+        (checked at run time, NumPy's ValueError otherwise)."""
+        runtime = [t for _, t in adv if t.type.rank == 1 and t.shape[0] is DYN]
+        if is_static(gshape) or len(gshape) != 1 or not runtime or \
+                any(t.type.rank > 1 for _, t in adv):
             return self.broadcast(v, gshape)
-        idx = adv[0][1]
+        idx = runtime[0]
         if v.type.rank == 1 and v.shape[0] == 1:   # one value broadcasts, as in NumPy
             v = Tensor(self.b.one("tensor.reshape", v.v, shape=[]))
         if v.type.rank == 0:

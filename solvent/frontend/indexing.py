@@ -300,7 +300,7 @@ class IndexMixin:
         if spec != full_spec(t.shape) or dyn:
             t = Tensor(self.b.one("tensor.slice", t.v, *dyn, spec=spec))
         # ints inside the advanced group are advanced indices too (NumPy's rule)
-        idx = [self.convert(i, "i64").v for _, i in adv]
+        idx = self.index_arrays(adv)
         axes = [d for d, _ in adv]
         return Tensor(self.b.one("tensor.gather", t.v, *idx, axes=axes, front=False))
 
@@ -392,7 +392,7 @@ class IndexMixin:
             return
         if any(t.dtype == "i1" for _, t in adv):
             raise self.unsupported("boolean masks mixed with other indices in an assignment")
-        idx = [self.convert(i, "i64").v for _, i in adv]
+        idx = self.index_arrays(adv)
         axes = [d for d, _ in adv]
         from ..ops.structural import gather_shape
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)

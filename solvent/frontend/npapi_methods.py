@@ -84,7 +84,7 @@ class ApiMixin:
             raise self.unsupported("np.add.at mixing slices and index arrays")
         from ..ops.structural import gather_shape
         cur = self.read(target)
-        idx = [self.convert(i, "i64").v for _, i in adv]
+        idx = self.index_arrays(adv)
         axes = [d for d, _ in adv]
         gshape = gather_shape(cur.shape, axes, [t.shape for _, t in adv], False)
         v = self.scatter_value(self.cast_for_store(self.tensor(values), cur.dtype), gshape, adv)

@@ -564,13 +564,13 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     else:
         nb = bins
         if range is None:
-            lo, hi = np.min(x), np.max(x)
+            lo, hi = (0, 1) if x.shape[0] == 0 else (np.min(x), np.max(x))
         else:
             lo, hi = range[0], range[1]
         edt = np.result_type(lo, hi, x)        # NumPy's bin type: float32 data, float32 edges
         if edt.kind in "iub":
             edt = np.result_type(edt, 1.0)
-        lo, hi = np.where(lo == hi, lo - 0.5, lo), np.where(lo == hi, hi + 0.5, hi)
+        lo, hi = _outer_range(x, (lo, hi))
         edges = np.linspace(lo, hi, bins + 1).astype(edt)
         keep = (x >= lo) & (x <= hi)
         x = x.astype(edt)                      # NumPy compares with the edges in their type
@@ -592,6 +592,65 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         db = np.diff(edges).astype(np.float64)
         return n / db / n.sum(), edges
     return n, edges
+
+
+@prelude(np.histogram2d)
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogram2d (its histogramdd for two axes, step for step): ``bins`` a count,
+    a pair of counts or edge arrays, or one edge array for both axes; each axis's bin is
+    the number of its edges at or below the value (searchsorted right), a value on the
+    last edge counted in the last bin, values outside dropped; float64 counts (summed
+    ``weights``), divided by the bin areas and the total for ``density``."""
+    if isinstance(bins, str):
+        raise NotImplementedError(f"np.histogram2d with bins={bins!r}: pass counts or edges")
+    sample = np.stack((np.ravel(x), np.ravel(y)), axis=1)
+    if np.ndim(bins) == 0 or len(bins) != 2:
+        bx, by = bins, bins
+    else:
+        bx, by = bins[0], bins[1]
+    rx, ry = (None, None) if range is None else (range[0], range[1])
+    ex = _outer_edges(sample[:, 0], bx, rx)
+    ey = _outer_edges(sample[:, 1], by, ry)
+    nx, ny = ex.shape[0] + 1, ey.shape[0] + 1          # an outlier slot at each end
+    ix = np.searchsorted(ex, sample[:, 0], side="right")
+    iy = np.searchsorted(ey, sample[:, 1], side="right")
+    ix = np.where(sample[:, 0] == ex[-1], ix - 1, ix)
+    iy = np.where(sample[:, 1] == ey[-1], iy - 1, iy)
+    flat = np.zeros(nx * ny)
+    if weights is None:
+        np.add.at(flat, ix * ny + iy, 1.0)
+    else:
+        np.add.at(flat, ix * ny + iy, np.ravel(weights).astype(np.float64))
+    hist = flat.reshape(nx, ny)[1:-1, 1:-1]
+    if density:
+        s = hist.sum()
+        hist = hist / np.diff(ex).reshape(nx - 2, 1)
+        hist = hist / np.diff(ey).reshape(1, ny - 2)
+        hist = hist / s
+    return hist, ex, ey
+
+
+def _outer_edges(s, bins, range):
+    """histogramdd's edges of one axis: the given 1-D edges, or ``bins`` equal bins over
+    ``range`` (default: the data's min and max, widened by 0.5 each way when equal)."""
+    if np.ndim(bins) == 1:
+        return np.asarray(bins)
+    if bins < 1:
+        raise ValueError("`bins[i]` must be positive, when an integer")
+    lo, hi = _outer_range(s, range)
+    return np.linspace(lo, hi, bins + 1)
+
+
+def _outer_range(s, range):
+    """NumPy's _get_outer_edges: ``range``, or the data's (min, max), (0, 1) for no data;
+    widened by 0.5 each way when the two are equal."""
+    if range is not None:
+        lo, hi = range[0], range[1]
+    elif s.shape[0] == 0:
+        lo, hi = 0, 1
+    else:
+        lo, hi = np.min(s), np.max(s)
+    return np.where(lo == hi, lo - 0.5, lo), np.where(lo == hi, hi + 0.5, hi)
 
 
 def linspace_arrays(start, stop, num, endpoint, axis):

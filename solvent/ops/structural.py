@@ -304,7 +304,23 @@ def _in_bounds(x_shape, axes, idx):
         n = x_shape[a]
         i = np.asarray(i)
         out.append(np.clip(np.where(i < 0, i + n, i), 0, max(n - 1, 0)))
-    return out
+    return _shortest(out)
+
+
+def _shortest(idx):
+    """Index arrays whose lengths disagree (only run-time lengths can: the frontend's check
+    reports NumPy's IndexError) cut to the shortest length per dim, as the native backend
+    reads them (rules_index.index_shape); arrays that broadcast are returned as they are."""
+    try:
+        np.broadcast_shapes(*(i.shape for i in idx))
+        return idx
+    except ValueError:
+        pass
+    rank = max(i.ndim for i in idx)
+    short = [min((i.shape[d - rank + i.ndim] for i in idx
+                  if d - rank + i.ndim >= 0 and i.shape[d - rank + i.ndim] != 1), default=1)
+             for d in range(rank)]
+    return [i[tuple(slice(0, short[d - i.ndim + rank]) for d in range(i.ndim))] for i in idx]
 
 
 def _gather_interp(op, args, ctx):
@@ -358,6 +374,9 @@ def _scatter_interp(kind):
         x, v, idx = np.array(args[0], copy=True), args[1], args[2:]
         idx = _in_bounds(x.shape, op.attrs["axes"], idx)
         index = _adv_index(x.ndim, op.attrs["axes"], idx)
+        want = x[index].shape
+        if np.ndim(v) == len(want) and np.shape(v) != want:   # cut with its indices
+            v = np.asarray(v)[tuple(slice(0, n) for n in want)]
         if kind == "set":
             x[index] = v
         else:

@@ -1,5 +1,5 @@
 """NumPy functions and builtins met in code written elsewhere: n-dimensional FFTs,
-np.block, np.heaviside, np.ix_, np.place, histogram weights/density/edges, interp's
+np.block, np.heaviside, np.ix_, np.place, histogram weights/density/edges and empty data, histogram2d, interp's
 left/right/period, and range/zip/enumerate/hasattr/can_cast outside a for header."""
 from collections import namedtuple
 
@@ -95,6 +95,13 @@ def along_axis(a, t):
             np.apply_along_axis(np.cumsum, -1, a), np.apply_along_axis(lambda r: np.outer(r, r), 1, t))
 
 
+def histograms_2d(x, y, w):
+    return (np.histogram2d(x, y, bins=4), np.histogram2d(x, y, bins=[3, 5], range=[[0, 1], [0.2, 0.8]]),
+            np.histogram2d(x, y, bins=np.array([0, 0.1, 0.5, 1.0])),
+            np.histogram2d(x, y, bins=3, weights=w, density=True),
+            np.histogram2d(x[:0], y[:0], bins=2), np.histogram(x[:0]))
+
+
 cases = [
     case(vectorized, np.linspace(0, 1, 7)),
     case(along_axis, np.arange(6.0).reshape(2, 3), np.arange(24.0).reshape(2, 3, 4)),
@@ -105,6 +112,8 @@ cases = [
     case(open_mesh, A),
     case(place_cycled, A),
     case(histograms, V, 2 * V),
+    case(histograms_2d, np.append(V[:20], 1.0), np.append(V[20:], V.max()), V[:21]),
+    case(histograms_2d, np.arange(12) % 5, np.arange(12) % 3, V[:12].astype(np.float32)),
     case(interps, np.array([-10.0, 5.0, 370.0, 180.0]), np.array([0.0, 90.0, 180.0, 270.0]),
          np.array([1.0, 2.0, 3.0, 4.0])),
     case(builtins_static, A, Pt(1.0, 2.0)),

@@ -214,3 +214,55 @@ def test_a_mask_next_to_integers_writes_on_xla_too(backend):
     A = _rng().random((6, 6))
     check(mask_next_to_ints_write_only, A, backend=backend)
     check(mask_next_to_ints_write_only, np.asfortranarray(A)[:, ::2], backend=backend)
+
+
+# --- several index arrays of run-time length: np.where / np.nonzero tuples ------------------
+def where_pairs(A):
+    idx = np.where(A > 0.5)
+    return A[idx].sum(), A[idx], idx[0], idx[1]
+
+
+def nonzero_3d(T):
+    return T[np.nonzero(T < 0.3)] * 2.0
+
+
+def where_write(A):
+    A[np.where(A > 0.7)] = 0.0
+    np.add.at(A, np.nonzero(A < 0.2), 1.0)
+    return A
+
+
+def rows_by_columns(A, k):
+    r = np.nonzero(A[:, 0] > 0.4)[0]
+    return A[r[:, None], np.arange(k)]      # (?, 1) against (k,): a (?, k) block
+
+
+def two_masks(A, m1, m2):
+    return A[np.nonzero(m1)[0], np.nonzero(m2)[0]]
+
+
+@pytest.mark.parametrize("backend", ["native", "interp"])
+def test_index_tuples_of_run_time_length_read_and_write_as_numpy(backend):
+    r = _rng()
+    A = r.random((6, 5))
+    check(where_pairs, A, backend=backend)
+    check(where_pairs, np.asfortranarray(A)[:, ::2], backend=backend)
+    check(where_pairs, np.zeros((3, 4)), backend=backend)          # nothing selected
+    check(nonzero_3d, r.random((3, 4, 2)).astype(np.float32), backend=backend)
+    check(where_write, A, backend=backend)
+    check(rows_by_columns, A, 3, backend=backend)
+    m1, m2 = np.array([1, 0, 1, 1, 0, 0], bool), np.array([0, 1, 1, 0, 1], bool)
+    check(two_masks, A, m1, m2, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["native", "interp"])
+def test_index_arrays_of_different_run_time_lengths_raise_numpys_index_error(backend):
+    A = _rng().random((6, 5))
+    m1, m2 = np.array([1, 0, 1, 1, 0, 0], bool), np.array([0, 1, 1, 0, 0], bool)
+    with pytest.raises(IndexError) as want:
+        two_masks(A, m1, m2)
+    assert "shape mismatch: indexing arrays could not be broadcast" in str(want.value)
+    with pytest.raises(IndexError, match=r"shape mismatch: indexing arrays could not be "
+                       r"broadcast together.*") as e:
+        solvent.jit(two_masks, backend=backend)(A, m1, m2)
+    assert re.search(_at(two_masks, "return A[np.nonzero"), str(e.value)), str(e.value)

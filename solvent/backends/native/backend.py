@@ -62,12 +62,8 @@ def _runtime_shape_why(op) -> str | None:
         return None
     if name == "tensor.dot_general" and rules_linalg.runtime_dot_ok(op):
         return None
-    if name == "tensor.gather" and (len(op.operands) == 2 or all(
-            v.type.static for v in op.operands[1:])):
-        return None
-    if name in ("tensor.scatter", "tensor.scatter_add") and (len(op.operands) == 3 or all(
-            v.type.static for v in op.operands[2:])):
-        return None
+    if name in ("tensor.gather", "tensor.scatter", "tensor.scatter_add"):
+        return None   # run-time index lengths: rules_index.index_shape
     return "this op on a value whose length is known only at run time (a ? dim)"
 
 

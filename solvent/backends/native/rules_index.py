@@ -305,6 +305,27 @@ RULES = {
 }
 
 
+def index_shape(ctx, idx_vals) -> tuple:
+    """The broadcast shape of a gather's or scatter's index arrays: ints, and i64 registers
+    for run-time lengths. Where an index array's length is known only at run time the
+    frontend checks that the arrays' lengths agree (NumPy's IndexError; a length of 1 known
+    at compile time broadcasts); that check may be reported after this op runs, so a
+    run-time length here is the smallest of the arrays' lengths that are not a static 1:
+    no index array is read past its end whatever the check finds."""
+    if all(v.type.static for v in idx_vals):
+        return tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
+    rank = max(v.type.rank for v in idx_vals)
+    out = []
+    for d in range(rank):
+        lengths = [ctx.dims(v)[v.type.rank - rank + d] for v in idx_vals
+                   if v.type.rank - rank + d >= 0 and v.type.shape[v.type.rank - rank + d] != 1]
+        n = lengths[0] if lengths else 1
+        for m in lengths[1:]:
+            n = ctx.smin(n, m)
+        out.append(n)
+    return tuple(out)
+
+
 def _gather(op, ctx):
     """NumPy advanced indexing by integer arrays on ``axes`` (indices broadcast together);
     each index is checked (negative wraps once, outside the dim raises IndexError)."""
@@ -312,10 +333,7 @@ def _gather(op, ctx):
     x = ctx.get(xv)
     axes = list(op.attrs["axes"])
     xs = ctx.dims(xv)        # ints, and registers for run-time lengths
-    if all(v.type.static for v in idx_vals):
-        bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
-    else:   # one index array with run-time dims (accepts() refuses more)
-        bshape = ctx.dims(idx_vals[0])
+    bshape = index_shape(ctx, idx_vals)
     adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
     front = op.attrs["front"] or not adjacent
     nb = len(bshape)
@@ -393,10 +411,7 @@ def _scatter(kind):
         from . import scalar_math
         xv, vv, idx_vals = op.operands[0], op.operands[1], list(op.operands[2:])
         xs, axes = ctx.dims(xv), list(op.attrs["axes"])   # run-time lengths as registers
-        if all(v.type.static for v in idx_vals):
-            bshape = tuple(np.broadcast_shapes(*(v.type.shape for v in idx_vals)))
-        else:   # one index array with run-time dims (accepts() refuses more)
-            bshape = ctx.dims(idx_vals[0])
+        bshape = index_shape(ctx, idx_vals)
         adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
         nb, p = len(bshape), (axes[0] if adjacent else 0)
         rest_dims = [a for a in range(len(xs)) if a not in axes]
