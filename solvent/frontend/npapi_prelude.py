@@ -594,6 +594,32 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return n, edges
 
 
+@prelude(np.partition)
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """np.partition as a full sort along ``axis`` (``None``: of the flattened array): the
+    element at each ``kth`` is where a sort puts it, smaller ones before, larger after,
+    which is all NumPy promises; the order inside the two sides, which NumPy leaves
+    undefined (its introselect's), is here the sorted one."""
+    if order is not None:
+        raise NotImplementedError("np.partition(order=...): solvent has no structured arrays")
+    if axis is None:
+        return np.sort(np.ravel(a))
+    return np.sort(a, axis=axis)
+
+
+@prelude(np.argpartition)
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """np.argpartition as a stable argsort along ``axis`` (``None``: of the flattened array):
+    the index at each ``kth`` is that of the element a sort puts there, as NumPy promises;
+    the order of the indices on either side (undefined in NumPy) is the sorted one."""
+    if order is not None:
+        raise NotImplementedError("np.argpartition(order=...): solvent has no structured "
+                                  "arrays")
+    if axis is None:
+        return np.argsort(np.ravel(a), kind="stable")
+    return np.argsort(a, axis=axis, kind="stable")
+
+
 @prelude(np.histogram2d)
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """NumPy's histogram2d (its histogramdd for two axes, step for step): ``bins`` a count,

@@ -1,5 +1,5 @@
 """NumPy functions and builtins met in code written elsewhere: n-dimensional FFTs,
-np.block, np.heaviside, np.ix_, np.place, histogram weights/density/edges and empty data, histogram2d, interp's
+np.block, np.heaviside, np.ix_, np.place, histogram weights/density/edges and empty data, histogram2d, partition, interp's
 left/right/period, and range/zip/enumerate/hasattr/can_cast outside a for header."""
 from collections import namedtuple
 
@@ -102,7 +102,16 @@ def histograms_2d(x, y, w):
             np.histogram2d(x[:0], y[:0], bins=2), np.histogram(x[:0]))
 
 
+def partitions(x, a):
+    # what NumPy promises: the kth element in place, the smaller ones before it (as a set)
+    p, q = np.partition(x, 3), np.partition(a, 1, axis=0)
+    return (p[3], np.sort(p[:3]), np.sort(x[np.argpartition(x, 3)[:3]]), q[1],
+            a[np.arange(a.shape[0]), np.argpartition(a, 2)[:, 2]], np.partition(a, 4, axis=None)[4])
+
+
 cases = [
+    case(partitions, V[:11], M),
+    case(partitions, (V[:11] * 10).astype(np.int8), np.asfortranarray(M)),
     case(vectorized, np.linspace(0, 1, 7)),
     case(along_axis, np.arange(6.0).reshape(2, 3), np.arange(24.0).reshape(2, 3, 4)),
     case(ffts, M, T),
