@@ -159,8 +159,6 @@ KNOWN_SLOW = {
                       "executable copies into a NumPy array and frees: backend._take) "
                       "against NumPy's one SIMD count and fill (0.12x / 0.14x at 1e5 / 1e6, "
                       "2026-11-28, floor3); which of the passes costs most is not measured",
-    "tensor.svd": "XLA only (no native rule): XLA:CPU's SVD against NumPy's LAPACK gesdd "
-                  "(0.90x / 0.76x at 1e5 / 1e6, 2026-11-28, floor3); not investigated",
     "tensor.fft": "XLA only (the native backend has no FFT): XLA:CPU's FFT (DUCC) against "
                   "NumPy's pocketfft, plus the boundary copy of the complex argument "
                   "(0.74x / 0.77x)",

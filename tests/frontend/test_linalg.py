@@ -263,8 +263,7 @@ def _ranks(A, B, tol):
 
 @pytest.mark.parametrize("backend_name", [None, "xla"])
 def test_matrix_rank_is_numpys(backend_name):
-    """Singular values above NumPy's default tolerance (the native backend has no SVD: the
-    automatic choice takes XLA)."""
+    """Singular values above NumPy's default tolerance (automatic choice: native gesdd)."""
     rng = np.random.default_rng(5)
     A = rng.standard_normal((4, 3))
     B = np.stack([rng.standard_normal((3, 3)), np.ones((3, 3))])   # a stack: ranks 3 and 1

@@ -46,7 +46,8 @@ ENV = "SOLVENT_BLAS"
 # every routine the rules bind (rules_linalg: products of every float dtype; rules_lapack:
 # the solvers and triangular solves of float32/float64)
 ROUTINES = tuple(p + r for p in "sdcz" for r in ("gemm", "gemv", "syrk")) + tuple(
-    p + r for p in "sd" for r in ("trsv", "trsm", "potrf", "gesv", "getrf", "getrs", "syevd"))
+    p + r for p in "sd" for r in ("trsv", "trsm", "potrf", "gesv", "getrf", "getrs", "syevd",
+                                  "gesdd", "geqrf", "orgqr"))
 
 # scipy-openblas's namings: (Fortran symbol pattern, config function, int bits)
 NAMINGS = (("scipy_{}_64_", "scipy_openblas_get_config64_", 64),

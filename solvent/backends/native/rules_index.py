@@ -152,8 +152,16 @@ def _scaled(ctx, stride, step):
 
 def _slice(op, ctx):
     x = ctx.get(op.operands[0])
-    if op.operands[0].type.rank == 0:          # x[()] of a scalar
-        return [x]
+    if op.operands[0].type.rank == 0:
+        res = op.results[0].type
+        if res.rank == 0:                      # x[()] of a scalar
+            return [x]
+        # x[np.newaxis, ...] of a scalar: one element, in a shape of ones
+        if op in ctx.plan.fused:
+            return [Lazy(lambda idx: x, res.shape, res.dtype)]
+        out = ctx.out(op, shape=res.shape)
+        ctx.loop_nest(res.shape, lambda idx: ctx.store(out, idx, x))
+        return [out]
     dims = ctx.dims(op.operands[0])
     items = _resolve(op, ctx, op.attrs["spec"], dims, op.operands[1:])
     res = op.results[0]

@@ -1,7 +1,7 @@
 """Lowering rules of the dense solvers on the native backend: ``tensor.cholesky`` (potrf),
 ``tensor.solve`` (getrf/getrs), ``tensor.inv`` (gesv), ``tensor.det`` and ``tensor.slogdet``
-(getrf), ``tensor.eigh`` (syevd), ``tensor.triangular_solve`` (BLAS trsv/trsm), for float32
-and float64 with static shapes.
+(getrf), ``tensor.eigh`` (syevd), ``tensor.svd`` (gesdd), ``tensor.qr`` (geqrf/orgqr),
+``tensor.triangular_solve`` (BLAS trsv/trsm), for float32 and float64 with static shapes.
 
 LAPACK is the library NumPy's own ``numpy.linalg`` calls (``blas_library``: NumPy's bundled
 scipy-openblas64, 64-bit integers, pivots and workspace integers included), else SciPy's
@@ -29,7 +29,8 @@ from . import blas_library
 from .types import I64, I8, const, reg_type
 
 _PREFIX = {"f64": "d", "f32": "s"}
-_ROUTINES = ("potrf", "gesv", "getrf", "getrs", "syevd", "trsv", "trsm")
+_ROUTINES = ("potrf", "gesv", "getrf", "getrs", "syevd", "gesdd", "geqrf", "orgqr", "trsv",
+             "trsm")
 _BOUND: bool | None = None
 
 
@@ -381,6 +382,113 @@ def _eigh(op, ctx):
     return [w_out, v_out]
 
 
+# --- svd and qr -------------------------------------------------------------------------------
+def _fortran_copy(ctx, work: BufRef, a, lead, m, n):
+    """``a[lead..., :, :]`` (m x n, row-major) into ``work`` (n x m row-major): ``a`` itself
+    read as column-major with leading dimension m, the layout NumPy hands to LAPACK."""
+    ctx.loop_nest((m, n), lambda idx: ctx.store(work, [idx[1], idx[0]],
+                                                ctx.element(a, lead + idx)))
+
+
+def _from_fortran(ctx, dst: BufRef, src: BufRef, rows, cols, keep=None):
+    """``dst[i, j] = src[j, i]`` (the column-major ``rows x cols`` matrix ``src`` into the
+    row-major ``dst``); zero where ``keep(i, j)`` (registers -> i1) is false."""
+    zero = const(dst.dtype, 0)
+
+    def put(idx):
+        v = ctx.load(src, [idx[1], idx[0]])
+        if keep is not None:
+            v = ctx.b.select(keep(idx[0], idx[1]), v, zero)
+        ctx.store(dst, idx, v)
+    ctx.loop_nest((rows, cols), put)
+
+
+def _svd(op, ctx):
+    """numpy.linalg.svd: gesdd on ``a`` in the column-major layout NumPy hands to LAPACK
+    (JOBZ 'A' for full_matrices, 'S' reduced, 'N' for the values alone), so the singular
+    vectors are NumPy's, signs included; U and VT come column-major and are copied into the
+    row-major results. Workspace: more than gesdd's documented minimum for every LAPACK
+    version (``4k^2 + 7k`` for 'S', ``4k^2 + 6k + max(m, n)`` for 'A'), plus room for its
+    blocking."""
+    dt = op.operands[0].type.dtype
+    shape = op.operands[0].type.shape
+    m, n = shape[-2], shape[-1]
+    k, mx = min(m, n), max(m, n)
+    uv, full = op.attrs["compute_uv"], op.attrs["full_matrices"]
+    mu, nv = (m, n) if full else (k, k)
+    a = ctx.get(op.operands[0])
+    outs = [ctx.out(op, i) for i in range(len(op.results))]
+    s_out = outs[1] if uv else outs[0]
+    work = ctx.scratch(op, (n, m), dt)
+    ucol = ctx.scratch(op, (mu, m) if uv else (1, 1), dt)
+    vtcol = ctx.scratch(op, (n, nv) if uv else (1, 1), dt)
+    lwork = 5 * k * k + 10 * k + mx + 64 * (m + n)
+    rwork = ctx.scratch(op, (lwork,), dt)
+    iwork = ctx.scratch(op, (8 * k,), _int_dtype())
+    gesdd = _routine(ctx, dt, "gesdd", "ciipippipipiIi")
+    call = _Call(ctx, dt)
+    batch = list(shape[:-2])
+    b = ctx.b
+
+    def one(q):
+        s = BufRef(b.gep(s_out.ptr, [b.mul(q, ir.Constant(I64, k))]), (1, k), s_out.dtype)
+        _fortran_copy(ctx, work, a, list(_unflatten(ctx, q, batch)), m, n)
+        b.call(gesdd, [call.char("N" if not uv else "A" if full else "S"), call.int(m),
+                       call.int(n), work.ptr, call.int(m), s.ptr, ucol.ptr, call.int(m),
+                       vtcol.ptr, call.int(nv if uv else 1), rwork.ptr, call.int(lwork),
+                       iwork.ptr, call.info])
+        _nan_if(ctx, call, s, 1, k)
+        if uv:
+            u, vt = _view(ctx, outs[0], q, m, mu), _view(ctx, outs[2], q, nv, n)
+            _from_fortran(ctx, u, ucol, m, mu)
+            _from_fortran(ctx, vt, vtcol, nv, n)
+            _nan_if(ctx, call, u, m, mu)
+            _nan_if(ctx, call, vt, nv, n)
+    _batches(ctx, op, shape, one)
+    return outs
+
+
+def _qr(op, ctx):
+    """numpy.linalg.qr (mode 'reduced'): geqrf on ``a`` in the column-major layout NumPy
+    hands to LAPACK, R the upper triangle of its first k rows, then orgqr forms Q's k
+    columns from the reflectors, as NumPy's qr_r_raw and qr_reduced do (so Q and R are
+    NumPy's, signs included). Workspace: 64 columns' worth (geqrf needs n, orgqr k)."""
+    dt = op.operands[0].type.dtype
+    shape = op.operands[0].type.shape
+    m, n = shape[-2], shape[-1]
+    k = min(m, n)
+    a = ctx.get(op.operands[0])
+    q_out, r_out = ctx.out(op, 0), ctx.out(op, 1)
+    work = ctx.scratch(op, (n, m), dt)
+    tau = ctx.scratch(op, (k,), dt)
+    lwork = 64 * max(n, 1)
+    rwork = ctx.scratch(op, (lwork,), dt)
+    geqrf = _routine(ctx, dt, "geqrf", "iipippii")
+    orgqr = _routine(ctx, dt, "orgqr", "iiipippii")
+    call = _Call(ctx, dt)
+    batch = list(shape[:-2])
+    b = ctx.b
+
+    def one(q):
+        _fortran_copy(ctx, work, a, list(_unflatten(ctx, q, batch)), m, n)
+        b.call(geqrf, [call.int(m), call.int(n), work.ptr, call.int(m), tau.ptr, rwork.ptr,
+                       call.int(lwork), call.info])
+        r = _view(ctx, r_out, q, k, n)
+        _from_fortran(ctx, r, work, k, n, keep=lambda i, j: b.icmp_signed("<=", i, j))
+        b.call(orgqr, [call.int(m), call.int(k), call.int(k), work.ptr, call.int(m),
+                       tau.ptr, rwork.ptr, call.int(lwork), call.info])
+        _from_fortran(ctx, _view(ctx, q_out, q, m, k), work, m, k)
+    _batches(ctx, op, shape, one)
+    return [q_out, r_out]
+
+
+def _nonempty(op):
+    why = _static(op)
+    if why is None and 0 in op.operands[0].type.shape[-2:]:
+        return "an empty matrix"
+    return why
+
+
 # --- triangular solve -------------------------------------------------------------------------
 def _triangular_solve(op, ctx):
     """scipy.linalg.solve_triangular(a, b, lower, unit_diagonal): substitution by BLAS, which
@@ -425,6 +533,8 @@ for _rule in (_cholesky, _solve, _inv, _det, _slogdet, _eigh, _triangular_solve)
 TAKES_TRANSPOSED = frozenset({"tensor.solve", "tensor.det", "tensor.slogdet",
                               "tensor.triangular_solve"})
 
+_svd.check = _qr.check = _nonempty
+
 RULES = {"tensor.cholesky": _cholesky, "tensor.solve": _solve, "tensor.inv": _inv,
          "tensor.det": _det, "tensor.slogdet": _slogdet, "tensor.eigh": _eigh,
-         "tensor.triangular_solve": _triangular_solve}
+         "tensor.svd": _svd, "tensor.qr": _qr, "tensor.triangular_solve": _triangular_solve}

@@ -255,3 +255,33 @@ def test_eigh_gives_numpys_eigenvectors_signs_included(dtype):
         np.testing.assert_allclose(v, want.eigenvectors, rtol=tol, atol=tol)
         np.testing.assert_allclose(upper(a), np.linalg.eigh(a, UPLO="U").eigenvectors,
                                    rtol=tol, atol=tol)
+
+
+def svd_qr(a):
+    u, s, vh = np.linalg.svd(a)
+    u2, s2, vh2 = np.linalg.svd(a, full_matrices=False)
+    q, r = np.linalg.qr(a)
+    return u, s, vh, u2, s2, vh2, np.linalg.svd(a, compute_uv=False), q, r
+
+
+def fits(x, y):
+    return (np.polyfit(x, y, 2), np.linalg.pinv(np.outer(x[:4], y[:3])),
+            np.linalg.lstsq(np.vstack([x, np.ones_like(x)]).T, y, rcond=None)[0],
+            np.linalg.matrix_rank(np.outer(x, y)))
+
+
+@pytest.mark.parametrize("shape,dtype,layout", [
+    ((5, 3), np.float64, "C"), ((3, 5), np.float64, "F"), ((4, 4), np.float32, "C"),
+    ((6, 2), np.float64, "strided"), ((2, 4, 3), np.float64, "C"), ((1, 1), np.float64, "C")])
+def test_svd_and_qr_give_numpys_factors_signs_included(shape, dtype, layout):
+    # gesdd / geqrf+orgqr on the layout NumPy hands LAPACK: the same vectors, not only up to
+    # sign (compared directly, so a negated column fails)
+    a = rng.standard_normal(shape).astype(dtype)
+    a = {"C": a, "F": np.asfortranarray(a), "strided": np.repeat(a, 2, axis=-1)[..., ::2]}[layout]
+    check(svd_qr, a, backend="native")
+
+
+def test_fits_on_svd_run_natively_under_automatic_choice():
+    x, y = rng.random(9), rng.random(9)
+    check(fits, x, y, backend="native")
+    assert "## backend: native" in solvent.jit(fits).explain(x, y).splitlines()  # was xla

@@ -405,3 +405,15 @@ def test_argmax_of_a_run_time_length():
     r = np.random.default_rng(2)
     check(arg_of_masked, r.random(50), backend="native")
     check(arg_of_masked, np.array([0.5, np.nan, 0.9, np.nan]), backend="native")
+
+
+def scalar_new_axes(x, t):
+    # a scalar given axes (np.linalg.matrix_rank's tol[..., np.newaxis]): once fused into an
+    # elementwise op, once kept as its own array
+    a = np.asarray(t)[..., np.newaxis]
+    return x > a, x * np.asarray(t)[np.newaxis], (x + np.float64(t)[None, None]).sum(), a
+
+
+@pytest.mark.parametrize("t", [0.5, 2])
+def test_a_scalar_given_new_axes(t):   # was an internal error natively ('LoadInstr' ... ptr)
+    check(scalar_new_axes, np.linspace(0, 1, 5), t, backend="native")
