@@ -22,8 +22,9 @@ as NumPy's do:
   (NumPy warns), to bool is ``re != 0 or im != 0``.
 
 ``refuses(op)`` says why an op touching a complex value stays off the native backend (None
-when it may go native): only the ops below and data movement (slices, transposes, loops
-carrying values) take complex values; every other op is refused, so the automatic choice
+when it may go native): only the ops below, sums and products (reductions and scans, folded
+with the add and multiply below) and data movement (slices, transposes, loops carrying
+values) take complex values; every other op is refused, so the automatic choice
 runs such programs on XLA (backends/choice.py) instead of computing a wrong number.
 """
 from __future__ import annotations
@@ -225,8 +226,9 @@ def refuses(op) -> str | None:
             c not in ("shared", "last") and v.type.dtype[0] == "c" and v.type.rank == 0
             for c, v in zip(op.attrs.get("combiners") or (), op.operands[3:])):
         return "a parallel reduction of complex scalars"
-    if name in MOVES or name in ("tensor.convert", "tensor.complex"):
-        return None
+    if name in MOVES or name in ("tensor.convert", "tensor.complex", "tensor.reduce_sum",
+                                 "tensor.reduce_prod", "tensor.cumsum", "tensor.cumprod"):
+        return None   # (sums and products fold with BINARY's add and mul: rules_reduce)
     if name.startswith("tensor.") and (short in UNARY or short in BINARY):
         return None
     if name == "tensor.dot_general":

@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import math
 
-from . import scalar_math
+from . import rules_complex, scalar_math
 from .types import const, is_float, is_signed, bits
 
+def _complex_aware(real, name):
+    """``real``, or on complex values rules_complex's ``name`` (NumPy's complex add and
+    multiply, part by part)."""
+    def f(ctx, dt, a, b):
+        if dt[0] == "c":
+            return rules_complex.BINARY[name](ctx, dt, a, b)
+        return real(ctx, dt, a, b)
+    return f
+
+
 _COMBINE = {
-    "sum": scalar_math.add, "prod": scalar_math.mul,
+    "sum": _complex_aware(scalar_math.add, "add"), "prod": _complex_aware(scalar_math.mul, "mul"),
     "max": scalar_math.BINARY["max"], "min": scalar_math.BINARY["min"],
     "any": lambda ctx, dt, a, b: ctx.b.or_(a, b), "all": lambda ctx, dt, a, b: ctx.b.and_(a, b),
 }
