@@ -196,7 +196,7 @@ class ExprMixin:
                 return Const(r)
             except Exception as e:
                 raise self.unsupported(f"{e}") from None
-        return self.ufunc(uf, a, b)
+        return self.python_int_arith(uf, a, b)   # Python ints: an overflow raises
 
     def _sequence_op(self, node, a, b):
         """Python's ``list + list`` and ``list * n`` (also of compile-time lists) when an
@@ -465,11 +465,15 @@ class ExprMixin:
     def index_items(self, node) -> list:
         elts = node.elts if isinstance(node, ast.Tuple) else [node]
         out = []
-        for e in elts:
-            if isinstance(e, ast.Slice):
-                out.append(self.slice_item(e))
-            else:
-                out.append(self.expr(e))
+        self.shared["in_subscript"] = self.shared.get("in_subscript", 0) + 1
+        try:   # (Python-int arithmetic written in a subscript is not checked: python_ints)
+            for e in elts:
+                if isinstance(e, ast.Slice):
+                    out.append(self.slice_item(e))
+                else:
+                    out.append(self.expr(e))
+        finally:
+            self.shared["in_subscript"] -= 1
         if len(elts) == 1 and not isinstance(node, (ast.Tuple, ast.Slice)) and \
                 is_tuple_index(out[0]):
             # x[t] with a tuple t held in a name (or passed in) indexes several axes, as

@@ -121,7 +121,7 @@ class StmtMixin:
             op = lambda a, b: self.matmul(a, b)  # noqa: E731
         else:
             uf = BINOP_UFUNC[type(node.op)]
-            op = lambda a, b: self.ufunc(uf, a, b)  # noqa: E731
+            op = lambda a, b: self.python_int_arith(uf, a, b)  # noqa: E731
         if isinstance(t, ast.Name):
             cur = self.lookup(t.id)
             if isinstance(cur, (Record, ArgList)):   # list += changes the caller's list

@@ -29,6 +29,7 @@ from ..ir.types import RefType, TensorType, dtype_name
 from .control import ControlMixin
 from .emit import Emitter
 from .expressions import ExprMixin
+from .python_ints import PythonIntMixin
 from .dynamic_shapes import DynamicShapeMixin
 from .indexing import IndexMixin
 from .npapi_methods import ApiMixin
@@ -155,7 +156,8 @@ def _lambda_as_def(mod, code, first: int, indent: int):
 
 
 class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMixin,
-                 DynamicShapeMixin, ListGrowthMixin, ListItemsMixin, ApiMixin, Emitter):
+                 DynamicShapeMixin, ListGrowthMixin, ListItemsMixin, ApiMixin, PythonIntMixin,
+                 Emitter):
     def __init__(self, pyfn, builder: Builder, depth: int = 0, shared=None):
         self.pyfn = pyfn
         self.local = None  # a LocalFunction when translating a def/lambda of the kernel

@@ -4,6 +4,7 @@
 - ``__simt_weak(name, value)``: a value reloaded from a per-thread array is weak again when
   the value stored was a weak Python scalar (NEP 50 promotion stays as in the kernel);
 - an ``assert`` fission.py generated raises its own kind (``DivergentBarrierError``);
+- integer arithmetic wraps at 64 bits, unchecked (frontend/python_ints.py checks Python's);
 - the block loop's ``loop.for`` carries ``disjoint=true`` when blocks cannot conflict;
 - the loops fission.py made over blocks and over threads say so: ``simt = "blocks"`` /
   ``simt = "threads"`` (ops/simt.py), the kernel's parallel structure in the IR.
@@ -44,6 +45,11 @@ class KernelTranslator(Translator):
                 return Tensor(value.v, weak=True)
             return value
         return super().call_function(fn, args, kwargs, node)
+
+    def python_int_arith(self, uf, a, b):
+        """Unchecked: a kernel's integers are 64-bit as in numba.cuda's compiled kernels
+        (thread and block index arithmetic, bounded by the launch), not Python's."""
+        return self.ufunc(uf, a, b)
 
     def stmt_Assert(self, node):
         kind = getattr(node, KIND_ATTR, None)
