@@ -33,6 +33,7 @@ from ..passes.cse import cse
 from ..passes.dce import dce
 from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
+from ..passes.late_updates import LateUpdates
 from ..passes.merge_windows import MergeWindows
 from ..passes.sink_updates import SinkUpdates
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
@@ -132,6 +133,9 @@ class Gradient:
         # last: a window written into an array still read afterwards is written back after
         # its last read instead of copying the array per trip (cse would fold it back)
         g = UndoWrites().run(g)
+        # an update of an array read later in its block moves after those reads (the
+        # zeroing of a consumed cotangent window before the merged update reading it)
+        g = LateUpdates().run(g)
         verify(g, tensor_only=True)
         self.fn = g
         self.backend, _ = choose_backend(g, self.want_backend)

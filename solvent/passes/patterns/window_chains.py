@@ -27,6 +27,8 @@ from ._samples import unary_chain
 
 # steps walked back from the last update at most
 MAX_STEPS = 32
+# fewest steps merged
+MIN_STEPS = 2
 
 
 def _uses(v: Value) -> list:
@@ -129,11 +131,33 @@ def _spec(lo, hi) -> list:
     return [["s", a, b, 1] for a, b in zip(lo, hi)]
 
 
-def _part(rw, v: Value, wlo, lo, hi) -> Value:
+# elementwise ops whose box is taken of their one array operand instead (``_part``)
+_CHEAP = frozenset({"tensor.mul", "tensor.neg", "tensor.add", "tensor.sub"})
+
+
+def _part(rw, v: Value, wlo, lo, hi, depth: int = 4) -> Value:
     """Box [lo, hi) (array coordinates) of the value ``v`` laid on window starting at
-    ``wlo``."""
+    ``wlo``. A box of a cheap elementwise op of one array and scalars is the op of the
+    array's box (``(c * y)[B] == c * y[B]``, exact), and a box of a static slice is a slice
+    of its operand: the merged update then reads the cotangent itself at each shift instead
+    of a scaled copy written out first (jacobi_1d's ``0.33333 * ct[1:-1]``); a box of a
+    scalar broadcast is the scalar broadcast to the box."""
     rel_lo = [a - w for a, w in zip(lo, wlo)]
     rel_hi = [b - w for b, w in zip(hi, wlo)]
+    op = defining(v)
+    if depth and op is not None and op.name in _CHEAP and not op.regions:
+        arrays = [o for o in op.operands if o.type.rank]
+        if len(arrays) == 1 and arrays[0].type == v.type and len(op.results) == 1:
+            parts = [_part(rw, o, wlo, lo, hi, depth - 1) if o.type.rank else o
+                     for o in op.operands]
+            return rw.one(op.name, *parts, **dict(op.attrs))
+    if op is not None and op.name == "tensor.broadcast_to" and op.operands[0].type.rank == 0:
+        shape = [b - a for a, b in zip(lo, hi)]   # a box of a filled array: a smaller fill
+        return v if tuple(shape) == tuple(v.type.shape) else \
+            rw.one("tensor.broadcast_to", op.operands[0], shape=shape)
+    if depth and op is not None and op.name == "tensor.slice" and _box(op) is not None:
+        slo = _box(op)[0]
+        return _part(rw, op.operands[0], [w - s for w, s in zip(wlo, slo)], lo, hi, 0)
     if all(a == 0 for a in rel_lo) and tuple(rel_hi) == tuple(v.type.shape):
         return v
     return rw.one("tensor.slice", v, spec=_spec(rel_lo, rel_hi))
@@ -153,7 +177,7 @@ def _merge_window_chain(op, rw):
     if op.name != "tensor.update_slice" or not _ends_here(op):
         return False
     steps = _chain(op)
-    if steps is None or len(steps) < 2:
+    if steps is None or len(steps) < MIN_STEPS:
         return False
     boxes = [s[1] for s in steps]
     ilo = tuple(max(b[0][a] for b in boxes) for a in range(len(boxes[0][0])))
@@ -176,10 +200,13 @@ def _merge_window_chain(op, rw):
 
 def _sample(b, x):
     """A jacobi-1d-like reverse step: x padded to n + 6 is the cotangent; zero a window,
-    then add d into three shifted windows of length n + 4."""
+    then add d (a scaled window of another array) into three shifted windows of length
+    n + 4."""
     n = x.type.shape[0]
     ct = b.one("tensor.pad", x, low=[3], high=[3])
-    d = b.one("tensor.exp", b.one("tensor.pad", x, low=[2], high=[2]))
+    y = b.one("tensor.exp", b.one("tensor.pad", x, low=[3], high=[3]))
+    d = b.one("tensor.mul", b.one("tensor.slice", y, spec=[["s", 1, n + 5, 1]]),
+              b.constant(3.0, "f64"))   # its boxes are taken of y itself
     zero = b.one("tensor.broadcast_to", b.constant(0.0, "f64"), shape=[n + 4])
     ct = b.create("tensor.update_slice", [ct, zero], {"spec": [["s", 1, n + 5, 1]]}).result
     for k, off in enumerate((2, 0, 1)):
