@@ -33,6 +33,8 @@ from ..passes.cse import cse
 from ..passes.dce import dce
 from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
 from ..passes.pipeline import run_pipeline
+from ..passes.late_updates import LateUpdates
+from ..passes.merge_windows import MergeWindows
 from ..passes.sink_updates import SinkUpdates
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
@@ -122,12 +124,18 @@ class Gradient:
         # over its 500x500 cotangent run in one pass)
         apply_patterns(g, WHOLE_VALUE)
         g = SinkUpdates().run(g)  # a cotangent zeroed over a block and added back there
+        # a reverse stencil's updates of shifted windows of one cotangent: one update of
+        # their intersection and thin edge slabs (jacobi_1d: one pass per step, was three)
+        g = MergeWindows().run(g)
         clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
         verify(g, tensor_only=True)
         g = MarkParallel().run(dce(cse(g)))
         # last: a window written into an array still read afterwards is written back after
         # its last read instead of copying the array per trip (cse would fold it back)
         g = UndoWrites().run(g)
+        # an update of an array read later in its block moves after those reads (the
+        # zeroing of a consumed cotangent window before the merged update reading it)
+        g = LateUpdates().run(g)
         verify(g, tensor_only=True)
         self.fn = g
         self.backend, _ = choose_backend(g, self.want_backend)

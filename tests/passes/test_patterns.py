@@ -16,6 +16,7 @@ from solvent.ir.verifier import verify
 from solvent.passes.patterns import ALL
 from solvent.passes.patterns.algebra import GRADIENT_ONLY
 from solvent.passes.patterns.updates import SINK_UPDATES
+from solvent.passes.patterns.window_chains import WINDOW_CHAINS
 from solvent.passes.patterns._samples import unary_chain
 
 SHAPES = [(0, 3), (1, 1), (3, 5), (4, 2)]
@@ -62,7 +63,7 @@ def _same(a, b):
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("pattern", ALL + GRADIENT_ONLY + SINK_UPDATES, ids=lambda p: p.name)
+@pytest.mark.parametrize("pattern", ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS, ids=lambda p: p.name)
 def test_pattern_fires_and_keeps_results(pattern, shape):
     assert pattern.doc and pattern.sample is not None, f"{pattern.name}: identity and sample"
     fired, results = validate(pattern, shape)
@@ -91,7 +92,7 @@ def test_a_wrong_pattern_is_caught():
 
 def test_pattern_names_are_unique_and_rows_compose():
     from solvent.passes.patterns import ALGEBRA, MASKS, PRODUCTS, SHAPES as SH
-    names = [p.name for p in ALL + GRADIENT_ONLY + SINK_UPDATES]
+    names = [p.name for p in ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS]
     assert len(names) == len(set(names)) and ALL == ALGEBRA + SH + PRODUCTS + MASKS
 
 
