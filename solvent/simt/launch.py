@@ -296,10 +296,12 @@ class Lowered:
         return [n for n in self.notes if not n.kept]
 
 
-def lower(py, config: Config, args, regroup: bool = True, on_ir: bool = True) -> Lowered:
+def lower(py, config: Config, args, regroup: bool = True, on_ir: bool = True,
+          reorder: bool = True) -> Lowered:
     """The kernel ``py`` lowered for ``config`` and the arguments' types. ``on_ir``: lower
     its barriers on the IR (nest.py, passes/lower_barriers.py) where that path takes the
-    kernel; False: on the AST (fission.py) always."""
+    kernel; False: on the AST (fission.py) always. ``reorder``: coalesce.py may put the
+    threads innermost (that form is lowered on the AST)."""
     rewritten, src = rewrite_kernel(py, config)
     tree = src.tree
     params = [a.arg for a in tree.args.args]
@@ -334,7 +336,7 @@ def lower(py, config: Config, args, regroup: bool = True, on_ir: bool = True) ->
         why += "; " + privatize.describe(private, n_groups)
     else:
         private, n_groups = {}, 0
-    if not (private or rewritten.atomic_targets or rewritten.device_atomics):
+    if reorder and not (private or rewritten.atomic_targets or rewritten.device_atomics):
         trial, lines = coalesce(copy.deepcopy(body), param_arrays | shared, vary, inj, config,
                                 src.line_offset)
         wider = _regrouped(config, rewritten, body, params, args_of) if lines and regroup \
