@@ -179,10 +179,15 @@ class Launch:
                         "elements) in the loops at line " + ", ".join(map(str, low.coalesced)))
         if low.flat is None:
             head.append(f"# barriers lowered on: {low.path}")
-        head.append("# kept per thread across barriers: " +
-                    (", ".join(sorted(low.spills - low.uniform)) or "nothing"))
-        head.append("# kept once per block (the same in every thread): " +
-                    (", ".join(sorted(low.uniform)) or "nothing"))
+        if low.path.startswith("IR"):
+            head.append("# kept per thread across barriers: the buffers lower_barriers "
+                        "allocates (## after lower_barriers below); values the same in every "
+                        "thread are carried at block level")
+        else:
+            head.append("# kept per thread across barriers: " +
+                        (", ".join(sorted(low.spills - low.uniform)) or "nothing"))
+            head.append("# kept once per block (the same in every thread): " +
+                        (", ".join(sorted(low.uniform)) or "nothing"))
         head.append("\n## lowered kernel (plain Python over blocks and threads)\n")
         head.append(low.source)
         return "\n".join(head) + "\n" + low.jit_for(self.backend).explain(*args)

@@ -10,10 +10,11 @@ in a loop over the grid's blocks and a nest of loops over the block's threads, i
                 R0; __simt_barrier(); R1        ...; simt.barrier; ...
 
 The barriers are then lowered on the IR by passes/lower_barriers.py (fission, interchange
-of the ``for``/``if`` holding them with the thread nest, values kept per thread in buffers),
-instead of on the Python AST (fission.py). A kernel this path cannot take yet (a ``return``,
-a ``while`` around a barrier, a value it cannot keep per thread) keeps fission.py's lowering:
-launch.py falls back and ``explain`` says which path ran.
+of the ``for``/``while``/``if`` holding them with the thread nest, values kept per thread in
+buffers), instead of on the Python AST (fission.py). A kernel this path cannot take yet (a
+``return``, a ``while`` whose condition is not known to be the same in every thread, a value
+it cannot keep per thread) keeps fission.py's lowering: launch.py falls back and ``explain``
+says which path ran.
 
 Identity: the nest runs every thread's code once per block; with the barriers lowered, every
 thread finishes the code before a barrier before any thread runs the code after it.
@@ -35,11 +36,10 @@ def refusal(body: list) -> str | None:
         for n in ast.walk(s):
             if isinstance(n, ast.Return):
                 return "a return statement (the AST path keeps a per-thread flag)"
-            if isinstance(n, ast.While) and has_barrier(n):
-                return "a while loop around a barrier"
-            if isinstance(n, (ast.For, ast.If)) and has_barrier(n) and not is_barrier(n):
-                if isinstance(n, ast.For) and n.orelse:
-                    return "a for-else around a barrier"
+            if isinstance(n, (ast.For, ast.While, ast.If)) and has_barrier(n) and \
+                    not is_barrier(n):
+                if isinstance(n, (ast.For, ast.While)) and n.orelse:
+                    return "a loop with an else around a barrier"
                 for m in ast.walk(n):
                     if isinstance(m, (ast.Break, ast.Continue)):
                         return "break/continue in a statement holding a barrier"

@@ -49,12 +49,13 @@ def test_fission_recomputes_index_values():
     fn = LowerBarriers().run(_kernel(in_if=False))
     verify(fn)
     loops = [op for op in fn.body.ops if op.name == "loop.for"]
-    assert [op.attrs["simt"] for op in loops] == ["threads", "threads"]
+    # the first run only computed v = t * 3, which crosses the barrier: recomputed from the
+    # second loop's own index (no buffer), the first loop then does nothing and is dropped
+    assert [op.attrs["simt"] for op in loops] == ["threads"]
     assert not [op for op in fn.walk() if op.name == "simt.barrier"]
-    # v = t * 3 crosses the barrier: recomputed from the second loop's own index, no buffer
     assert not [op for op in fn.body.ops if op.name == "array.alloc"]
-    second = list(loops[1].regions[0].block.walk())
-    assert any(o.name == "tensor.mul" and o.operands[0] is loops[1].regions[0].block.args[0]
+    second = list(loops[0].regions[0].block.walk())
+    assert any(o.name == "tensor.mul" and o.operands[0] is loops[0].regions[0].block.args[0]
                for o in second)
 
 
@@ -82,15 +83,6 @@ def test_barrier_under_a_thread_dependent_if_is_refused():
     fn = _kernel(in_if=True)
     with pytest.raises(DivergentBarrierError, match="line 5: .*depend on the thread index"):
         LowerBarriers().run(clone_function(fn))
-
-
-def test_barrier_in_a_while_is_refused():
-    fn = _kernel(in_if=True)
-    loop = next(op for op in fn.body.ops if op.name == "loop.for")
-    iff = next(op for op in loop.regions[0].block.ops if op.name == "loop.if")
-    iff.name = "loop.while"   # the refusal looks at the op's name only
-    with pytest.raises(IRError, match="line 5: inside loop.while"):
-        LowerBarriers().run(fn)
 
 
 def test_explain_shows_no_stage_for_a_program_without_barriers():

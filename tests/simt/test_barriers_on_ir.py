@@ -51,6 +51,19 @@ def mirror_if(x, flags, out):
     out[i] = v + tmp[0]
 
 
+def per_thread_while(x, out):
+    # the while's condition reads memory: not known to be the same in every thread
+    sd = cuda.shared.array(8, dtype=float64)
+    tx = cuda.threadIdx.x
+    k = x[0]
+    while k > 0:
+        sd[tx] = k + tx
+        cuda.syncthreads()
+        out[tx] += sd[7 - tx]
+        cuda.syncthreads()
+        k -= 1.0
+
+
 def _mirror_np(x, flags):
     b = x.reshape(-1, 8)
     other = b[:, ::-1] if flags[0] > 0 else -np.roll(b, -1, axis=1)
@@ -126,3 +139,32 @@ def test_barriers_in_a_uniform_if_match_numpy(flag):
                for op in lowered.walk())
     launch(x, flags, out)
     np.testing.assert_allclose(out, _mirror_np(x, flags))
+
+
+def test_halving_while_carries_its_stride_at_block_level():
+    from solvent.corpus_simt import all_cases
+    c = next(c for c in all_cases() if c.name == "reduce_sum")
+    args = list(c.make_args(9, np.random.default_rng(4)))
+    launch = solvent.kernel(c.kernel)[c.config(9)]
+    lowered = _lowered(_ir(launch, args))
+    (loop,) = [op for op in lowered.walk() if op.name == "loop.while"]
+    # s (s //= 2) is the same in every thread: carried by the while at block level, its
+    # condition needs no agreement check, and `if tx < s` runs threads 0 .. min(s, 128)
+    assert loop.results and not [op for op in lowered.walk() if op.name == "error.check"
+                                 and op.attrs["kind"] == "DivergentBarrierError"]
+    bounds = [op.operands[1].owner.name for op in loop.walk() if op.attrs.get("simt")]
+    assert "tensor.min" in bounds
+    ref = [a.copy() for a in args]
+    launch(*args)
+    c.numpy(*ref)
+    np.testing.assert_allclose(args[1], ref[1])
+
+
+def test_while_not_known_the_same_in_every_thread_keeps_the_ast_lowering():
+    x, out = np.array([3.0]), np.zeros(8)
+    launch = solvent.kernel(per_thread_while)[1, 8]
+    path = launch.report(x, out).path
+    assert path.startswith("AST") and "condition of the while" in path
+    launch(x, out)
+    t = np.arange(8)
+    np.testing.assert_allclose(out, sum(k + (7 - t) for k in (3.0, 2.0, 1.0)))
