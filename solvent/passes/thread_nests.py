@@ -46,6 +46,7 @@ class Nest:
     loops: list
     extents: list
     ivs: list
+    start: int = 0   # the outer loop's place in its block: per-thread buffers go there
 
     @staticmethod
     def of(outer: Operation) -> "Nest":
@@ -68,8 +69,7 @@ class Nest:
             if len(inner) != 1 or any(o.regions or not get(o.name).pure for o in rest):
                 break
             loop = inner[0]
-        nest = Nest(outer, loops, extents, ivs)
-        nest.start = outer.parent.ops.index(outer)
+        nest = Nest(outer, loops, extents, ivs, outer.parent.ops.index(outer))
         # the ops between the loops of the nest (constants of its bounds) move into the
         # innermost body: the runs' nests get bounds of their own
         innermost = loops[-1].regions[0].block
