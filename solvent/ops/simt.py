@@ -14,9 +14,10 @@ threads in order past it.
 
 Which implementation runs when: a kernel launched through ``solvent.kernel`` is translated
 as one nest of thread loops per block with its barriers in it (simt/nest.py), and
-passes/lower_barriers.py lowers them (fission; a ``for``/``if`` around a barrier interchanged
-with the thread nest; values kept per thread). Kernels that path does not take yet (a
-``while`` around a barrier, a ``return``, the coalesced forms of simt/coalesce.py) keep the
+passes/lower_barriers.py lowers them (fission; a ``for``/``while``/``if`` around a barrier
+interchanged with the thread nest; values kept per thread). Kernels that path does not take
+yet (a ``return``, a ``while`` whose condition may differ between threads, the coalesced
+forms of simt/coalesce.py, which ran slower there) keep the
 lowering on the Python AST (simt/fission.py), whose IR holds no barrier; ``explain`` says
 which ran. Barrier elimination is still done on the AST (simt/barriers.py) for both.
 """
