@@ -12,12 +12,14 @@ runs it: barrier lowering (passes/lower_barriers.py, loop fission at the barrier
 pipeline) removes it, and the interpreter refuses one it meets instead of running the
 threads in order past it.
 
-Which implementation runs when: kernels launched through ``solvent.kernel`` still have their
-barriers eliminated and lowered on the Python AST (simt/barriers.py, simt/fission.py)
-before translation, so their IR holds no barrier (only the loop roles) and lower_barriers
-does nothing there; it lowers IR that holds barriers, which today only tests build. Moving
-the translator to emit one thread loop with barriers, and elimination and interchange to IR
-passes, is the rest of issue 13.
+Which implementation runs when: a kernel launched through ``solvent.kernel`` is translated
+as one nest of thread loops per block with its barriers in it (simt/nest.py), and
+passes/lower_barriers.py lowers them (fission; a ``for``/``while``/``if`` around a barrier
+interchanged with the thread nest; values kept per thread). Kernels that path does not take
+yet (a ``return``, a ``while`` whose condition may differ between threads, the coalesced
+forms of simt/coalesce.py, which ran slower there) keep the
+lowering on the Python AST (simt/fission.py), whose IR holds no barrier; ``explain`` says
+which ran. Barrier elimination is still done on the AST (simt/barriers.py) for both.
 """
 from __future__ import annotations
 

@@ -25,7 +25,9 @@ from .coalesce import coalesce
 from .fission import NOTE, PARALLEL_ATTR, RET, WEAK, Fission, spill_name
 from .flatten import Flat, flatten
 from . import privatize
-from .intrinsics import (INDEX_NAMES, NUMPY, Config, Rewriter, device_function, numpy_attr,
+from . import nest
+from ..frontend.scopes import assigned_names
+from .intrinsics import (BARRIER, INDEX_NAMES, NUMPY, Config, Rewriter, device_function, numpy_attr,
                          resolver, rewrite_kernel)
 from .source import make_function
 from .translate import KernelTranslator, Notes, ProbeTranslator, Weak
@@ -175,10 +177,17 @@ class Launch:
         if low.coalesced:
             head.append("# threads innermost (coalesced accesses; no thread touches another's "
                         "elements) in the loops at line " + ", ".join(map(str, low.coalesced)))
-        head.append("# kept per thread across barriers: " +
-                    (", ".join(sorted(low.spills - low.uniform)) or "nothing"))
-        head.append("# kept once per block (the same in every thread): " +
-                    (", ".join(sorted(low.uniform)) or "nothing"))
+        if low.flat is None:
+            head.append(f"# barriers lowered on: {low.path}")
+        if low.path.startswith("IR"):
+            head.append("# kept per thread across barriers: the buffers lower_barriers "
+                        "allocates (## after lower_barriers below); values the same in every "
+                        "thread are carried at block level")
+        else:
+            head.append("# kept per thread across barriers: " +
+                        (", ".join(sorted(low.spills - low.uniform)) or "nothing"))
+            head.append("# kept once per block (the same in every thread): " +
+                        (", ".join(sorted(low.uniform)) or "nothing"))
         head.append("\n## lowered kernel (plain Python over blocks and threads)\n")
         head.append(low.source)
         return "\n".join(head) + "\n" + low.jit_for(self.backend).explain(*args)
@@ -267,6 +276,9 @@ class Lowered:
     native_refused: bool = False
     others: dict = field(default_factory=dict)   # backend -> its JitFunction
     regrouped: Config | None = None   # the wider blocks it runs the launch's threads in
+    # which lowering of the barriers ran: on the IR (nest.py + passes/lower_barriers.py) or
+    # on the kernel's AST (fission.py), and why
+    path: str = "AST fission (simt/fission.py)"
 
     def jit_for(self, backend: str | None) -> JitFunction:
         """``jit`` (native) for ``None`` and ``"native"``; for another backend (or None once
@@ -289,7 +301,12 @@ class Lowered:
         return [n for n in self.notes if not n.kept]
 
 
-def lower(py, config: Config, args, regroup: bool = True) -> Lowered:
+def lower(py, config: Config, args, regroup: bool = True, on_ir: bool = True,
+          reorder: bool = True) -> Lowered:
+    """The kernel ``py`` lowered for ``config`` and the arguments' types. ``on_ir``: lower
+    its barriers on the IR (nest.py, passes/lower_barriers.py) where that path takes the
+    kernel; False: on the AST (fission.py) always. ``reorder``: coalesce.py may put the
+    threads innermost (that form is lowered on the AST)."""
     rewritten, src = rewrite_kernel(py, config)
     tree = src.tree
     params = [a.arg for a in tree.args.args]
@@ -324,13 +341,13 @@ def lower(py, config: Config, args, regroup: bool = True) -> Lowered:
         why += "; " + privatize.describe(private, n_groups)
     else:
         private, n_groups = {}, 0
-    if not (private or rewritten.atomic_targets or rewritten.device_atomics):
+    if reorder and not (private or rewritten.atomic_targets or rewritten.device_atomics):
         trial, lines = coalesce(copy.deepcopy(body), param_arrays | shared, vary, inj, config,
                                 src.line_offset)
         wider = _regrouped(config, rewritten, body, params, args_of) if lines and regroup \
             else None
         if wider is not None:
-            low = lower(py, wider, args, regroup=False)
+            low = lower(py, wider, args, regroup=False, on_ir=on_ir)
             if low.coalesced:
                 low.regrouped = wider
                 return low
@@ -353,8 +370,48 @@ def lower(py, config: Config, args, regroup: bool = True) -> Lowered:
     flat = _lower_flat(py, src, rewritten, body, config, params, args_of, notes, private)
     if flat is not None:
         return flat
-    return _lower_blocks(py, src, rewritten, body, config, params, vary, loc, args, parallel,
-                         why, private, n_groups, notes)
+    ir = _lower_on_ir(py, src, rewritten, body, config, params, vary, loc, args,
+                      parallel, why, private, n_groups, notes) if on_ir else "not asked for"
+    if isinstance(ir, Lowered):
+        return ir
+    low = _lower_blocks(py, src, rewritten, body, config, params, vary, loc, args, parallel,
+                        why, private, n_groups, notes)
+    low.path = f"AST fission (simt/fission.py): the IR path did not take it: {ir}"
+    return low
+
+
+def _lower_on_ir(py, src, rewritten, body, config, params, vary, loc, args, parallel, why,
+                 private, n_groups, notes) -> "Lowered | str":
+    """The kernel as one thread nest per block with its barriers in the IR (nest.py), lowered
+    by passes/lower_barriers.py; or why that path does not take it (a string)."""
+    from ..ir.registry import IRError
+    from ..errors import DivergentBarrierError
+    from .translate import Barrier
+    why_not = nest.refusal(body)
+    if why_not is None and set(assigned_names(body)) & set(params):
+        why_not = "a parameter reassigned by the threads"
+    if why_not is not None:
+        return why_not
+    # a barrier under a thread-dependent condition: the AST's check names the variables
+    # (the IR pass refuses it too, by line)
+    Fission(copy.deepcopy(body), config, params, vary, loc, [])
+    tree = src.tree
+    args_of = dict(zip(params, args))
+    code = nest.block_code(config, rewritten, privatize.rename(copy.deepcopy(body), private),
+                           parallel, n_groups, tree)
+    if private:
+        code = privatize.prologue(private, args_of, n_groups, tree) + code + \
+            privatize.epilogue(private, tree)
+    jf, text = _compile(py, src, tree, code, rewritten, Weak(()), barrier=Barrier())
+    try:
+        jf.compile(list(args))
+    except DivergentBarrierError:
+        raise
+    except (IRError, UnsupportedError) as e:
+        return str(e).splitlines()[0]
+    low = Lowered(jf, text, notes, parallel, why, set(), set())
+    low.path = "IR (simt.barrier lowered by passes/lower_barriers.py)"
+    return low
 
 
 REGROUP_THREADS = 2048   # at most this many threads along x in a block made of several
@@ -436,7 +493,7 @@ def _lower_blocks(py, src, rewritten, body, config, params, vary, loc, args, par
     return Lowered(jf, text, notes, parallel, why, spills, fis.uniform)
 
 
-def _compile(py, src, tree, code, rewritten, weak: Weak, flat: bool = False):
+def _compile(py, src, tree, code, rewritten, weak: Weak, flat: bool = False, barrier=None):
     """(the JitFunction of the lowered kernel ``code``, its source text). On native, a
     flattened kernel's loops stay loops (run in place, the outermost on the thread pool)
     and other kernels' loops are raised only where no gather is needed: measured with
@@ -451,6 +508,8 @@ def _compile(py, src, tree, code, rewritten, weak: Weak, flat: bool = False):
     extras.update(rewritten.extras)
     extras[NUMPY] = np
     extras[WEAK] = weak
+    if barrier is not None:
+        extras[BARRIER] = barrier
     fn = make_function(new, src, py.__globals__, extras)
     fn.solvent_translator = KernelTranslator  # when a solvent.jit function launches it
     passes = {"raise_loops": {"enabled": False} if flat else {"gathers": False}}

@@ -7,7 +7,8 @@
 - integer arithmetic wraps at 64 bits, unchecked (frontend/python_ints.py checks Python's);
 - the block loop's ``loop.for`` carries ``disjoint=true`` when blocks cannot conflict;
 - the loops fission.py made over blocks and over threads say so: ``simt = "blocks"`` /
-  ``simt = "threads"`` (ops/simt.py), the kernel's parallel structure in the IR.
+  ``simt = "threads"`` (ops/simt.py), the kernel's parallel structure in the IR;
+- on the IR path (nest.py) ``__simt_barrier()`` (a ``Barrier``) is the op ``simt.barrier``.
 """
 from __future__ import annotations
 
@@ -32,8 +33,16 @@ class Weak:
         self.names = frozenset(names)
 
 
+class Barrier:
+    """``cuda.syncthreads()`` on the IR path: the translator emits ``simt.barrier``."""
+
+
 class KernelTranslator(Translator):
     def call_function(self, fn, args, kwargs, node):
+        if isinstance(fn, Barrier):
+            line = self.b.loc.line if self.b.loc is not None else 0
+            self.b.create("simt.barrier", [], {"line": line})
+            return Const(None)
         if isinstance(fn, Notes):
             name, value = args
             t = self.tensor(value)

@@ -45,12 +45,31 @@ def _kernel(in_if: bool) -> Function:
     return fn
 
 
-def test_fission_keeps_values_per_thread():
+def test_fission_recomputes_index_values():
     fn = LowerBarriers().run(_kernel(in_if=False))
     verify(fn)
     loops = [op for op in fn.body.ops if op.name == "loop.for"]
-    assert [op.attrs["simt"] for op in loops] == ["threads", "threads"]
+    # the first run only computed v = t * 3, which crosses the barrier: recomputed from the
+    # second loop's own index (no buffer), the first loop then does nothing and is dropped
+    assert [op.attrs["simt"] for op in loops] == ["threads"]
     assert not [op for op in fn.walk() if op.name == "simt.barrier"]
+    assert not [op for op in fn.body.ops if op.name == "array.alloc"]
+    second = list(loops[0].regions[0].block.walk())
+    assert any(o.name == "tensor.mul" and o.operands[0] is loops[0].regions[0].block.args[0]
+               for o in second)
+
+
+def test_fission_keeps_values_read_from_memory_per_thread():
+    fn = _kernel(in_if=False)
+    loop = next(op for op in fn.body.ops if op.name == "loop.for")
+    body = loop.regions[0].block
+    mul = body.ops[1]   # v = t * 3 -> v = x[t] * 3
+    b = Builder(body)
+    with b.before(mul):
+        mul.operands[0] = b.one("array.read", fn.args[0], body.args[0], spec=[["i", 0]])
+    fn = LowerBarriers().run(fn)
+    verify(fn)
+    loops = [op for op in fn.body.ops if op.name == "loop.for"]
     # v crosses the barrier: one buffer of 4, written by the first loop, read by the second
     (alloc,) = [op for op in fn.body.ops if op.name == "array.alloc"]
     assert alloc.result.type == RefType((4,), "i64")
@@ -59,9 +78,10 @@ def test_fission_keeps_values_per_thread():
     assert any(o.name == "array.read" and o.operands[0] is alloc.result for o in second)
 
 
-def test_barrier_under_control_flow_is_refused():
+def test_barrier_under_a_thread_dependent_if_is_refused():
+    from solvent.errors import DivergentBarrierError
     fn = _kernel(in_if=True)
-    with pytest.raises(IRError, match="line 5: inside control flow"):
+    with pytest.raises(DivergentBarrierError, match="line 5: .*depend on the thread index"):
         LowerBarriers().run(clone_function(fn))
 
 

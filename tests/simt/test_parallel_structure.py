@@ -26,13 +26,22 @@ def _loops(block, role):
 
 
 def test_block_loop_holds_the_thread_loops(reduce_sum_ir):
+    from solvent.ir.core import clone_function
+    from solvent.passes.lower_barriers import LowerBarriers
     (blocks,) = _loops(reduce_sum_ir.body, "blocks")
+    # as translated: one loop over the block's threads holding the halving loop and its
+    # barrier (the one barrier reduce_sum keeps, the last of that loop's body)
+    (threads,) = [op for op in blocks.regions[0].block.walk() if op.attrs.get(ROLE) == "threads"]
+    assert [op for op in threads.walk() if op.name == "simt.barrier"]
+    lowered = LowerBarriers().run(clone_function(reduce_sum_ir))
+    verify(lowered)
+    (blocks,) = _loops(lowered.body, "blocks")
     inner = [op for op in blocks.regions[0].block.walk() if op.attrs.get(ROLE) == "threads"]
-    # reduce_sum keeps one barrier, the last of its halving loop's body: thread loops
-    # before the loop, in its body and after it (the loop runs once per block)
+    # thread loops before the halving loop, in its body and after it (the loop runs once
+    # per block, its s carried at block level)
     assert len(inner) == 3
     assert any(op.name == "loop.while" for op in blocks.regions[0].block.ops)
-    assert not [op for op in reduce_sum_ir.walk() if op.name == "simt.barrier"]
+    assert not [op for op in lowered.walk() if op.name == "simt.barrier"]
 
 
 def test_barrier_only_inside_a_thread_loop(reduce_sum_ir):
