@@ -23,7 +23,7 @@ from ...ir.types import TensorType, np_dtype
 from . import (rules_complex, rules_control, rules_dynamic, rules_elementwise, rules_index,
                rules_io, rules_lapack, rules_linalg, rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
-from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
+from .context import ERR_CHECK, ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import chain_values, error_slots
 from .errors_first import sink_writebacks
@@ -273,7 +273,7 @@ class NativeExecutable:
             for a, saved in backups:   # the caller's arrays as they were
                 np.copyto(a, saved)
             if failed:
-                raise _error(err, self.locs)
+                raise _error(err, self.locs, self._errors)
             from ...runtime.jit import raise_if_failed
             raise_if_failed(self._errors, arrays[self._code[0]], arrays[self._code[1]])
         if self._plain_rets is not None and not own:   # fresh arrays, each once
@@ -386,8 +386,14 @@ def _take(record, dt, owned: dict):
     return owned[address].view(dt).reshape(shape).copy()
 
 
-def _error(err, locs):
+def _error(err, locs, errors=()):
+    """The exception of a failed call's error record (``errors``: the function's checks as
+    values, for a record of kind ``ERR_CHECK``: a parallel chunk's, error_exit.py)."""
     loc_id, index, axis, size, kind = (int(x) for x in err)
+    if kind == ERR_CHECK:
+        from ...runtime.jit import KINDS
+        name, message, where = errors[size - 1]
+        return KINDS[name](error_text(message, index, where))
     loc = locs[loc_id] if 0 <= loc_id < len(locs) else None
     if kind == ERR_INDEX:   # the same words, with the line first, as every backend's checks
         return IndexError(error_text(

@@ -29,6 +29,9 @@ PRIVATE_STACK_BYTES = 1 << 16
 ERR_INDEX = 0
 ERR_ZERO_STEP = 1
 ERR_MEMORY = 2
+# a check that became a value failed (passes/checks_to_values): the record holds its code
+# and payload (error_exit.return_if_failed in a parallel chunk, which has no result slots)
+ERR_CHECK = 3
 
 
 def _bytes(dtype: str) -> int:
@@ -104,7 +107,8 @@ class Ctx:
         self._exit = None
         self._rc = None
         # error_exit.py: loops carrying the function's error code and payload, and the
-        # buffers of those two results (None: the function has no checks as values)
+        # buffers of those two results (None: the function has no checks as values;
+        # error_exit.IN_RECORD in a parallel chunk: a failure goes to the error record)
         self.error_slots: dict = {}
         self.error_ret = None
         self.err_chain: dict = {}   # error_exit.chain_values: code/payload values
@@ -416,9 +420,9 @@ class Ctx:
     def prior_code(self):
         """The register of the error code threaded through the program (passes/
         checks_to_values) at the point being lowered, or None where it is not followed
-        (a parallel chunk, no checks)."""
+        (no checks as values, or not this chain)."""
         code, payload = self.cur_err
-        if self.tid is None and self.error_ret is not None and isinstance(code, ir.Value) \
+        if self.error_ret is not None and isinstance(code, ir.Value) \
                 and isinstance(payload, ir.Value):
             return code
         return None

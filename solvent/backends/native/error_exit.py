@@ -16,6 +16,20 @@ carries the function's code and payload instead
 others are left as they are, and the function ends normally; the executable raises from the
 code before it reads any other result (backend.NativeExecutable).
 
+In the chunk function of a parallel loop (rules_parallel.py) the same holds, for the
+parallel loop itself and the loops in its body: the chunk starts from its code (chunk 0 from
+the loop's init, the others from 0) and returns at once when it is nonzero; the body takes
+code and payload as 0; at a nonzero code the chunk stops, storing code and payload into the
+error record (kind ``ERR_CHECK``) as a failed native check does (``Ctx.fail_if``), and
+returns 1. Every chunk then stops at its own first failure, checks as values and native
+checks alike, and threads.py reports the lowest failing chunk's record: the first failure
+in iteration order. A native check made after a check as value failed in the same chunk
+defers to it (``Ctx.prior_code``), as in a sequential loop. Before, a chunk carried the
+code as a value and went on, so a native check of a later iteration (or a later chunk)
+stopped the program with its own error: ``out[i] = B[i] + A[row, 0]`` with ``row`` out of
+bounds and ``B`` shorter than ``out`` reported B's index at i = len(B), where NumPy reports
+``row`` at i = 0.
+
 Identity: a failed check sets the code only while it is 0 (the first failure wins, as
 Python stops there) and the payload only with it, so while the loop runs the code it carries
 in is 0 exactly when the payload is, and once the code is nonzero every later result is
@@ -103,15 +117,20 @@ def chain_values(fn: Function) -> dict:
     return out
 
 
+# ``Ctx.error_ret`` of a parallel chunk: a failure is stored in the error record
+IN_RECORD = "in the error record"
+
+
 def applies(op: Operation, ctx) -> tuple | None:
     """(code index, payload index) when ``op`` is lowered with early returns, else None."""
-    if ctx.tid is not None or ctx.error_ret is None:
+    if ctx.error_ret is None:
         return None
     return ctx.error_slots.get(op)
 
 
 def return_if_failed(ctx, code, payload, value=None) -> None:
-    """Emit: if ``code`` != 0, store it and ``payload`` as the last two results and return.
+    """Emit: if ``code`` != 0, store it and ``payload`` as the last two results and return
+    (in a parallel chunk: into the error record, and return 1).
     ``value``: the IR value lowered to ``code``, when known (see ``failed_condition``)."""
     b = ctx.b
     if isinstance(code, ir.Constant) and code.constant == 0:
@@ -124,10 +143,19 @@ def return_if_failed(ctx, code, payload, value=None) -> None:
     br = b.cbranch(failed, bad, ok)
     br.set_weights([1, 1 << 20])
     b.position_at_end(bad)
-    code_ref, payload_ref = ctx.error_ret
-    ctx.store(code_ref, [], code)
-    ctx.store(payload_ref, [], payload)
-    ctx.leave(0)
+    if ctx.error_ret is IN_RECORD:
+        from .context import ERR_CHECK
+        from .types import I32, I64
+        rec = [ir.Constant(I64, -1), b.sext(payload, I64) if payload.type != I64 else payload,
+               ir.Constant(I64, 0), b.sext(code, I64), ir.Constant(I64, ERR_CHECK)]
+        for k, v in enumerate(rec):
+            b.store(v, b.gep(ctx._err, [ir.Constant(I32, k)]))
+        ctx.leave(1)
+    else:
+        code_ref, payload_ref = ctx.error_ret
+        ctx.store(code_ref, [], code)
+        ctx.store(payload_ref, [], payload)
+        ctx.leave(0)
     b.position_at_end(ok)
 
 
