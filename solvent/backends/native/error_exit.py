@@ -45,7 +45,12 @@ from ...ir.core import Function, Operation
 
 def error_slots(fn: Function) -> dict:
     """``{loop op: (carried index of the code, carried index of the payload)}`` for every
-    loop that carries the code and payload the function returns last."""
+    loop that carries the code and payload the function returns last, traced back from the
+    return through the loops and ifs that carry them and the checks' selects between (a
+    loop followed by a check in the body of an outer loop: spmv_ell_loops' row loop, then
+    the norm's sqrt; without the selects that loop carried the code as a value and its
+    native index checks, deferring to that code, could not fold it: 13.6 -> 6.3 ms per
+    call with raise_loops data_gathers=False, one thread)."""
     slots: dict = {}
     if not fn.errors:
         return slots
@@ -53,7 +58,16 @@ def error_slots(fn: Function) -> dict:
     if len(ret.operands) < 2:
         return slots
 
+    def back(v, kind):
+        # through the selects of the checks after the loop (chain_values' rule): a nonzero
+        # code the loop gives passes them unchanged, with its payload
+        while isinstance(v.owner, Operation) and v.owner.name == "tensor.select" and (
+                kind or getattr(v.owner.operands[1].owner, "name", None) == "tensor.constant"):
+            v = v.owner.operands[2]
+        return v
+
     def trace(code, payload):
+        code, payload = back(code, 0), back(payload, 1)
         op = code.owner
         if not isinstance(op, Operation) or payload.owner is not op:
             return

@@ -11,6 +11,7 @@ pool (4 threads, threshold 0: the threads and threshold are read at run time, so
 serves both), and its IndexError must name NumPy's index, with the caller's arrays
 unchanged."""
 import copy
+import math
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from solvent.backends.native import threads
 
 LOOPS = {"raise_loops": {"enabled": False}, "raise_contractions": {"enabled": False}}
 MODES = {"plain": dict(LOOPS, mark_parallel={"enabled": False}), "parallel": LOOPS,
-         # the native default the task re-enables: such loops stay loops
+         # the native default: loops whose raised form gathers data stay loops
          "no_gathers": {"raise_loops": {"data_gathers": False}}}
 
 
@@ -56,6 +57,14 @@ def invariant_from_iteration_60(out, B, A, row):
         out[i] = B[i] + v
 
 
+def loop_then_check_in_time_loop(out, B, A, row):
+    # the inner loop's code passes through the sqrt's domain check before the outer yield
+    for t in range(2):
+        for i in range(out.size):
+            out[i] = B[i] + A[row, t]
+        out[0] = math.sqrt(out[1])
+
+
 CASES = [
     (invariant_then_varying, lambda row: (np.zeros(4), np.arange(2.0), np.ones((3, 3)), row)),
     (varying_operand_first, lambda row: (np.zeros(4), np.arange(2.0), np.ones((3, 3)), row)),
@@ -65,6 +74,8 @@ CASES = [
      lambda row: (np.zeros((4, 3)), np.ones(2), np.ones((3, 4)), row)),
     (invariant_from_iteration_60,
      lambda row: (np.zeros(200), np.ones(150), np.ones((3, 4)), row)),
+    (loop_then_check_in_time_loop,
+     lambda row: (np.zeros(4), np.arange(2.0), np.ones((3, 3)), row)),
 ]
 
 
