@@ -78,9 +78,11 @@ class NativeBackend(Backend):
                      "raise_loops": {"masked_under_carried": False,
                                      "strided_interchange": False, "data_gathers": False}}
 
-    def __init__(self, opt_level: int = 3, multi_output: bool = True):
+    def __init__(self, opt_level: int = 3, multi_output: bool = True,
+                 check_exits: bool = True):
         self.opt_level = opt_level
         self.multi_output = multi_output   # bufferize.Plan's option
+        self.check_exits = check_exits     # error_exit.exit_at_check (False: at the yield)
 
     def accepts(self, fn: Function) -> tuple[bool, str]:
         for a in fn.args:
@@ -119,7 +121,7 @@ class NativeBackend(Backend):
         t0 = time.perf_counter()
         sink_writebacks(fn)
         plan = Plan(fn, recompute, self.multi_output)
-        module, ctx = lower(fn, plan)
+        module, ctx = lower(fn, plan, self.check_exits)
         text = loop_ids(str(module))
         t1 = time.perf_counter()
         comp = Compiled(text, "solvent_entry", self.opt_level)
@@ -133,12 +135,13 @@ class NativeBackend(Backend):
         return exe
 
 
-def lower(fn: Function, plan: Plan):
+def lower(fn: Function, plan: Plan, check_exits: bool = True):
     module = ir.Module(name=fn.name)
     i8p = ir.PointerType(ir.IntType(8))
     fty = ir.FunctionType(I64, [ir.PointerType(i8p), ir.PointerType(I64)])
     f = ir.Function(module, fty, name="solvent_entry")
     ctx = Ctx(module, f, plan, RULES)
+    ctx.check_exits = check_exits
     b = ctx.b
     for buf in plan.bufs:
         if not buf.dynamic:

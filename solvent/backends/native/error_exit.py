@@ -236,3 +236,33 @@ def _any(b, conds):
     for c in conds[1:]:
         out = b.or_(out, c)
     return out
+
+
+def exit_at_check(ctx, block, pos: int) -> None:
+    """After ``block.ops[pos]`` of the body of a loop lowered with early returns: when that
+    op set the payload (a check's ``select``; checks_to_values sets the code first, then the
+    payload with it), return there if the code is nonzero, and lower what follows with the
+    code as the constant 0 it is on that path.
+
+    The return at the yield is the same test later (nothing after the check can change a
+    nonzero code or its payload, and the runtime discards everything else); here what
+    follows knows the check held. histogram_loops: ``b = math.floor(v)`` checked that
+    ``floor(v)`` is no NaN, no infinity and within int64, and the conversion to int64 kept
+    a clamp (``select(in range, fptosi(...), INT64_MIN)``) because the return on the code
+    came only at the yield, after the bin's update; returning at the check, the same
+    comparisons (CSE'd by LLVM) decide the clamp and it folds away. Not before an op that
+    checks indices itself naming the first bad one (errors_first.refines_later)."""
+    from .errors_first import refines_later
+    op = block.ops[pos]
+    if op.name != "tensor.select" or ctx.err_chain.get(op.results[0]) != 1:
+        return
+    code, payload = ctx.cur_err
+    value = ctx.cur_err_v[0]
+    if not isinstance(code, ir.Value) or isinstance(code, ir.Constant) or \
+            not isinstance(payload, ir.Value) or refines_later(block, pos):
+        return
+    return_if_failed(ctx, code, payload, value=value)
+    # past the return the code is 0 (the payload too, as checks_to_values sets it with the
+    # code, but that order is not checked here: it keeps its register, used only where the
+    # function returns with it)
+    ctx.cur_err[0] = ctx.env[value] = ir.Constant(code.type, 0)

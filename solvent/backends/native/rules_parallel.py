@@ -237,6 +237,7 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
     cc.notes = ctx.notes
     cc.tid = tid
     cc._err = err
+    cc.check_exits = ctx.check_exits
     errs = None
     if ctx.error_ret is not None:   # the chunk stops at its first failure (error_exit.py)
         cc.error_ret, cc.error_slots, cc.err_chain = \
@@ -333,7 +334,7 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
             args.append(cc.buf(op.results[j]) if is_array(v) else
                         _identity(comb[j], v.type.dtype) if errs and j in errs else
                         b.load(slots[j]))
-        term = cc.lower_block(body, args)
+        term = cc.lower_block(body, args, errs is not None)
         if errs is not None:
             error_exit.return_if_failed(cc, *(cc.get(term.operands[k]) for k in errs),
                                         value=term.operands[errs[0]])
