@@ -32,6 +32,9 @@ Choices:
 * ``data-gathers``: native backend, A = loops whose batched form gathers from a shared
   array are raised (``raise_loops`` ``data_gathers=True``), B = as shipped (they stay loops).
   Kernels whose IR it does not change time the same code on both sides.
+* ``check-exits``: native backend, A = a loop lowered with early returns returns on a
+  failed check as value only at its yield (``NativeBackend(check_exits=False)``), B = as
+  shipped (also right after each check: ``solvent/backends/native/error_exit.py``).
 * ``backend``: the automatic choice (``solvent/backends/choice.py``) against each automatic
   backend forced with ``jit(backend=...)``. Columns: each side's ms (``refused`` where the
   backend does not accept the kernel), ``auto/best`` = auto's time over the fastest forced
@@ -101,6 +104,18 @@ def _neighbour_updates_only():
         structural.one_pass_update = shipped
 
 
+@contextlib.contextmanager
+def _native_option(name, value):
+    """The registered native backend with its option ``name`` set to ``value``."""
+    native = get_backend("native")
+    saved = getattr(native, name)
+    setattr(native, name, value)
+    try:
+        yield
+    finally:
+        setattr(native, name, saved)
+
+
 XLA_OPTIONS = {"vector-width", "copy-analysis"}  # the same StableHLO, compiled two ways
 _PLAIN = contextlib.nullcontext
 CHOICES = {
@@ -115,6 +130,9 @@ CHOICES = {
     "data-gathers": [("gathers", _PLAIN, {"backend": "native",
                                           "passes": {"raise_loops": {"data_gathers": True}}}),
                      ("shipped", _PLAIN, {"backend": "native"})],
+    "check-exits": [("at-yield", lambda: _native_option("check_exits", False),
+                     {"backend": "native"}),
+                    ("shipped", _PLAIN, {"backend": "native"})],
     "backend": [("auto", _PLAIN, {})] + [
         (b, _PLAIN, {"backend": b}) for b in available_backends() if get_backend(b).automatic],
 }

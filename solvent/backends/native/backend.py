@@ -23,7 +23,7 @@ from ...ir.types import TensorType, np_dtype
 from . import (rules_complex, rules_control, rules_dynamic, rules_elementwise, rules_index,
                rules_io, rules_lapack, rules_linalg, rules_reduce, rules_sort, rules_structural)
 from .bufferize import Plan, is_array
-from .context import ERR_INDEX, ERR_MEMORY, BufRef, Ctx
+from .context import ERR_CHECK, ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import chain_values, error_slots
 from .errors_first import sink_writebacks
@@ -71,17 +71,18 @@ class NativeBackend(Backend):
     name = "native"
     # a loop whose bounds move with a carried loop stays a scalar loop: native code runs
     # the triangle, the masked batch the whole rectangle (passes/raising/raise_loops.py)
-    # (raise_loops data_gathers=False, keeping loops whose raised form gathers from shared
-    # data, made knapsack_items 1.62x faster, but such a loop then meets a native bug: the
-    # first failing check of a loop with a loop-invariant check after a per-iteration one
-    # is reported from a later iteration; off until that is fixed)
+    # (raise_loops data_gathers=False: a loop whose raised form gathers from data all
+    # iterations share stays a loop; knapsack_items 1.62x faster. Its chunks report the
+    # first failure in program order: error_exit.py)
     pass_defaults = {"version_checks": {"enabled": True},
                      "raise_loops": {"masked_under_carried": False,
-                                     "strided_interchange": False}}
+                                     "strided_interchange": False, "data_gathers": False}}
 
-    def __init__(self, opt_level: int = 3, multi_output: bool = True):
+    def __init__(self, opt_level: int = 3, multi_output: bool = True,
+                 check_exits: bool = True):
         self.opt_level = opt_level
         self.multi_output = multi_output   # bufferize.Plan's option
+        self.check_exits = check_exits     # error_exit.exit_at_check (False: at the yield)
 
     def accepts(self, fn: Function) -> tuple[bool, str]:
         for a in fn.args:
@@ -120,7 +121,7 @@ class NativeBackend(Backend):
         t0 = time.perf_counter()
         sink_writebacks(fn)
         plan = Plan(fn, recompute, self.multi_output)
-        module, ctx = lower(fn, plan)
+        module, ctx = lower(fn, plan, self.check_exits)
         text = loop_ids(str(module))
         t1 = time.perf_counter()
         comp = Compiled(text, "solvent_entry", self.opt_level)
@@ -134,12 +135,13 @@ class NativeBackend(Backend):
         return exe
 
 
-def lower(fn: Function, plan: Plan):
+def lower(fn: Function, plan: Plan, check_exits: bool = True):
     module = ir.Module(name=fn.name)
     i8p = ir.PointerType(ir.IntType(8))
     fty = ir.FunctionType(I64, [ir.PointerType(i8p), ir.PointerType(I64)])
     f = ir.Function(module, fty, name="solvent_entry")
     ctx = Ctx(module, f, plan, RULES)
+    ctx.check_exits = check_exits
     b = ctx.b
     for buf in plan.bufs:
         if not buf.dynamic:
@@ -273,7 +275,7 @@ class NativeExecutable:
             for a, saved in backups:   # the caller's arrays as they were
                 np.copyto(a, saved)
             if failed:
-                raise _error(err, self.locs)
+                raise _error(err, self.locs, self._errors)
             from ...runtime.jit import raise_if_failed
             raise_if_failed(self._errors, arrays[self._code[0]], arrays[self._code[1]])
         if self._plain_rets is not None and not own:   # fresh arrays, each once
@@ -386,8 +388,14 @@ def _take(record, dt, owned: dict):
     return owned[address].view(dt).reshape(shape).copy()
 
 
-def _error(err, locs):
+def _error(err, locs, errors=()):
+    """The exception of a failed call's error record (``errors``: the function's checks as
+    values, for a record of kind ``ERR_CHECK``: a parallel chunk's, error_exit.py)."""
     loc_id, index, axis, size, kind = (int(x) for x in err)
+    if kind == ERR_CHECK:
+        from ...runtime.jit import KINDS
+        name, message, where = errors[size - 1]
+        return KINDS[name](error_text(message, index, where))
     loc = locs[loc_id] if 0 <= loc_id < len(locs) else None
     if kind == ERR_INDEX:   # the same words, with the line first, as every backend's checks
         return IndexError(error_text(

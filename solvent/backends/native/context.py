@@ -29,6 +29,9 @@ PRIVATE_STACK_BYTES = 1 << 16
 ERR_INDEX = 0
 ERR_ZERO_STEP = 1
 ERR_MEMORY = 2
+# a check that became a value failed (passes/checks_to_values): the record holds its code
+# and payload (error_exit.return_if_failed in a parallel chunk, which has no result slots)
+ERR_CHECK = 3
 
 
 def _bytes(dtype: str) -> int:
@@ -104,11 +107,14 @@ class Ctx:
         self._exit = None
         self._rc = None
         # error_exit.py: loops carrying the function's error code and payload, and the
-        # buffers of those two results (None: the function has no checks as values)
+        # buffers of those two results (None: the function has no checks as values;
+        # error_exit.IN_RECORD in a parallel chunk: a failure goes to the error record)
         self.error_slots: dict = {}
         self.error_ret = None
         self.err_chain: dict = {}   # error_exit.chain_values: code/payload values
         self.cur_err = [None, None]  # their registers at the point being lowered
+        self.cur_err_v = [None, None]  # and their IR values
+        self.check_exits = True       # NativeBackend's option (error_exit.exit_at_check)
         # errors_first.py: the function's body (set by ``lower`` when it has checks as
         # values), and whether its code returned before anything was written into a
         # caller's array (None: not applicable; False: not yet, or not so)
@@ -416,9 +422,9 @@ class Ctx:
     def prior_code(self):
         """The register of the error code threaded through the program (passes/
         checks_to_values) at the point being lowered, or None where it is not followed
-        (a parallel chunk, no checks)."""
+        (no checks as values, or not this chain)."""
         code, payload = self.cur_err
-        if self.tid is None and self.error_ret is not None and isinstance(code, ir.Value) \
+        if self.error_ret is not None and isinstance(code, ir.Value) \
                 and isinstance(payload, ir.Value):
             return code
         return None
@@ -474,9 +480,11 @@ class Ctx:
         return b.select(b.icmp_signed(">", k, last), last, k)
 
     # --- blocks -------------------------------------------------------------------------------
-    def lower_block(self, block: Block, args) -> Operation:
-        """Lower every op of ``block`` but its terminator, which is returned."""
-        saved = list(self.cur_err)   # a region's registers end with it
+    def lower_block(self, block: Block, args, exits: bool = False) -> Operation:
+        """Lower every op of ``block`` but its terminator, which is returned. ``exits``: the
+        body of a loop lowered with early returns, which returns at each check as value
+        (error_exit.exit_at_check)."""
+        saved = list(self.cur_err), list(self.cur_err_v)   # a region's end with it
         for a, v in zip(block.args, args):
             self.env[a] = v
             self._follow_error(a, v)
@@ -489,9 +497,12 @@ class Ctx:
                     emit_group(self, group)
             else:
                 self.lower_op(op)
+                if exits and self.check_exits:
+                    from .error_exit import exit_at_check
+                    exit_at_check(self, block, pos)
             if top and all(v in self.env for v in block.ops[-1].operands[-2:]):
                 top = self._return_if_failed(block, pos)
-        self.cur_err = saved
+        self.cur_err, self.cur_err_v = saved
         return block.ops[-1]
 
     def _return_if_failed(self, block: Block, pos: int) -> bool:
@@ -511,6 +522,7 @@ class Ctx:
         k = self.err_chain.get(value)
         if k is not None and isinstance(reg, ir.Value):
             self.cur_err[k] = reg
+            self.cur_err_v[k] = value
 
     def lower_op(self, op: Operation) -> None:
         if op in self.plan.summed:   # a product already summed itself into this buffer

@@ -209,6 +209,6 @@ def _raise_failed(failed, arrays, code, errors, locs):
     ``error.check`` value (see ``NativeExecutable.__call__``)."""
     if failed:
         from .backend import _error
-        raise _error(arrays[-1], locs)
+        raise _error(arrays[-1], locs, errors)
     from ...runtime.jit import raise_if_failed
     raise_if_failed(errors, arrays[code[0]], arrays[code[1]])

@@ -36,7 +36,7 @@ from .bufferize import is_array
 from .rules_elementwise import ELEMENTWISE
 from .context import BufRef, Ctx
 from .types import I64, const, is_float, is_signed, reg_type
-from . import scalar_math
+from . import error_exit, scalar_math
 from . import threads
 
 CHUNK_TYPE = ir.FunctionType(I64, [ir.PointerType(ir.IntType(8)), I64, I64, I64, I64,
@@ -237,6 +237,12 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
     cc.notes = ctx.notes
     cc.tid = tid
     cc._err = err
+    cc.check_exits = ctx.check_exits
+    errs = None
+    if ctx.error_ret is not None:   # the chunk stops at its first failure (error_exit.py)
+        cc.error_ret, cc.error_slots, cc.err_chain = \
+            error_exit.IN_RECORD, ctx.error_slots, ctx.err_chain
+        errs = ctx.error_slots.get(op)
     body = op.regions[0].block
     inits = op.operands[3:]
     iv_t = op.operands[0].type.dtype
@@ -309,6 +315,10 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
         start = init if comb[k] == "last" else b.select(first, init, _identity(comb[k], dt))
         b.store(start, s)
         slots[k] = s
+    if errs is not None:
+        error_exit.return_if_failed(cc, *(b.load(slots[k]) for k in errs))
+        for k in errs:   # 0 past the return: the body takes them as 0
+            b.store(_identity(comb[k], inits[k].type.dtype), slots[k])
     lb, ub = cc.env[op.operands[0]], cc.env[op.operands[1]]
     ivt = reg_type(iv_t)
 
@@ -321,10 +331,16 @@ def _emit_chunk(op, ctx: Ctx, comb, free, step):
             _assume(cc, b.icmp_signed(">=" if step > 0 else "<=", iv, lb))
         args = [iv]
         for j, v in enumerate(inits):
-            args.append(cc.buf(op.results[j]) if is_array(v) else b.load(slots[j]))
-        term = cc.lower_block(body, args)
+            args.append(cc.buf(op.results[j]) if is_array(v) else
+                        _identity(comb[j], v.type.dtype) if errs and j in errs else
+                        b.load(slots[j]))
+        term = cc.lower_block(body, args, errs is not None)
+        if errs is not None:
+            error_exit.return_if_failed(cc, *(cc.get(term.operands[k]) for k in errs),
+                                        value=term.operands[errs[0]])
         for j in scalar_slots:
-            b.store(cc.get(term.operands[j]), slots[j])
+            if not (errs and j in errs):
+                b.store(cc.get(term.operands[j]), slots[j])
     cc.counted_loop(b.sub(hi, lo), iteration)
     for j in scalar_slots:
         dst = b.gep(loaded[("partial", j)], [ir.Constant(I64, 0), cidx])
@@ -406,6 +422,9 @@ def _scalar_step(o) -> bool:
 def _emit_call(op, ctx: Ctx, comb, fn, fields, partials, can_fail, step):
     b = ctx.b
     module = ctx.module
+    errs = error_exit.applies(op, ctx)
+    if errs is not None:   # as a sequential loop's entry (rules_control._enter)
+        error_exit.return_if_failed(ctx, *(ctx.get(op.operands[3 + k]) for k in errs))
     # a carried array whose init stays live after the loop (read again later) starts in a
     # buffer of its own: copy the init there first, as the sequential lowering's _enter does
     # (without it the chunks wrote into the init's buffer and the result's stayed as it was)

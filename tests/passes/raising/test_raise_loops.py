@@ -376,8 +376,7 @@ def test_strided_interchange_option(strided):
 
 
 def test_data_gathers_false_keeps_loops_that_gather_data():
-    """``data_gathers=False`` (an option; not the native default while a native bug in
-    loops it keeps stands, see NativeBackend.pass_defaults) leaves a loop whose batched
+    """``data_gathers=False`` (the native backend's default) leaves a loop whose batched
     form gathers from an array all iterations share (knapsack's ``best[i, c - wt]``) as a
     loop, with the option named in the reason; as shipped elsewhere it raises. Both agree
     with NumPy."""
@@ -393,4 +392,4 @@ def test_data_gathers_false_keeps_loops_that_gather_data():
         assert any("loop c: raised" in r for r in c.fn.raised) is raised
         assert raised or any("data_gathers=False" in why for why in c.fn.not_raised.values())
         assert f(*args) == want
-    assert NativeBackend.pass_defaults["raise_loops"].get("data_gathers", True) is True
+    assert NativeBackend.pass_defaults["raise_loops"]["data_gathers"] is False
