@@ -185,8 +185,12 @@ def _time_sides(fs, args, repeat, stat):
 
 
 def _ab_row(k, sides, args, a):
-    (fa, oa, ha), (fb, ob, hb) = (_compiled(k.func, ctx, args, kw, True)
-                                  for _, ctx, kw in sides)
+    try:
+        (fa, oa, ha), (fb, ob, hb) = (_compiled(k.func, ctx, args, kw, True)
+                                      for _, ctx, kw in sides)
+    except solvent.UnsupportedError as e:   # a side's backend refuses it: say so, go on
+        print(f"{k.name:22s}  refused: {str(e).splitlines()[0][:90]}", flush=True)
+        return
     assert _same(oa, ob), f"{k.name}: the two sides disagree"
     ta, tb = _time_sides([fa, fb], args, a.repeat, a.stat)
     same = "  same code: the ratio is noise" if ha == hb and \
