@@ -18,6 +18,8 @@ as NumPy's do:
   divides each part by ``|br|`` = 0), else the mirrored formula (a nan divisor takes it);
 - ``abs`` is NumPy's vectorized ``larger * sqrt(1 + (smaller/larger)**2)`` (``absolute``),
   ``==`` compares both parts;
+- ``exp log sqrt sin cos tan sinh cosh tanh`` call the C library's ``cexp``... (``cexpf``...
+  for complex64), which is what NumPy calls: the same bits, special values included;
 - ``astype``: a real value is ``(x, 0)``; a complex value to a real dtype keeps the real part
   (NumPy warns), to bool is ``re != 0 or im != 0``.
 
@@ -155,7 +157,43 @@ def isfinite(ctx, dt, a):
     return ctx.b.and_(f(ctx, part(dt), re), f(ctx, part(dt), im))
 
 
+def _c_library(name):
+    """NumPy's complex ``name`` where it is the C library's ``c<name>`` (NumPy's npy_c<name>
+    calls the platform's function wherever it has one): the same call gives NumPy's bits,
+    special values included. The C ABI on x86-64 and AArch64: a ``double complex`` travels as
+    two doubles and comes back as a pair of them (LLVM's ``{double, double}``), a ``float
+    complex`` as one ``<2 x float>`` register."""
+    def rule(ctx, dt, a):
+        b = ctx.b
+        m = ctx.module
+        if dt == "c128":
+            sym = "c" + name
+            f64 = ir.DoubleType()
+            if sym not in m.globals:
+                ir.Function(m, ir.FunctionType(ir.LiteralStructType([f64, f64]), [f64, f64]),
+                            name=sym)
+            re, im = _parts(ctx, a)
+            r = b.call(m.globals[sym], [re, im])
+            return pack(ctx, dt, b.extract_value(r, 0), b.extract_value(r, 1))
+        sym, vt = "c" + name + "f", ir.VectorType(ir.FloatType(), 2)
+        if sym not in m.globals:
+            ir.Function(m, ir.FunctionType(vt, [vt]), name=sym)
+        re, im = _parts(ctx, a)
+        i32 = ir.IntType(32)
+        v = b.insert_element(b.insert_element(ir.Constant(vt, ir.Undefined), re,
+                                              ir.Constant(i32, 0)), im, ir.Constant(i32, 1))
+        r = b.call(m.globals[sym], [v])
+        return pack(ctx, dt, b.extract_element(r, ir.Constant(i32, 0)),
+                    b.extract_element(r, ir.Constant(i32, 1)))
+    return rule
+
+
+# NumPy takes these from the C library (asin/acos/atan and their h forms it computes itself
+# on glibc builds older than 2.18, as manylinux wheels are: not here)
+C_LIBRARY = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh")
+
 UNARY = {
+    **{f: _c_library(f) for f in C_LIBRARY},
     "neg": neg, "conj": conj, "abs": absolute,
     "real": lambda ctx, dt, a: ctx.b.extract_value(a, 0),
     "imag": lambda ctx, dt, a: ctx.b.extract_value(a, 1),

@@ -87,10 +87,10 @@ def test_accepts_refuses_an_op_without_rule_naming_it_and_its_line():
 
 def test_accepts_refuses_complex_values_of_ops_without_a_complex_rule():
     def cplx(x):
-        return np.exp(x * 2)
+        return np.arcsin(x * 2)    # NumPy's own algorithm, not the C library's casin
     fn = solvent.jit(cplx).compile((np.ones(3, dtype=np.complex128),)).fn
     ok, reason = NativeBackend().accepts(fn)
-    assert not ok and "tensor.exp" in reason and "complex" in reason
+    assert not ok and "tensor.arcsin" in reason and "complex" in reason
 
 
 def test_describe_names_the_backend():
