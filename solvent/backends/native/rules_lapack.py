@@ -115,6 +115,19 @@ def _transposed_copy(ctx, dst: BufRef, src, rows, cols, lead=()):
         dst, [idx[1], idx[0]], ctx.element(src, list(lead) + [idx[0], idx[1]])))
 
 
+def _from_fortran(ctx, dst: BufRef, src: BufRef, rows, cols, keep=None):
+    """``dst[i, j] = src[j, i]`` (the column-major ``rows x cols`` matrix ``src`` into the
+    row-major ``dst``); zero where ``keep(i, j)`` (registers -> i1) is false."""
+    zero = const(dst.dtype, 0)
+
+    def put(idx):
+        v = ctx.load(src, [idx[1], idx[0]])
+        if keep is not None:
+            v = ctx.b.select(keep(idx[0], idx[1]), v, zero)
+        ctx.store(dst, idx, v)
+    ctx.loop_nest((rows, cols), put)
+
+
 def _fill(ctx, dst: BufRef, rows, cols, value):
     c = const(dst.dtype, value)
     ctx.loop_nest((rows, cols), lambda idx: ctx.store(dst, idx, c))
@@ -369,13 +382,11 @@ def _eigh(op, ctx):
     def one(q):
         w = BufRef(b.gep(w_out.ptr, [b.mul(q, ir.Constant(I64, n))]), (1, n), dt)
         v = _view(ctx, v_out, q, n, n)
-        lead = list(_unflatten(ctx, q, batch))
-        ctx.loop_nest((n, n), lambda idx: ctx.store(work, [idx[1], idx[0]],
-                                                    ctx.element(a, lead + idx)))
+        _transposed_copy(ctx, work, a, n, n, _unflatten(ctx, q, batch))
         b.call(syevd, [call.char("V"), uplo, call.int(n), work.ptr, call.int(max(1, n)),
                        w.ptr, rwork.ptr, call.int(lwork), iwork.ptr, call.int(liwork),
                        call.info])
-        ctx.loop_nest((n, n), lambda idx: ctx.store(v, idx, ctx.load(work, [idx[1], idx[0]])))
+        _from_fortran(ctx, v, work, n, n)
         _nan_if(ctx, call, w, 1, n)
         _nan_if(ctx, call, v, n, n)
     _batches(ctx, op, shape, one)
@@ -383,26 +394,6 @@ def _eigh(op, ctx):
 
 
 # --- svd and qr -------------------------------------------------------------------------------
-def _fortran_copy(ctx, work: BufRef, a, lead, m, n):
-    """``a[lead..., :, :]`` (m x n, row-major) into ``work`` (n x m row-major): ``a`` itself
-    read as column-major with leading dimension m, the layout NumPy hands to LAPACK."""
-    ctx.loop_nest((m, n), lambda idx: ctx.store(work, [idx[1], idx[0]],
-                                                ctx.element(a, lead + idx)))
-
-
-def _from_fortran(ctx, dst: BufRef, src: BufRef, rows, cols, keep=None):
-    """``dst[i, j] = src[j, i]`` (the column-major ``rows x cols`` matrix ``src`` into the
-    row-major ``dst``); zero where ``keep(i, j)`` (registers -> i1) is false."""
-    zero = const(dst.dtype, 0)
-
-    def put(idx):
-        v = ctx.load(src, [idx[1], idx[0]])
-        if keep is not None:
-            v = ctx.b.select(keep(idx[0], idx[1]), v, zero)
-        ctx.store(dst, idx, v)
-    ctx.loop_nest((rows, cols), put)
-
-
 def _svd(op, ctx):
     """numpy.linalg.svd: gesdd on ``a`` in the column-major layout NumPy hands to LAPACK
     (JOBZ 'A' for full_matrices, 'S' reduced, 'N' for the values alone), so the singular
@@ -432,7 +423,7 @@ def _svd(op, ctx):
 
     def one(q):
         s = BufRef(b.gep(s_out.ptr, [b.mul(q, ir.Constant(I64, k))]), (1, k), s_out.dtype)
-        _fortran_copy(ctx, work, a, list(_unflatten(ctx, q, batch)), m, n)
+        _transposed_copy(ctx, work, a, m, n, _unflatten(ctx, q, batch))   # NumPy's layout
         b.call(gesdd, [call.char("N" if not uv else "A" if full else "S"), call.int(m),
                        call.int(n), work.ptr, call.int(m), s.ptr, ucol.ptr, call.int(m),
                        vtcol.ptr, call.int(nv if uv else 1), rwork.ptr, call.int(lwork),
@@ -470,7 +461,7 @@ def _qr(op, ctx):
     b = ctx.b
 
     def one(q):
-        _fortran_copy(ctx, work, a, list(_unflatten(ctx, q, batch)), m, n)
+        _transposed_copy(ctx, work, a, m, n, _unflatten(ctx, q, batch))   # NumPy's layout
         b.call(geqrf, [call.int(m), call.int(n), work.ptr, call.int(m), tau.ptr, rwork.ptr,
                        call.int(lwork), call.info])
         r = _view(ctx, r_out, q, k, n)
