@@ -165,24 +165,19 @@ def _c_library(name):
     complex`` as one ``<2 x float>`` register."""
     def rule(ctx, dt, a):
         b = ctx.b
-        m = ctx.module
-        if dt == "c128":
-            sym = "c" + name
-            f64 = ir.DoubleType()
-            if sym not in m.globals:
-                ir.Function(m, ir.FunctionType(ir.LiteralStructType([f64, f64]), [f64, f64]),
-                            name=sym)
-            re, im = _parts(ctx, a)
-            r = b.call(m.globals[sym], [re, im])
-            return pack(ctx, dt, b.extract_value(r, 0), b.extract_value(r, 1))
-        sym, vt = "c" + name + "f", ir.VectorType(ir.FloatType(), 2)
-        if sym not in m.globals:
-            ir.Function(m, ir.FunctionType(vt, [vt]), name=sym)
         re, im = _parts(ctx, a)
+        if dt == "c128":
+            f64 = ir.DoubleType()
+            fn = scalar_math._declare(ctx, "c" + name, ir.LiteralStructType([f64, f64]),
+                                      [f64, f64])
+            r = b.call(fn, [re, im])
+            return pack(ctx, dt, b.extract_value(r, 0), b.extract_value(r, 1))
+        vt = ir.VectorType(ir.FloatType(), 2)
+        fn = scalar_math._declare(ctx, "c" + name + "f", vt, [vt])
         i32 = ir.IntType(32)
         v = b.insert_element(b.insert_element(ir.Constant(vt, ir.Undefined), re,
                                               ir.Constant(i32, 0)), im, ir.Constant(i32, 1))
-        r = b.call(m.globals[sym], [v])
+        r = b.call(fn, [v])
         return pack(ctx, dt, b.extract_element(r, ir.Constant(i32, 0)),
                     b.extract_element(r, ir.Constant(i32, 1)))
     return rule
