@@ -2,7 +2,7 @@
 
 Order of work (issue 11): translate with the frontend and optimize with the pass pipeline, as
 ``solvent.jit`` does; differentiate the optimized IR (``transform.vjp_function``); optimize
-the gradient program again (cse, dce, verified); compile it on a backend (XLA first, as
+the gradient program again (``passes.pipeline.GRADIENT_ORDER``, verified); compile it on a backend (XLA first, as
 ``jit`` chooses, or ``backend=``).
 
 Semantics: the *outputs* of a call are its returned values followed by the final values of
@@ -29,21 +29,11 @@ from ..ir.types import TensorType, is_float, np_dtype
 from ..ir.parser import parse_function
 from ..ir.printer import print_function
 from ..ir.verifier import verify
-from ..passes.cse import cse
 from ..passes.dce import dce
-from ..passes.mark_parallel import MarkParallel, clear as clear_parallel
-from ..passes.pipeline import run_pipeline
-from ..passes.late_updates import LateUpdates
-from ..passes.merge_windows import MergeWindows
-from ..passes.sink_updates import SinkUpdates
+from ..passes.pipeline import build_gradient_pipeline, run_pipeline
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
-from ..ir.rewrite import apply_patterns
-from ..passes.patterns.algebra import GRADIENT_ONLY
-from ..passes.patterns.shapes import DOT_OF_TRANSPOSE, SHAPES, TRANSPOSE_DOT
-from .slot_forwarding import forward_slots
 from .transform import DifferentiationError, vjp_function
-from .undo_writes import UndoWrites
 
 
 # trips a while loop's tape holds at first; a run that needs more rebuilds the
@@ -55,11 +45,6 @@ WHILE_CAPACITY = 64
 # gradient reads its adjoints in several sums, and each pass over a written-out adjoint
 # costs more memory traffic than the few flops (poly_clip_f32 375x1125: 2.0 -> 1.0 ms)
 RECOMPUTE = 16
-
-
-# whole-value identities the rules' emission leaves behind (shapes.py states each)
-WHOLE_VALUE = [p for p in SHAPES if p.name in ("update-full", "slice-full", "reshape-reshape",
-                                               "reshape-same")]
 
 
 class Gradient:
@@ -113,30 +98,7 @@ class Gradient:
         self.report: dict = {}  # tape_bytes, checkpointed, while_trips (vjp_function)
         g, self.seeded = vjp_function(self.primal, self.wrt, self.checkpoints, self.report,
                                       while_capacity=capacity)
-        g = forward_slots(g)  # cotangent slots read before they are written
-        # the transposed outer products of dots' rules; a transpose the primal's product
-        # and its rule's both read
-        apply_patterns(g, [TRANSPOSE_DOT, DOT_OF_TRANSPOSE])
-        apply_patterns(g, GRADIENT_ONLY)  # after transpose-dot, which reads outer products
-        # a cotangent accumulated into a zero array over all of it, and reshapes of
-        # reshapes (a row sum's (n, 1) view taken back to (n,)): the value itself, so the
-        # backend's fused loops are not closed by copies of it (gemver: the four sums
-        # over its 500x500 cotangent run in one pass)
-        apply_patterns(g, WHOLE_VALUE)
-        g = SinkUpdates().run(g)  # a cotangent zeroed over a block and added back there
-        # a reverse stencil's updates of shifted windows of one cotangent: one update of
-        # their intersection and thin edge slabs (jacobi_1d: one pass per step, was three)
-        g = MergeWindows().run(g)
-        clear_parallel(g)   # the copies of the primal's loops carry more values (tapes)
-        verify(g, tensor_only=True)
-        g = MarkParallel().run(dce(cse(g)))
-        # last: a window written into an array still read afterwards is written back after
-        # its last read instead of copying the array per trip (cse would fold it back)
-        g = UndoWrites().run(g)
-        # an update of an array read later in its block moves after those reads (the
-        # zeroing of a consumed cotangent window before the merged update reading it)
-        g = LateUpdates().run(g)
-        verify(g, tensor_only=True)
+        g = run_pipeline(g, passes=build_gradient_pipeline())
         self.fn = g
         self.backend, _ = choose_backend(g, self.want_backend)
         self.executable = self._compile(g)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import Value
+from ..ir.rewrite import index_attrs, is_zeros  # noqa: F401 (E.index_attrs, E.is_zeros)
 from ..ir.types import TensorType
 
 
@@ -61,26 +62,6 @@ def slice_(b: Builder, x: Value, dyn: list, spec: list, attrs: dict | None = Non
             and list(op.operands[2:]) == list(dyn) and all(it[0] != "n" for it in spec):
         return op.operands[1]
     return b.create("tensor.slice", [x] + list(dyn), dict(attrs or {"spec": spec})).result
-
-
-def index_attrs(op, spec: list | None = None) -> dict:
-    """Attributes for an access at the slots ``op`` (a slice or update) touches: its spec (or
-    ``spec``), and its ``unchecked`` mark: an access if-conversion or LICM speculated may
-    have an index out of bounds where the program did not make it, and a copy of it (in the
-    forward pass, a tape, a cotangent's read or write) must clamp there as it does, not
-    raise IndexError."""
-    attrs = {"spec": op.attrs["spec"] if spec is None else spec}
-    if op.attrs.get("unchecked"):
-        attrs["unchecked"] = True
-    return attrs
-
-
-def is_zeros(v: Value) -> bool:
-    """``v`` is a zero tensor made by ``zeros``."""
-    op = v.owner
-    if getattr(op, "name", None) == "tensor.broadcast_to":
-        op = op.operands[0].owner
-    return getattr(op, "name", None) == "tensor.constant" and op.attrs["value"] == 0
 
 
 def _sparse(v: Value):

@@ -48,9 +48,10 @@ from ..ir.core import Block, Function, Operation, Region, Value
 from ..ir.registry import _VJPS, get
 from ..ir.types import TensorType, is_complex, is_float
 from ..passes.dce import dce
+from ..passes.mark_parallel import clear as clear_parallel
 from . import emit as E
 from .checkpoint import Schedule, nbytes, snapshots
-from .forwarding import forwarded_read
+from ..analysis.forwarding import forwarded_read
 from .prune import drop_dead_carries, prune_tapes
 from .read_caching import state_reads, tape_bytes
 from .rules_complex import COMPLEX_RULES
@@ -1072,6 +1073,9 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
         report["tables"] = [arr for _, arr in t.table_values]
         report["while_trips"] = len(t.while_trips)
         report["recomputed_loops"] = t.recomputed
+    # the copies of the primal's loops carry more values (tapes) than their parallel marks
+    # were for: none is kept, the gradient pipeline's mark_parallel proves each loop again
+    clear_parallel(g)
     return g, seeded
 
 

@@ -99,6 +99,26 @@ def constant_value(v: Value):
     return None
 
 
+def index_attrs(op, spec: list | None = None) -> dict:
+    """Attributes for an access at the slots ``op`` (a slice or update) touches: its spec (or
+    ``spec``), and its ``unchecked`` mark: an access if-conversion or LICM speculated may
+    have an index out of bounds where the program did not make it, and a copy of it (in the
+    forward pass, a tape, a cotangent's read or write) must clamp there as it does, not
+    raise IndexError."""
+    attrs = {"spec": op.attrs["spec"] if spec is None else spec}
+    if op.attrs.get("unchecked"):
+        attrs["unchecked"] = True
+    return attrs
+
+
+def is_zeros(v: Value) -> bool:
+    """``v`` is a zero tensor made by ``zeros``."""
+    op = v.owner
+    if getattr(op, "name", None) == "tensor.broadcast_to":
+        op = op.operands[0].owner
+    return getattr(op, "name", None) == "tensor.constant" and op.attrs["value"] == 0
+
+
 def _dead(op: Operation) -> bool:
     record = get(op.name)
     return (record.pure and not op.regions and not record.terminator and op.results

@@ -11,6 +11,7 @@ import typing
 from typing import ClassVar
 
 from ..ir.core import Function
+from ..ir.rewrite import apply_patterns
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,3 +46,13 @@ class Pass:
     def __repr__(self) -> str:
         opts = dataclasses.asdict(self.options)
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in opts.items())})"
+
+
+class RulesPass(Pass):
+    """A pass that applies one rule set (``rules``: pattern records, each stating its
+    identity) to a fixpoint with ``ir.rewrite.apply_patterns``."""
+    rules: ClassVar[list] = []
+
+    def run(self, fn: Function) -> Function:
+        apply_patterns(fn, self.rules)
+        return fn

@@ -5,15 +5,10 @@ bitwise the same result). jacobi_1d's reverse step made three in-place passes ov
 cotangent per time step, heat_3d's six."""
 from __future__ import annotations
 
-from ..ir.core import Function
-from ..ir.rewrite import apply_patterns
-from .base import Pass
+from .base import RulesPass
 from .patterns.window_chains import WINDOW_CHAINS
 
 
-class MergeWindows(Pass):
+class MergeWindows(RulesPass):
     name = "merge_windows"
-
-    def run(self, fn: Function) -> Function:
-        apply_patterns(fn, WINDOW_CHAINS)
-        return fn
+    rules = WINDOW_CHAINS

@@ -1,6 +1,8 @@
-"""The pass pipeline, in order, in one place.
+"""The pass pipelines, in order, in one place: the primal program's (``ORDER``) and the
+cleanup of a gradient program after differentiation (``GRADIENT_ORDER``).
 
-``build_pipeline(options)`` makes the pass objects; ``options`` maps a pass name to its
+``build_pipeline(options)`` makes the pass objects (``build_gradient_pipeline(options)`` the
+gradient's); ``options`` maps a pass name to its
 options (``{"if_to_select": {"max_ops": 16}}``), so a benchmark A/Bs a choice by passing an
 option. ``run_pipeline`` runs them with the verifier before the first and after the last,
 and after each one under test (``SOLVENT_VERIFY_EACH=1``, set by ``tests/conftest.py``):
@@ -19,16 +21,22 @@ from .canonicalize import Canonicalize
 from .checks_to_values import ChecksToValues
 from .cse import CSE
 from .dce import DCE
+from .forward_slots import ForwardSlots
 from .functionalize import Functionalize
+from .gradient_rules import GradientRules
 from .halo_shifts import HaloShifts
 from .hoist_checks import HoistChecks
 from .if_to_select import IfToSelect
+from .late_updates import LateUpdates
 from .licm import LICM
 from .lower_barriers import LowerBarriers
 from .mark_parallel import MarkParallel
+from .merge_windows import MergeWindows
 from .prove_checks import ProveChecks
 from .raising.contraction import RaiseContractions
 from .raising.raise_loops import RaiseLoops
+from .sink_updates import SinkUpdates
+from .undo_writes import UndoWrites
 from .version_checks import VersionChecks
 
 # the order: barriers (solvent/simt) lowered first, on the array level, then functionalize
@@ -47,14 +55,33 @@ ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, 
          MarkParallel]
 
 
-def build_pipeline(options: dict | None = None) -> list[Pass]:
+# a gradient program (autodiff.api), after ``transform.vjp_function`` made it from the
+# optimized primal: cotangent slots read before they are written (a fresh copy of the
+# program, which the rewriting that follows needs), the gradient rule sets, a cotangent zeroed
+# over a block and added back there, a reverse stencil's shifted-window updates merged,
+# cleanup; the parallel marks proven again (vjp_function dropped the primal's: its copies of
+# the loops carry tapes); then, after cse would fold them back, a window written into an array still
+# read afterwards written back after its last read instead of copying the array per trip,
+# and an update of an array read later in its block moved after those reads
+GRADIENT_ORDER = [ForwardSlots, GradientRules, SinkUpdates, MergeWindows, CSE, DCE,
+                  MarkParallel, UndoWrites, LateUpdates]
+
+
+def build_pipeline(options: dict | None = None, order: list | None = None) -> list[Pass]:
+    """The pass objects of ``order`` (default ``ORDER``), each with ``options`` for its
+    name."""
+    order = ORDER if order is None else order
     options = dict(options or {})
-    known = {cls.name for cls in ORDER}
+    known = {cls.name for cls in order}
     unknown = set(options) - known
     if unknown:
         raise ValueError(f"no pass named {', '.join(sorted(unknown))}; passes: "
-                         f"{', '.join(cls.name for cls in ORDER)}")
-    return [cls(**options.get(cls.name, {})) for cls in ORDER]
+                         f"{', '.join(cls.name for cls in order)}")
+    return [cls(**options.get(cls.name, {})) for cls in order]
+
+
+def build_gradient_pipeline(options: dict | None = None) -> list[Pass]:
+    return build_pipeline(options, GRADIENT_ORDER)
 
 
 def verify_each_default() -> bool:

@@ -5,19 +5,14 @@ so a reverse loop updates the slots it accumulates into instead of clearing and 
 whole block per trip (lu_nopivot's reverse step: the 49x49 trailing block of the cotangent
 was zeroed and added back each trip, around a row and a column of accumulations).
 
-It re-associates sums of cotangent contributions, so ``autodiff.api`` runs it on gradient
-programs only, never on a user's program."""
+It re-associates sums of cotangent contributions, so it is in ``pipeline.GRADIENT_ORDER``
+only, never run on a user's program."""
 from __future__ import annotations
 
-from ..ir.core import Function
-from ..ir.rewrite import apply_patterns
-from .base import Pass
+from .base import RulesPass
 from .patterns.updates import SINK_UPDATES
 
 
-class SinkUpdates(Pass):
+class SinkUpdates(RulesPass):
     name = "sink_updates"
-
-    def run(self, fn: Function) -> Function:
-        apply_patterns(fn, SINK_UPDATES)
-        return fn
+    rules = SINK_UPDATES

@@ -1,5 +1,5 @@
 """A reverse step reads the arrays its trip wrote past the recomputed writes
-(``autodiff/forwarding.py``): no whole-array copy per trip, same gradients (finite
+(``analysis/forwarding.py``): no whole-array copy per trip, same gradients (finite
 differences), and no forwarding where an index may wrap onto the written slot."""
 from __future__ import annotations
 

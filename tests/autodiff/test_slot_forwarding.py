@@ -1,4 +1,4 @@
-"""Reverse steps read cotangent slots before writing them (``autodiff/slot_forwarding.py``):
+"""Reverse steps read cotangent slots before writing them (``passes/forward_slots.py``):
 the carried cotangent of a column scan is read twice and written once per step, with no
 read after a write (which XLA pays with a copy of the whole array each step); gradients
 unchanged (finite differences), including an index that wraps onto the slot written."""
@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from fd import fd_grad  # noqa: E402
 import solvent  # noqa: E402
-from solvent.autodiff.slot_forwarding import late_reads  # noqa: E402
+from solvent.passes.forward_slots import late_reads  # noqa: E402
 
 
 def column_scan(Y):

@@ -1,4 +1,4 @@
-"""Undo writes (``autodiff/undo_writes.py``): a loop body that writes a small window of an
+"""Undo writes (``passes/undo_writes.py``): a loop body that writes a small window of an
 array it still needs unchanged afterwards writes in place and restores the window, instead of
 copying the array each trip. Checked on IR (the interpreter's results before and after, the
 native plan's copies) and end to end against finite differences: trip counts 0, 1, 2, a slot
@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from fd import fd_grad  # noqa: E402
 import solvent  # noqa: E402
-from solvent.autodiff.undo_writes import UndoWrites  # noqa: E402
+from solvent.passes.undo_writes import UndoWrites  # noqa: E402
 from solvent.backends import get_backend  # noqa: E402
 from solvent.backends.native.bufferize import Plan  # noqa: E402
 from solvent.ir.parser import parse_function  # noqa: E402

@@ -11,7 +11,7 @@ from solvent.ir.rewrite import Pattern, apply_patterns, constant_value
 from solvent.ir.types import TensorType
 from solvent.ir.verifier import VerifyError, verify
 from solvent.backends.interp import run
-from solvent.passes.pipeline import build_pipeline
+from solvent.passes.pipeline import build_gradient_pipeline, build_pipeline
 
 F64 = TensorType((4,), "f64")
 
@@ -129,3 +129,13 @@ def test_pass_options_are_typed_and_the_pipeline_is_built_in_one_place():
         build_pipeline({"if_to_select": {"max_ops": "8"}})
     with pytest.raises(ValueError, match="no pass named frobnicate"):
         build_pipeline({"frobnicate": {}})
+
+
+def test_the_gradient_cleanup_is_built_in_the_same_place():
+    passes = build_gradient_pipeline({"mark_parallel": {"enabled": False}})
+    assert [p.name for p in passes] == [
+        "forward_slots", "gradient_rules", "sink_updates", "merge_windows", "cse", "dce",
+        "mark_parallel", "undo_writes", "late_updates"]
+    assert passes[6].options.enabled is False
+    with pytest.raises(ValueError, match="no pass named raise_loops; passes: forward_slots"):
+        build_gradient_pipeline({"raise_loops": {}})

@@ -21,15 +21,16 @@ written windows instead of the array.
 
 Applied where the written windows hold fewer than half the array's elements, to arrays
 owned by a loop body (its carried values and values it defines: an outer value is never
-updated in place in a loop). It re-reads values it already holds, so ``autodiff.api`` runs
-it last on gradient programs, after the passes that would fold the restore back into ``x``.
+updated in place in a loop). It re-reads values it already holds, so it runs late in
+``pipeline.GRADIENT_ORDER`` (gradient programs only), after the passes that would fold the
+restore back into ``x``.
 """
 from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Operation, Value
-from ..passes.base import Pass
-from . import emit as E
+from ..ir.rewrite import index_attrs
+from .base import Pass
 
 
 def _size(shape) -> int:
@@ -114,7 +115,7 @@ class UndoWrites(Pass):
             with b.before(c):
                 b.loc = c.loc
                 olds.append(b.create("tensor.slice", [c.operands[0]] + list(c.operands[2:]),
-                                     E.index_attrs(c)).result)
+                                     index_attrs(c)).result)
         if any(old.type != c.operands[1].type for old, c in zip(olds, chain)):
             for old in olds:  # a value broadcast into its window: not undone this way
                 old.owner.erase()
@@ -124,7 +125,7 @@ class UndoWrites(Pass):
             for c, old in zip(reversed(chain), reversed(olds)):
                 b.loc = c.loc
                 v = b.create("tensor.update_slice", [v, old] + list(c.operands[2:]),
-                             E.index_attrs(c)).result
+                             index_attrs(c)).result
         restore_at = block.ops.index(v.owner)
         for user, k in list(x.live_uses()):
             top = self._ancestor_in(block, user)

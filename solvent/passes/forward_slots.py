@@ -6,11 +6,11 @@ c`` in column ``j - 1``; ``ct3 = ct2`` with ``ct2[:, j] + c`` in column ``j``. E
 newer array after an in-place write of the older one makes XLA copy the whole carried array
 every step (a read it does not order before the update), quadratic work in plain jax too
 (``benchmarks/grad_ratio.py``: 90 ms against 0.26 ms for n = 375). The same three
-identities the forward recomputation uses (``forwarding.py``), applied to the gradient
+identities the forward recomputation uses (``analysis/forwarding.py``), applied to the gradient
 program, leave ``ct2 = ct`` with ``ct[:, j - 1] + ct[:, j]`` in column ``j - 1``: every read
 of ``ct`` comes before its one write.
 
-Rewrites, to a fixpoint (slot relations as in ``forwarding.py``: same index values, or
+Rewrites, to a fixpoint (slot relations as in ``analysis/forwarding.py``: same index values, or
 provably different slots):
 
 * read-after-write: ``update(x, v, I)[J]`` is ``v`` when ``J`` is ``I``, ``x[J]`` when ``J``
@@ -32,9 +32,10 @@ from __future__ import annotations
 from ..ir.core import Function, Operation
 from ..ir.parser import parse_function
 from ..ir.printer import print_function
-from ..passes.dce import dce
-from . import emit as E
-from .forwarding import _differ, _points, _same
+from ..analysis.forwarding import _differ, _points, _same
+from ..ir.rewrite import is_zeros
+from .base import Pass
+from .dce import dce
 
 
 def _misses(u: Operation, read: Operation, owners) -> bool:
@@ -118,7 +119,7 @@ def _silent_write(op, owners) -> bool:
 
 def _zero_add(op) -> bool:
     for z, v in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
-        if E.is_zeros(z) and v.type == op.results[0].type:
+        if is_zeros(z) and v.type == op.results[0].type:
             op.replace_with([v])
             return True
     return False
@@ -184,3 +185,11 @@ def forward_slots(fn: Function) -> Function:
         if late_reads(h) < before:
             return h
     return g
+
+
+class ForwardSlots(Pass):
+    """``forward_slots`` as a pass: the first of ``pipeline.GRADIENT_ORDER``."""
+    name = "forward_slots"
+
+    def run(self, fn: Function) -> Function:
+        return forward_slots(fn)
