@@ -35,6 +35,11 @@ Choices:
 * ``check-exits``: native backend, A = a loop lowered with early returns returns on a
   failed check as value only at its yield (``NativeBackend(check_exits=False)``), B = as
   shipped (also right after each check: ``solvent/backends/native/error_exit.py``).
+* ``opt-level``: native backend, A = LLVM's O2 pipeline (``NativeBackend(opt_level=2)``:
+  a smaller full-unroll threshold), B = as shipped.
+* ``unroll-threshold``: native backend, A = LLVM's own full-unroll threshold at O3
+  (``-unroll-threshold-aggressive=300``), B = as shipped (150, O2's:
+  ``solvent/backends/native/engine.py``).
 * ``backend``: the automatic choice (``solvent/backends/choice.py``) against each automatic
   backend forced with ``jit(backend=...)``. Columns: each side's ms (``refused`` where the
   backend does not accept the kernel), ``auto/best`` = auto's time over the fastest forced
@@ -44,7 +49,9 @@ Choices:
   ``--twins`` adds the loop twins (their bench-size arguments; a side that refuses or fails
   is listed, not fatal).
 
-For the two-sided choices the ratio is A/B (> 1: B is faster); for a choice of solvent's
+For the two-sided choices the ratio is A/B (> 1: B is faster), and ``1st A``/``1st B`` give
+each side's first call (translation, compilation and one run; B's compiled after A's in the
+same process); for a choice of solvent's
 passes, kernels whose two sides give XLA the same StableHLO are marked: only noise sets them
 apart.
 """
@@ -116,6 +123,17 @@ def _native_option(name, value):
         setattr(native, name, saved)
 
 
+@contextlib.contextmanager
+def _unroll_threshold(value):
+    """The native backend's LLVM full-unroll threshold at ``value``."""
+    from solvent.backends.native import engine
+    saved, engine.UNROLL_THRESHOLD = engine.UNROLL_THRESHOLD, value
+    try:
+        yield
+    finally:
+        engine.UNROLL_THRESHOLD = saved
+
+
 XLA_OPTIONS = {"vector-width", "copy-analysis"}  # the same StableHLO, compiled two ways
 _PLAIN = contextlib.nullcontext
 CHOICES = {
@@ -133,6 +151,10 @@ CHOICES = {
     "check-exits": [("at-yield", lambda: _native_option("check_exits", False),
                      {"backend": "native"}),
                     ("shipped", _PLAIN, {"backend": "native"})],
+    "opt-level": [("O2", lambda: _native_option("opt_level", 2), {"backend": "native"}),
+                  ("shipped", _PLAIN, {"backend": "native"})],
+    "unroll-threshold": [("300", lambda: _unroll_threshold(300), {"backend": "native"}),
+                         ("shipped", _PLAIN, {"backend": "native"})],
     "backend": [("auto", _PLAIN, {})] + [
         (b, _PLAIN, {"backend": b}) for b in available_backends() if get_backend(b).automatic],
 }
@@ -186,16 +208,21 @@ def _time_sides(fs, args, repeat, stat):
 
 def _ab_row(k, sides, args, a):
     try:
-        (fa, oa, ha), (fb, ob, hb) = (_compiled(k.func, ctx, args, kw, True)
-                                      for _, ctx, kw in sides)
+        firsts = []
+        for _, ctx, kw in sides:
+            t0 = time.perf_counter()
+            firsts.append(_compiled(k.func, ctx, args, kw, True))
+            firsts[-1] += (time.perf_counter() - t0,)
+        (fa, oa, ha, ca), (fb, ob, hb, cb) = firsts
     except solvent.UnsupportedError as e:   # a side's backend refuses it: say so, go on
         print(f"{k.name:22s}  refused: {str(e).splitlines()[0][:90]}", flush=True)
         return
     assert _same(oa, ob), f"{k.name}: the two sides disagree"
     ta, tb = _time_sides([fa, fb], args, a.repeat, a.stat)
     same = "  same code: the ratio is noise" if ha == hb and \
-        a.choice not in XLA_OPTIONS else ""
-    print(f"{k.name:22s}{ta:10.3f}{tb:10.3f}{ta / tb:7.2f}x{same}", flush=True)
+        a.choice not in XLA_OPTIONS | {"opt-level", "unroll-threshold"} else ""
+    print(f"{k.name:22s}{ta:10.3f}{tb:10.3f}{ta / tb:7.2f}x{ca:8.2f}s{cb:7.2f}s{same}",
+          flush=True)
 
 
 def _backend_row(k, sides, args, a, misses, noisy):
@@ -257,7 +284,7 @@ def main():
         print(f"{'kernel':22s}" + "".join(f"{label + ' ms':>10s}" for label, _, _ in sides)
               + f"{'auto/best':>10s}  picked  fastest why")
     else:
-        print(f"{'kernel':22s}{'A ms':>10s}{'B ms':>10s}{'A/B':>8s}")
+        print(f"{'kernel':22s}{'A ms':>10s}{'B ms':>10s}{'A/B':>8s}{'1st A':>9s}{'1st B':>8s}")
     misses, noisy = [], []
     for k in kernels:
         if wanted and k.name not in wanted:

@@ -132,6 +132,18 @@ def loop_ids(text: str) -> str:
     return text
 
 
+# LLVM's full-unroll threshold at O3 ("unroll-threshold-aggressive", LLVM's default 300) is
+# set to O2's (150) while solvent's modules are optimized: at 300, nests of small constant
+# trip counts unroll into one another (conv1d at n=24, its taps raised into 18 window
+# slices: 2789 lines of LLVM IR became 29998, 9.5 s to optimize and generate code; 1.6 s at
+# 150), for no steady-state gain: ``benchmarks/corpus_ab.py unroll-threshold --twins
+# --repeat 5 --stat min --clock cpu``, 117 native kernels at bench size: geomean time 150 vs
+# 300 0.997x, first calls summed 33.6 vs 40.1 s. The option is LLVM's process-wide one
+# (Numba's too, through the same llvmlite), so it is put back after each run.
+UNROLL_THRESHOLD = 150
+_LLVM_UNROLL_DEFAULT = 300
+
+
 def optimize(mod, tm, speed_level: int = 3):
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = speed_level >= 2
@@ -140,7 +152,12 @@ def optimize(mod, tm, speed_level: int = 3):
     pb = llvm.create_pass_builder(tm, pto)
     mpm = pb.getModulePassManager()
     with _vectorizer_remarks_dropped():
-        mpm.run(mod, pb)
+        llvm.set_option("solvent", f"-unroll-threshold-aggressive={UNROLL_THRESHOLD}")
+        try:
+            mpm.run(mod, pb)
+        finally:
+            llvm.set_option("solvent",
+                            f"-unroll-threshold-aggressive={_LLVM_UNROLL_DEFAULT}")
 
 
 # What LLVM's loop vectorizer prints for a loop that carries a width hint
