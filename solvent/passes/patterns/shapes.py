@@ -292,10 +292,46 @@ def _sole_use(v, op) -> bool:
     return len(uses) == 1 and uses[0][0] is op
 
 
+def _only_user(v, op) -> bool:
+    """Every use of ``v`` is by ``op`` (``mul(a, a)`` uses ``a`` twice)."""
+    uses = v.live_uses()
+    return bool(uses) and all(u is op for u, _ in uses)
+
+
+def _untransposed(rw, o, perm):
+    """``o`` (an operand broadcast against ``transpose(x, perm)``) as the operand broadcast
+    against ``x``: ``transpose(o, inverse(perm))``, a reshape when ``o``'s dims longer than
+    1 keep their order (a column ``(n, 1)`` becomes a row ``(1, n)``)."""
+    if o.type.rank == 0:
+        return o
+    inv = [perm.index(k) for k in range(len(perm))]
+    shape = [o.type.shape[inv[j]] for j in range(len(perm))]
+    long = [inv[j] for j in range(len(perm)) if o.type.shape[inv[j]] != 1]
+    if long == sorted(long):
+        return rw.one("tensor.reshape", o, shape=shape)
+    return rw.one("tensor.transpose", o, perm=inv)
+
+
+def _chain_operand(d, shape):
+    """The operand of elementwise ``d`` the chain goes on through: the one of the result's
+    ``shape`` (the first that a transpose makes, when several have it; ``mul(a, a)`` goes on
+    through ``a``); None when another operand of that shape is neither of size 1 nor a
+    transpose itself (moving it to ``x``'s layout would copy it)."""
+    full = [k for k, o in enumerate(d.operands) if list(o.type.shape) == shape]
+    via = [k for k in full if defining(d.operands[k], "tensor.transpose") is not None]
+    k = via[0] if via else full[0] if full else None
+    if k is None or any(d.operands[j] is not d.operands[k] and j not in via and
+                        any(n != 1 for n in d.operands[j].type.shape) for j in full):
+        return None
+    return k
+
+
 def _reduce_of_transpose(op, rw):
     """reduce(f(transpose(x, p)), axes) -> transpose(reduce(f(x), p[axes])): f a chain of
-    elementwise ops whose other operands are scalars, each value of the chain used once (the
-    transpose may have other uses: it stays for them, and this reduction reads ``x``)."""
+    elementwise ops, each value of the chain used once (the transpose may have other uses:
+    it stays for them, and this reduction reads ``x``), whose other operands are scalars or
+    broadcast against it (length 1 or the full length on each dim: zmin's ``(x.T - mu[:,
+    None]) / sd[:, None]``), those transposed back the same way."""
     chain, v = [], op.operands[0]
     while True:
         d = defining(v)
@@ -303,20 +339,22 @@ def _reduce_of_transpose(op, rw):
             return False
         if d.name == "tensor.transpose":   # other uses keep it; this one reads x itself
             break
-        if not _sole_use(v, op if not chain else chain[-1]):
+        if not _only_user(v, op if not chain else chain[-1][0]):
             return False
-        rec = get(d.name)
-        if not rec.elementwise or len(d.results) != 1 or not any(
-                o.type.rank == v.type.rank for o in d.operands) or any(
-                o.type.rank not in (0, v.type.rank) for o in d.operands) or \
-                sum(o.type.rank == v.type.rank for o in d.operands) != 1:
+        shape = list(v.type.shape)
+        k = _chain_operand(d, shape)
+        if k is None or not get(d.name).elementwise or len(d.results) != 1 or any(
+                o.type.rank not in (0, len(shape)) or o.type.rank and any(
+                    n not in (1, m) for n, m in zip(o.type.shape, shape))
+                for o in d.operands):
             return False
-        chain.append(d)
-        v = next(o for o in d.operands if o.type.rank == v.type.rank)
-    perm = d.attrs["perm"]
+        chain.append((d, d.operands[k]))
+        v = d.operands[k]
+    perm = list(d.attrs["perm"])
     x = d.operands[0]
-    for link in reversed(chain):   # f applied to x itself: the same elements, moved
-        x = rw.one(link.name, *[x if o.type.rank else o for o in link.operands], **link.attrs)
+    for link, on in reversed(chain):   # f applied to x itself: the same elements, moved
+        x = rw.one(link.name, *[x if o is on else _untransposed(rw, o, perm)
+                                for o in link.operands], **link.attrs)
     axes = sorted(op.attrs["axes"])
     keep = op.attrs["keepdims"]
     r = rw.one(op.name, x, axes=sorted(perm[a] for a in axes), keepdims=keep)
@@ -360,8 +398,20 @@ def _stack_sum(b, x, keep=False):
     return b.one("tensor.reduce_sum", cat, axes=[0], keepdims=keep)
 
 
+def _standardized_mins(b, x):
+    """zmin's form: ``((x.T - s[None, :]) / 2).min(0)`` for the row sums ``s``, an operand
+    broadcast against the transpose."""
+    m = x.type.shape[0]
+    s = b.one("tensor.reshape", b.one("tensor.reduce_sum", x, axes=[1], keepdims=False),
+              shape=[1, m])
+    z = b.one("tensor.div", b.one("tensor.sub", _t(b, x, [1, 0]), s), b.constant(2.0, "f64"))
+    return b.one("tensor.reduce_min", z, axes=[0], keepdims=False)
+
+
 def _col_sums(b, x):
-    sq = b.one("tensor.mul", _t(b, x, [1, 0]), b.constant(2.0, x.type.dtype))
+    """Column sums of squares over the transpose: ``mul(a, a)`` reads the chain twice."""
+    a = b.one("tensor.mul", _t(b, x, [1, 0]), b.constant(2.0, x.type.dtype))
+    sq = b.one("tensor.mul", a, a)
     return b.one("tensor.reduce_sum", sq, axes=[1], keepdims=False)
 
 
@@ -382,13 +432,14 @@ SHAPES = [
             sample=unary_chain(_dot_t, "f64", rank=2)),
     *[Pattern(f"reduce-of-transpose-{k}", f"tensor.reduce_{k}", _reduce_of_transpose,
               f"reduce_{k}(f(transpose(x, p)), axes) -> transpose(reduce_{k}(f(x), p[axes])) "
-              "for f elementwise with scalar other operands: the same elements reduced "
-              "(sums and products in another order), read in x's own layout (a column sum "
-              "written over a transposed view read across rows: 1.5x slower on native)",
-              sample=unary_chain(_col_sums if k == "sum" else (
+              "for f elementwise whose other operands are scalars or broadcast against it "
+              "(transposed back with it): the same elements reduced (sums and products in "
+              "another order), read in x's own layout (a column sum written over a "
+              "transposed view read across rows: 1.5x slower on native)",
+              sample=unary_chain({"sum": _col_sums, "min": _standardized_mins}.get(k, (
                   lambda b, x, k=k: b.one(f"tensor.reduce_{k}", _t(b, x, [1, 0]), axes=[0],
-                                          keepdims=True)), "f64", rank=2))
-      for k in ("sum", "max", "min")],
+                                          keepdims=True))), "f64", rank=2))
+      for k in ("sum", "max", "min", "prod")],
     # the frontend's finiteness check of a solver's transposed operand (solve(L.T, b))
     *[Pattern(f"reduce-of-transpose-{k}", f"tensor.reduce_{k}", _reduce_of_transpose,
               f"reduce_{k}(f(transpose(x, p)), axes) -> transpose(reduce_{k}(f(x), p[axes])) "

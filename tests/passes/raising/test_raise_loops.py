@@ -393,3 +393,45 @@ def test_data_gathers_false_keeps_loops_that_gather_data():
         assert raised or any("data_gathers=False" in why for why in c.fn.not_raised.values())
         assert f(*args) == want
     assert NativeBackend.pass_defaults["raise_loops"]["data_gathers"] is False
+
+
+def column_stats(X, mu, sd):
+    """Column loops the way a C port writes them: mean, sum of squares, standardized
+    minimum and product of each column (axis_stats_loops' forms)."""
+    m, n = X.shape
+    out = np.empty((4, n))
+    for j in range(n):
+        s = 0.0
+        for i in range(m):
+            s += X[i, j]
+        v = 0.0
+        for i in range(m):
+            d = X[i, j] - s / m
+            v += d * d
+        lo = (X[0, j] - mu[j]) / sd[j]
+        for i in range(1, m):
+            z = (X[i, j] - mu[j]) / sd[j]
+            if z < lo:
+                lo = z
+        p = 1.0
+        for i in range(m):
+            p *= 1.0 + 0.001 * X[i, j]
+        out[0, j], out[1, j], out[2, j], out[3, j] = s / m, v, lo, p
+    return out
+
+
+@pytest.mark.parametrize("backend", ["native", "xla"])
+def test_column_loops_read_the_array_in_its_own_layout(backend):
+    """Raised column loops reduce over axis 0 of X itself: no transposed copy of X (the
+    reduce-of-transpose patterns move the elementwise work, broadcast operands and mul(a, a)
+    included, back to X's layout before contractions are formed)."""
+    r = np.random.default_rng(5)
+    X, mu, sd = r.random((7, 5)), r.random(5), r.random(5) + 0.5
+    _, after = _before_after(column_stats, (X, mu, sd))
+    names = [op.name for op in after.walk()]
+    assert _loops(after) == 0 and "tensor.transpose" not in names, print_function(after)
+    assert "tensor.dot_general" not in names, print_function(after)
+    import differential
+    differential.check(column_stats, X, mu, sd, backend=backend)
+    differential.check(column_stats, np.asfortranarray(r.random((6, 1))), mu[:1], sd[:1],
+                       backend=backend)
