@@ -82,6 +82,7 @@ def _hoist_from(loop: Operation) -> int:
             continue
         feeding = _invariant_slice(op.operands, inside, body)
         if feeding is None:
+            moved += _hoist_range_check(loop, op, body, inside, step)
             break   # a check that stays: nothing after it may move before it
         for f in feeding:
             f.move_before(loop)
@@ -95,6 +96,90 @@ def _hoist_from(loop: Operation) -> int:
         op.move_before(loop)
         moved += 1
     return moved
+
+
+def _offset(e, t, inside: set, body: Block):
+    """``(c, ops)`` with ``e == t + c`` (``c`` None for ``e is t``), ``c`` loop-invariant and
+    ``ops`` the body's ops computing it (to move out); None otherwise."""
+    if e is t:
+        return None, []
+    o = e.owner
+    if not isinstance(o, Operation) or o.name != "tensor.add" or o.parent is not body:
+        return False
+    for a, c in ((o.operands[0], o.operands[1]), (o.operands[1], o.operands[0])):
+        if a is t and c.type.rank == 0:
+            ops = _invariant_slice([c], inside, body)
+            if ops is not None:
+                return c, ops
+    return False
+
+
+def _bounds(cond, inside: set, body: Block):
+    """``(e, lo, hi, ops)`` when ``cond`` is ``lo <= e and e < hi`` (an index check, either
+    order) with ``lo`` and ``hi`` loop-invariant, computed by ``ops`` of the body; else
+    None."""
+    o = cond.owner
+    if not isinstance(o, Operation) or o.name != "tensor.and" or o.parent is not body:
+        return None
+    a, b = (x.owner for x in o.operands)
+    if not (isinstance(a, Operation) and isinstance(b, Operation)):
+        return None
+    if a.name == "tensor.lt":
+        a, b = b, a
+    if a.name != "tensor.ge" or b.name != "tensor.lt" or a.operands[0] is not b.operands[0]:
+        return None
+    lo, hi = a.operands[1], b.operands[1]
+    ops = _invariant_slice([lo, hi], inside, body)
+    return None if ops is None else (a.operands[0], lo, hi, ops)
+
+
+def _hoist_range_check(loop: Operation, op: Operation, body: Block, inside: set, step) -> int:
+    """Move in front of the loop a check ``lo <= t + c < hi`` of the loop's own counter
+    ``t`` (step 1) that is the only thing in the loop that can fail: it holds in every trip
+    when it holds at the first and the last (``t + c`` only grows); when it does not, the
+    first failing trip is the first one (payload ``lb + c``) or the one where ``t + c`` reaches
+    ``hi`` (payload ``hi``). The trips before that failure wrote nothing a caller sees (a
+    failure discards every write) and ran no other check, so failing before the loop is the
+    same failure. Returns 1 when it moved."""
+    t = body.args[0]
+    if step != 1 or len(op.operands) != 2 or any(_can_fail(o) for o in body.ops
+                                                  if o is not op):
+        return 0
+    cond, payload = op.operands
+    found = _bounds(cond, inside, body)
+    if found is None or found[0] is not payload or payload.type.dtype != "i64":
+        return 0
+    e, lo, hi, ops = found
+    off = _offset(e, t, inside, body)
+    if off is False:
+        return 0
+    c, more = off
+    for f in [o for o in body.ops if o in set(ops) | set(more)]:
+        f.move_before(loop)
+        inside.difference_update(f.results)
+    lb, ub = loop.operands[0], loop.operands[1]
+    one = _emit_constant(1, loop, op.loc)
+    first = lb if c is None else _emit("tensor.add", [lb, c], loop, op.loc)
+    last = _emit("tensor.sub", [ub, one], loop, op.loc)
+    if c is not None:
+        last = _emit("tensor.add", [last, c], loop, op.loc)
+    above = _emit("tensor.ge", [first, lo], loop, op.loc)
+    first_ok = _emit("tensor.and", [above, _emit("tensor.lt", [first, hi], loop, op.loc)],
+                     loop, op.loc)
+    all_ok = _emit("tensor.and", [above, _emit("tensor.lt", [last, hi], loop, op.loc)],
+                   loop, op.loc)
+    empty = _emit("tensor.ge", [lb, ub], loop, op.loc)
+    op.operands[0] = _emit("tensor.or", [all_ok, empty], loop, op.loc)
+    op.operands[1] = _emit("tensor.select", [first_ok, hi, first], loop, op.loc)
+    op.move_before(loop)
+    return 1
+
+
+def _emit_constant(value: int, before: Operation, loc):
+    op = Operation("tensor.constant", [], get("tensor.constant").infer(
+        [], {"dtype": "i64", "value": value}), {"dtype": "i64", "value": value}, None, loc)
+    before.parent.insert_before(before, op)
+    return op.result
 
 
 def _run(block: Block) -> int:

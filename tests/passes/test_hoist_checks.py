@@ -1,6 +1,8 @@
 """hoist_checks: a check of a loop-invariant index leaves its loop (``A[row, i]`` with a
 scalar ``row``), guarded by ``the range is empty`` when the loop may make no trip; a check
-after one that may fail first stays. Results and the error raised first match NumPy."""
+after one that may fail first stays; a check of the loop's own counter (``f[t + c]`` in a
+time loop) leaves when nothing else in the loop can fail. Results and the error raised
+first match NumPy."""
 import numpy as np
 import pytest
 
@@ -33,6 +35,18 @@ def nested(row, A, out):
     for k in range(2):
         for i in range(A.shape[1]):
             out[k, i] = A[row, i] * k
+
+
+def forced(lb, steps, c, u, f):
+    for t in range(lb, steps):   # a time loop reading its forcing f[t + c]: the one check
+        u[0] = f[t + c]
+        for i in range(1, u.shape[0]):
+            u[i] = 0.5 * (u[i] + u[i - 1])
+
+
+def forced_and_indexed(steps, u, f, g):
+    for t in range(steps):       # two checks of t: the first to fail in a trip wins
+        u[t % 3] += f[t] + g[t + 1]
 
 
 def _outcome(fn, args):
@@ -111,3 +125,28 @@ def test_the_check_leaves_the_loop_and_an_empty_range_guards_it():
     again = parse_function(print_function(fn))
     hoist_checks(again)   # a fixpoint: nothing more moves
     assert print_function(again) == print_function(fn)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_check_of_the_loop_counter_leaves_the_loop_and_fails_as_numpy(backend):
+    u0, f = np.arange(6.0), np.arange(20.0)
+    cases = [(0, 20, 0), (0, 21, 0), (0, 25, 0), (-20, 3, 0), (-21, 3, 0), (5, 2, 0),
+             (0, 19, 1), (0, 20, 1), (-3, 4, -18), (0, 0, 50), (3, 19, -2)]
+    for lb, steps, c in cases:
+        same_as_numpy(forced, lb, steps, c, u0.copy(), f, backend=backend)
+    same_as_numpy(forced, 0, 10, 0, np.asfortranarray(np.ones(4)), f[::2], backend=backend)
+    for steps in (3, 4, 5):   # g (length 4) fails at t = 3, f (length 5) at t = 5
+        same_as_numpy(forced_and_indexed, steps, np.zeros(3), np.ones(5), np.ones(4),
+                      backend=backend)
+
+
+def test_the_counter_check_leaves_only_when_nothing_else_can_fail():
+    fn = _after_hoisting(forced, 0, 25, 0, np.zeros(6), np.zeros(20))
+    verify(fn)
+    loop = next(op for op in fn.body.ops if op.name == "loop.for")
+    assert not any(op.name == "error.check" for op in loop.walk()), print_function(fn)
+    assert [op.name for op in fn.body.ops].count("error.check") == 1
+    fn = _after_hoisting(forced_and_indexed, 5, np.zeros(3), np.ones(5), np.ones(4))
+    loop = next(op for op in fn.body.ops if op.name == "loop.for")
+    sizes = [op.attrs["message"][-6:] for op in loop.walk() if op.name == "error.check"]
+    assert "size 5" in sizes and "size 4" in sizes, sizes   # f's and g's checks stay
