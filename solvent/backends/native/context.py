@@ -323,8 +323,7 @@ class Ctx:
         """Open a loop's record (see ``loop_end``)."""
         if self._loops:
             self._loops[-1][0] = True
-        # holds a loop, widest vector-math element, exits early, reads in a branch
-        rec = [False, 0, False, False]
+        rec = [False, 0, False]   # holds a loop, widest vector-math element, exits early
         self._loops.append(rec)
         return rec
 
@@ -340,34 +339,20 @@ class Ctx:
         that leaves early (a check that fails: int() of NaN, an index out of range) gets no
         hint: LLVM cannot vectorize it and would print 'Cannot vectorize uncountable loop'."""
         self._loops.pop()
-        m = self.module
-
-        def hint(key, value=None):
-            return m.add_metadata([ir.MetaDataString(m, key)] +
-                                  ([value] if value is not None else []))
-        hints = []
         if rec[1] and not rec[0] and not rec[2]:
             from .engine import vector_math
             vec = vector_math()
             if vec is not None:
+                m = self.module
+
+                def hint(key, value):
+                    return m.add_metadata([ir.MetaDataString(m, key), value])
                 # the widest vectors the host has, for the widest element the loop computes
                 width = max(vec.isa) // rec[1]
-                hints.append(hint("llvm.loop.vectorize.width", ir.Constant(I32, width)))
-        if rec[3] and not rec[0]:
-            # an innermost loop reading in a branch (rules_index.guarded_read): not unrolled
-            # before the vectorizer sees it, which reads with masked loads. With constant
-            # bounds LLVM unrolled matmul_tiled's 16-thread tile copy fully instead, into
-            # 16 branches with a scalar read each (its IR path: 20 -> 16.5 ms at 512)
-            hints.append(hint("llvm.loop.unroll.disable"))
-        if hints:
-            md = m.add_metadata(hints + [hint("solvent.loop", ir.Constant(I64,
-                                                                          len(m.metadata)))])
-            back_edge.set_metadata("llvm.loop", md)
-
-    def note_guarded_read(self) -> None:
-        """The loop being emitted reads an element in a branch (see ``loop_end``)."""
-        if self._loops:
-            self._loops[-1][3] = True
+                md = m.add_metadata([
+                    hint("llvm.loop.vectorize.width", ir.Constant(I32, width)),
+                    hint("solvent.loop", ir.Constant(I64, len(m.metadata)))])
+                back_edge.set_metadata("llvm.loop", md)
 
     def note_vector_math(self, dtype: str) -> None:
         """The loop being emitted calls a math function with a vector variant on

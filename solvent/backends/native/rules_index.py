@@ -294,7 +294,6 @@ def guarded_read(op, ctx):
     b = ctx.b
     other = ctx.get(op.operands[3 - k])
     c = ctx.get(cond)
-    ctx.note_guarded_read()
     with b.if_else(c if k == 1 else b.not_(c)) as (taken, not_taken):
         with taken:
             items = _resolve(s, ctx, s.attrs["spec"], dims, s.operands[1:])

@@ -320,8 +320,9 @@ def runtime_dot_ok(op) -> bool:
 # packing cost more than the product); one that adds itself into a buffer
 # (accumulate_products.py: a tiled matmul's ``acc += sA @ sB`` per tile) up to
 # ACCUMULATED_INLINE multiply-adds too. Measured on solvent.kernel's matmul_tiled at 512
-# (16^3 tiles, one thread, CPU ms): gemm per tile 22.4, inline 16.6 (the kernel's AST
-# lowering, which keeps the loops, 16.9). A product alone at 16^3-20^3 was slower inline
+# lowered on the IR (16^3 tiles, one thread, CPU ms, loaded host): gemm per tile 22.4-26.5,
+# inline 19.9-23.0 (the AST lowering, which keeps the loops, 17.3-19.6 in the same runs).
+# A product alone at 16^3-20^3 was slower inline
 # (benchmarks/products.py --sizes 16,20 --kinds mm --backends native: 0.67-0.72x NumPy ->
 # 0.40-0.55x), so the threshold stays there for those
 INLINE_BELOW = 512
