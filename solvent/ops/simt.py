@@ -17,12 +17,13 @@ as one nest of thread loops per block with its barriers in it (simt/nest.py), an
 passes/lower_barriers.py lowers them (fission; a ``for``/``while``/``if`` around a barrier
 interchanged with the thread nest; values kept per thread; a ``return`` ends the thread:
 later runs run in the threads that did not return). The coalesced forms of
-simt/coalesce.py take that path too (a coalesced loop runs inside the loops over y and z,
-with the threads along x inside it). Kernels that path does not take yet (a ``return``
-inside a loop, a ``while`` whose condition may differ between threads, a coalesced kernel
-with a ``return``, which ran slower there: backprop_layer) keep the lowering on the Python
-AST (simt/fission.py), whose IR holds no barrier; ``explain`` says which ran. Barrier
-elimination is still done on the AST (simt/barriers.py) for both.
+simt/coalesce.py can take that path too (``launch.lower(coalesced_on_ir=True)``: a
+coalesced loop runs inside the loops over y and z, with the threads along x inside it), but
+by default keep the AST lowering, which ran faster (matmul_tiled; backprop_layer, whose
+``return`` the IR path takes, ran slower there too). Kernels that path does not take yet (a
+``return`` inside a loop, a ``while`` whose condition may differ between threads) keep the
+lowering on the Python AST (simt/fission.py), whose IR holds no barrier; ``explain`` says
+which ran. Barrier elimination is still done on the AST (simt/barriers.py) for both.
 """
 from __future__ import annotations
 

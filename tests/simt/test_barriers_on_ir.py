@@ -94,8 +94,10 @@ def test_tiled_matmul_barriers_in_the_ir_then_lowered():
     from solvent.simt.launch import launch_config, lower
     c = next(c for c in all_cases() if c.name == "matmul_tiled")
     args = list(c.make_args(9, np.random.default_rng(1)))
-    low = lower(c.kernel.py_func, launch_config(c.config(9)), args)
-    assert low.coalesced   # coalesce.py's form (threads along x innermost), on the IR
+    # coalesce.py's form (threads along x innermost), asked for on the IR (a launch keeps
+    # the AST lowering for it: faster)
+    low = lower(c.kernel.py_func, launch_config(c.config(9)), args, coalesced_on_ir=True)
+    assert low.coalesced
     fn = _ir_of(low, args)
     # the user's barrier ending the tile loop's body is removed (barriers.py); the one
     # between the tile loads and the products is kept, and coalesce.py ends the product
@@ -137,6 +139,20 @@ def early_exit_pairs(x, out):
     sd[tx] = v
     cuda.syncthreads()
     out[i] = sd[tx ^ 1] + v
+
+
+def test_backprop_layer_return_and_coalesced_loops_on_the_ir():
+    from solvent.corpus_simt import all_cases
+    from solvent.simt.launch import launch_config, lower
+    c = next(c for c in all_cases() if c.name == "backprop_layer")
+    args = list(c.make_args(3, np.random.default_rng(6)))   # 24 outputs, blocks of 32
+    low = lower(c.kernel.py_func, launch_config(c.config(3)), args, coalesced_on_ir=True)
+    assert low.path.startswith("IR") and low.coalesced
+    ref = [a.copy() for a in args]
+    low.jit(*args)
+    c.numpy(*ref)
+    for k in c.outputs:
+        np.testing.assert_allclose(args[k], ref[k], rtol=1e-12)
 
 
 def test_a_return_before_a_barrier_on_the_ir():
