@@ -15,9 +15,13 @@ threads in order past it.
 Which implementation runs when: a kernel launched through ``solvent.kernel`` is translated
 as one nest of thread loops per block with its barriers in it (simt/nest.py), and
 passes/lower_barriers.py lowers them (fission; a ``for``/``while``/``if`` around a barrier
-interchanged with the thread nest; values kept per thread). Kernels that path does not take
-yet (a ``return``, a ``while`` whose condition may differ between threads, the coalesced
-forms of simt/coalesce.py, which ran slower there) keep the
+interchanged with the thread nest; values kept per thread; a ``return`` ends the thread:
+later runs run in the threads that did not return). The coalesced forms of
+simt/coalesce.py can take that path too (``launch.lower(coalesced_on_ir=True)``: a
+coalesced loop runs inside the loops over y and z, with the threads along x inside it), but
+by default keep the AST lowering, which ran faster (matmul_tiled; backprop_layer, whose
+``return`` the IR path takes, ran slower there too). Kernels that path does not take yet (a
+``return`` inside a loop, a ``while`` whose condition may differ between threads) keep the
 lowering on the Python AST (simt/fission.py), whose IR holds no barrier; ``explain`` says
 which ran. Barrier elimination is still done on the AST (simt/barriers.py) for both.
 """
@@ -28,6 +32,15 @@ from ..ir.registry import IRError, OpDef, expect, register
 ROLE = "simt"            # the loop.for attribute
 BLOCKS = "blocks"
 THREADS = "threads"
+# on a loop.for inside a thread nest whose body ends with a barrier simt/coalesce.py added:
+# lower_barriers runs it inside the loops over threads along y and z, with only the threads
+# along x inside it (``for ty: for k: for tx``)
+COALESCED = "coalesced"
+# on the loop.if a kernel's translator makes around the statements after a possible
+# break/continue (frontend/statements.py): simt/nest.py writes a kernel's ``return`` as a
+# ``continue`` of the loop over threads, and lower_barriers runs what such an if holds in
+# the threads that did not return (a GPU's exited threads take no part in later barriers)
+JUMP_GUARD = "after_jump"
 
 
 def _barrier_infer(types, attrs):

@@ -4,14 +4,14 @@ identity): a nest of loops over a block's threads, split at its barriers into ru
 kept in per-thread buffers or recomputed."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ..errors import DivergentBarrierError
 from ..ir.builder import Builder
 from ..ir.core import Block, Operation, Region, Value, clone_op
 from ..ir.registry import IRError, get
 from ..ir.types import RefType, TensorType
-from ..ops.simt import ROLE, THREADS
+from ..ops.simt import COALESCED, JUMP_GUARD, ROLE, THREADS
 
 BARRIER = "simt.barrier"
 SPLIT = ("loop.for", "loop.while", "loop.if")   # interchanged with the thread nest when they hold barriers
@@ -41,12 +41,24 @@ def _is_thread_loop(op) -> bool:
 @dataclass
 class Nest:
     """A perfect nest of thread loops (outermost first); ``ivs`` are the original loops'
-    induction variables, which the runs' new nests replace."""
+    induction variables, which the runs' new nests replace.
+
+    A part of a nest (``part``): the loop over x alone, inside loops over y and z made for
+    it (a coalesced loop's body: ``for ty: for k: for tx``); ``fixed`` are those loops'
+    induction variables, which index the per-thread buffers before ``ivs``, and ``root`` the
+    whole nest (which allocates the buffers). ``guards``: conditions a thread must meet to
+    run the code of this nest's runs (a kernel's ``return``: the rest runs only in the
+    threads that did not return), each a ``Guard``."""
     outer: Operation
     loops: list
     extents: list
     ivs: list
     start: int = 0   # the outer loop's place in its block: per-thread buffers go there
+    fixed: list = field(default_factory=list)
+    root: "Nest | None" = None
+    guards: list = field(default_factory=list)
+    # the per-thread buffers that hold values a loop carries (demote): one each
+    carried: set = field(default_factory=set)
 
     @staticmethod
     def of(outer: Operation) -> "Nest":
@@ -81,36 +93,74 @@ class Nest:
                 at += 1
         return nest
 
-    def new_nest(self, anchor: Operation, narrow=None) -> Block:
+    def new_nest(self, anchor: Operation, narrow=None, outer_only: bool = False) -> Block:
         """A nest like this one (fresh loops and induction variables) inserted before
-        ``anchor``; returns its innermost body (ending with its yield) and maps the original
-        induction variables to the new ones in ``self.last_ivs``. ``narrow``: the bounds
-        (lower, upper) of a one-loop nest instead of 0 and its extent."""
+        ``anchor``; returns its innermost body (ending with its yield; with guards, the
+        body of an ``if`` on them there) and maps the original induction variables to the
+        new ones in ``self.last_ivs``. ``narrow``: the bounds (lower, upper) of a one-loop
+        nest instead of 0 and its extent. ``outer_only``: the loops over y and z alone,
+        without guards (``part``)."""
+        loops = self.loops[:-1] if outer_only else self.loops
         b = Builder(anchor.parent)
         b.loc = self.outer.loc
         with b.before(anchor):
             bounds = [(b.constant(0, "i64"), b.constant(n, "i64"), b.constant(1, "i64"))
-                      for n in self.extents]
+                      for n in self.extents[:len(loops)]]
             if narrow is not None:
                 lo, hi = narrow
                 bounds = [(lo, b.one("tensor.min", hi, bounds[0][1]), bounds[0][2])]
         blocks = []
-        for iv in self.ivs:
+        for iv in self.ivs[:len(loops)]:
             blk = Block()
             blocks.append((blk, blk.add_arg(iv.type, iv.hint)))
         self.last_ivs = dict(zip(self.ivs, [a for _, a in blocks]))
         inner = None
-        for (blk, _), lp, bd in reversed(list(zip(blocks, self.loops, bounds))):
+        for (blk, _), lp, bd in reversed(list(zip(blocks, loops, bounds))):
             if inner is not None:
                 blk.append(inner)
             blk.append(Operation("loop.yield", [], [], {}, None, lp.loc))
             inner = Operation("loop.for", list(bd), [], dict(lp.attrs), [Region(blk)], lp.loc)
         anchor.parent.insert_before(anchor, inner)
-        return blocks[-1][0]
+        body = blocks[-1][0]
+        if self.guards and not outer_only:
+            body = self._guarded(body, [a for _, a in blocks])
+        return body
+
+    def _guarded(self, body: Block, new_ivs: list) -> Block:
+        """The body of ``if <every guard holds>`` at the end of ``body``, in a thread of the
+        new nest (``new_ivs``)."""
+        root = self.root or self
+        ivmap = dict(zip(root.ivs, list(self.fixed) + list(new_ivs)))
+        b = Builder(body)
+        b.loc = self.outer.loc
+        with b.before(body.ops[-1]):
+            cond = None
+            for g in self.guards:
+                v = g.value(b, self, ivmap)
+                cond = v if cond is None else b.one("tensor.and", cond, v)
+            then, other = Block(), Block()
+            for blk in (then, other):
+                blk.append(Operation("loop.yield", [], [], {}, None, self.outer.loc))
+            b.create("loop.if", [cond], {}, regions=[Region(then), Region(other)])
+        return then
+
+    def part(self, fixed: list) -> "Nest":
+        """The loop over x of this nest, inside new loops over y and z whose induction
+        variables are ``fixed``."""
+        return replace(self, loops=self.loops[-1:], extents=self.extents[-1:],
+                       ivs=self.ivs[-1:], fixed=list(fixed), root=self.root or self)
+
+    def guarded(self, guard: "Guard") -> "Nest":
+        return replace(self, guards=self.guards + [guard], root=self.root or self)
+
+    def index(self) -> list:
+        return list(self.fixed) + list(self.ivs)
 
     def buffer(self, dtype: str, fill=None) -> Value:
         """A per-thread buffer (one element per thread of the nest) allocated before the
         outermost loop, zeros or the scalar ``fill`` (a constant)."""
+        if self.root is not None:
+            return self.root.buffer(dtype, fill)
         b = Builder(self.outer.parent)
         b.loc = self.outer.loc
         # before everything lowering puts before the nest (the nests and interchanged ops,
@@ -121,13 +171,36 @@ class Nest:
             return b.one("array.alloc", full)
 
     def spec(self):
-        return [["i", k] for k in range(len(self.ivs))]
+        return [["i", k] for k in range(len(self.fixed) + len(self.ivs))]
 
     def read(self, b: Builder, buf: Value, index=None) -> Value:
-        return b.one("array.read", buf, *(index or self.ivs), spec=self.spec())
+        return b.one("array.read", buf, *(index or self.index()), spec=self.spec())
 
     def write(self, b: Builder, v: Value, buf: Value) -> None:
-        b.create("array.write", [v, buf, *self.ivs], {"spec": self.spec()})
+        b.create("array.write", [v, buf, *self.index()], {"spec": self.spec()})
+
+
+@dataclass
+class Guard:
+    """A per-thread condition (a kernel's ``return``: the threads that did not return) as a
+    nest's runs compute it in each thread: ``source`` is a value defined outside the nest,
+    a buffer (``buffer=True``), or the result of ``chain`` (pure ops recomputed from the
+    thread indices)."""
+    source: Value
+    buffer: bool = False
+    chain: list | None = None
+
+    def value(self, b: Builder, nest: Nest, ivmap: dict) -> Value:
+        if self.buffer:
+            return nest.read(b, self.source, list(ivmap.values()))
+        if self.chain is None:
+            return self.source
+        vmap = dict(ivmap)
+        for op in self.chain:
+            new = clone_op(op, vmap)
+            b.block.insert(b.index, new)
+            b.index += 1
+        return vmap[self.source]
 
 
 def lower_nest(nest: Nest) -> None:
@@ -145,8 +218,13 @@ def split(block: Block, nest: Nest, anchor: Operation) -> None:
         if _is_thread_loop(op) and _holds_barrier(op):
             raise IRError(f"barrier at line {_line(op)}: inside a loop over threads that is "
                           "not part of the nest around it")
-        if op.name in SPLIT and _holds_barrier(op):
+        if _is_exit_guard(op):
+            if op.results or len(op.regions[1].block.ops) > 1:
+                raise IRError(f"barrier at line {_line(op)}: after a return, under an if "
+                              "that yields values")
+        elif op.name in SPLIT and _holds_barrier(op):
             if op.results or op.name == "loop.while":
+                from .register_to_memory import demote
                 demote(op, nest, top, inside)
         elif op.name != BARRIER and op.regions and _holds_barrier(op):
             raise IRError(f"barrier at line {_line(op)}: inside {op.name}, which is not "
@@ -167,7 +245,8 @@ def split(block: Block, nest: Nest, anchor: Operation) -> None:
     # block-level code computed for an interchanged op (its bounds or condition), emitted
     # right before it
     pending = {id(s): _scratch() for s in segs if not isinstance(s, list)}
-    _keep_crossing(segs, seg_of, nest, pending)
+    guards: dict = {}   # exit guard -> its Guard
+    _keep_crossing(segs, seg_of, nest, pending, guards)
     tail = _block_level_yield(block, seg_of, nest)
     for op in [o for o in block.ops if o.name == BARRIER]:
         op.erase()
@@ -186,18 +265,51 @@ def split(block: Block, nest: Nest, anchor: Operation) -> None:
                 for u, i in list(iv.live_uses()):
                     if id(u) in moved:
                         u.operands[i] = new
+        elif _is_exit_guard(s):
+            # the rest of the kernel after a return: its runs run in the threads that did
+            # not return (the guard), at the place of the if
+            g = guards.get(id(s)) or Guard(s.operands[0])
+            split(s.regions[0].block, nest.guarded(g), anchor)
+            s.erase(drop_uses=True)
+            for o in g.chain or []:
+                o.operands = []
         else:
             scratch = pending[id(s)]
             for o in scratch.ops[:-1]:
                 scratch.ops.remove(o)
                 anchor.parent.insert_before(anchor, o)
             block.ops.remove(s)
+            if s.attrs.get(COALESCED) and len(nest.loops) > 1 and not nest.fixed:
+                _coalesced(s, nest, anchor)
+                continue
             anchor.parent.insert_before(anchor, s)
             # a while's condition is computed once per block (lower_barriers.uniform)
             for r in s.regions[1:] if s.name == "loop.while" else s.regions:
                 split(r.block, nest, r.block.ops[-1])
     for o in tail:
         anchor.parent.insert_before(anchor, o)
+
+
+def _is_exit_guard(op: Operation) -> bool:
+    """The frontend's ``if`` around the statements after a possible ``continue`` of the
+    loop over threads (a kernel's ``return``, simt/nest.py), when it holds barriers."""
+    return op.name == "loop.if" and bool(op.attrs.get(JUMP_GUARD)) and _holds_barrier(op)
+
+
+def _coalesced(loop: Operation, nest: Nest, anchor: Operation) -> None:
+    """``loop`` (coalesce.py's, its body ending with the barrier coalesce.py added) inside
+    new loops over the threads along y and z before ``anchor``, its body a nest over the
+    threads along x (``for ty: for k: for tx``): the values each row of threads keeps (a
+    tiled matmul's accumulators) stay in a few cache lines over the whole loop."""
+    body = nest.new_nest(anchor, outer_only=True)
+    fixed = [nest.last_ivs[iv] for iv in nest.ivs[:-1]]
+    body.insert(len(body.ops) - 1, loop)
+    outer = dict(zip(nest.ivs[:-1], fixed))
+    for op in list(loop.walk()):
+        for i, v in enumerate(op.operands):
+            if v in outer:
+                op.operands[i] = outer[v]
+    split(loop.regions[0].block, nest.part(fixed), loop.regions[0].block.ops[-1])
 
 
 def _block_level_yield(block: Block, seg_of: dict, nest: Nest) -> list:
@@ -285,7 +397,7 @@ def _scratch() -> Block:
     return blk
 
 
-def _keep_crossing(segs, seg_of, nest: Nest, pending) -> None:
+def _keep_crossing(segs, seg_of, nest: Nest, pending, guards) -> None:
     """Values a run defines that a later segment uses: recomputed there, or kept per thread
     in a buffer (written after the definition, read where used)."""
     inside = set(seg_of)
@@ -300,17 +412,30 @@ def _keep_crossing(segs, seg_of, nest: Nest, pending) -> None:
                     if j != k:
                         users.setdefault(j, []).append((u, i))
                 if users:
-                    _carry(r, t, s, users, segs, nest, inside, pending)
+                    _carry(r, t, s, users, segs, nest, inside, pending, guards)
 
 
-def _carry(r, t, run, users, segs, nest, inside, pending):
+def _carry(r, t, run, users, segs, nest, inside, pending, guards):
     chain, on_iv = _chain(r, inside, nest)
     buf = None
     for j, uses in users.items():
         x = segs[j]
         at_block = [(u, i) for u, i in uses if not isinstance(x, list) and u is x]
         nested = [(u, i) for u, i in uses if not (not isinstance(x, list) and u is x)]
-        if at_block:
+        if at_block and _is_exit_guard(x):
+            # the condition of the rest after a return: computed in every thread of the
+            # runs there (recomputed from a copy of its ops as they are now, or kept per
+            # thread)
+            if chain is not None:
+                snap = _scratch()
+                guards[id(x)] = Guard(_clone(chain, r, snap.ops[-1]), chain=snap.ops[:-1])
+            else:
+                buf = buf or _spill(r, t, nest, run)
+                guards[id(x)] = Guard(buf, buffer=True)
+        elif at_block:
+            if chain is None and nest.guards:
+                raise IRError(f"barrier at line {_line(x)}: under a condition computed per "
+                              "thread after a return")
             if chain is not None and on_iv:
                 raise DivergentBarrierError(
                     f"barrier at line {_line(x)}: the bounds or condition of the statement "
@@ -427,133 +552,3 @@ def _agreed(buf: Value, nest: Nest, anchor: Operation, x: Operation) -> Value:
                   "message": f"threads of one block disagree on a condition around a barrier "
                              f"(line {_line(x)}): they would not all reach the same barrier"})
     return first
-
-
-def demote(op: Operation, nest: Nest, top: bool, inside: set) -> None:
-    """Register to memory: the values ``op`` (a loop.for, loop.while or loop.if holding
-    barriers) carries or yields live in per-thread buffers, but those the same in every
-    thread (``uniform``), which it keeps carrying at block level; ``op`` is replaced by one
-    without the others. ``top``: ``op`` runs once per run of the nest (a constant initial
-    value is then the buffer's fill). ``inside``: the ops of the thread-level code."""
-    if op.name == "loop.if":
-        return _demote_if(op, nest)
-    parent = op.parent
-    b = Builder(parent)
-    b.loc = op.loc
-    n_lead = 3 if op.name == "loop.for" else 0
-    inits = list(op.operands[n_lead:])
-    body = op.regions[-1].block
-    keep = uniform(op, nest, inside)
-    for i, v in enumerate(inits):
-        if not (isinstance(v.type, TensorType) and v.type.rank == 0) and i not in keep:
-            raise IRError(f"barrier at line {_line(op)}: the loop around it carries an array")
-    bufs = {}
-    for i, v in enumerate(inits):
-        if i in keep:
-            continue
-        c = _constant(v) if top else None
-        bufs[i] = nest.buffer(v.type.dtype, c)
-        if c is None:
-            with b.before(op):
-                nest.write(b, v, bufs[i])
-    regions = []
-    for reg in op.regions:
-        old = reg.block
-        new_blk = Block()
-        lead = old.args[:1] if op.name == "loop.for" else []
-        for a in lead:
-            a.replace_all_uses_with(new_blk.add_arg(a.type, a.hint))
-        carried = old.args[len(lead):]
-        for i in sorted(keep):
-            a = carried[i]
-            a.replace_all_uses_with(new_blk.add_arg(a.type, a.hint))
-        bb = Builder(old)
-        bb.loc = op.loc
-        with bb.at_start(old):
-            for i, buf in bufs.items():
-                carried[i].replace_all_uses_with(nest.read(bb, buf))
-        term = old.ops[-1]
-        if term.name == "loop.yield":
-            with bb.before(term):
-                for i, buf in bufs.items():
-                    nest.write(bb, term.operands[i], buf)
-            term.operands = [term.operands[i] for i in sorted(keep)]
-        for o in list(old.ops):
-            old.ops.remove(o)
-            new_blk.append(o)
-        regions.append(Region(new_blk))
-    operands = list(op.operands[:n_lead]) + [inits[i] for i in sorted(keep)]
-    new = Operation(op.name, operands, [op.results[i].type for i in sorted(keep)],
-                    dict(op.attrs), regions, op.loc)
-    parent.insert_before(op, new)
-    for k, i in enumerate(sorted(keep)):
-        op.results[i].replace_all_uses_with(new.results[k])
-    with b.after(new):
-        for i, buf in bufs.items():
-            op.results[i].replace_all_uses_with(nest.read(b, buf))
-    op.erase(drop_uses=True)
-
-
-def uniform(op: Operation, nest: Nest, inside: set) -> set:
-    """Positions of the values the loop ``op`` carries that are the same in every thread:
-    the initial value and the update are computed without a thread index or memory from
-    constants, values defined outside the thread nest and other such carried values."""
-    n_lead = 3 if op.name == "loop.for" else 0
-    inits = list(op.operands[n_lead:])
-    body = op.regions[-1].block
-    lead = 1 if op.name == "loop.for" else 0
-    own = {id(a) for r in op.regions for a in r.block.args}
-    keep = {i for i, v in enumerate(inits) if isinstance(v.type, TensorType)
-            and _block_level(v, inside, nest, set(), own)}
-    body_ops = {id(o) for o in body.ops}
-    while True:
-        args = {id(a) for i, a in enumerate(body.args[lead:]) if i in keep}
-        if lead:
-            args.add(id(body.args[0]))
-        ok = {i for i in keep
-              if _block_level(body.ops[-1].operands[i], inside | body_ops, nest, args, own)}
-        if ok == keep:
-            break
-        keep = ok
-    if op.name == "loop.while":
-        # the condition is computed once per block: from those values alone
-        cond = op.regions[0].block
-        args = {id(a) for i, a in enumerate(cond.args) if i in keep}
-        ops = {id(o) for o in cond.ops}
-        c = cond.ops[-1].operands[0]
-        if not _block_level(c, inside | ops, nest, args, own):
-            raise IRError(f"barrier at line {_line(op)}: the condition of the while around "
-                          "it is not computed from values the same in every thread alone")
-    return keep
-
-
-def _block_level(v: Value, inside: set, nest: Nest, args: set, own: set = frozenset()) -> bool:
-    """``v`` is computed from values the same in every thread (``args``: such block
-    arguments of ``op``'s regions; ``own``: all of them) without memory or a thread index."""
-    chain, on_iv = _chain(v, inside, nest, args, own)
-    return chain is not None and not on_iv
-
-
-def _demote_if(op: Operation, nest: Nest) -> None:
-    parent = op.parent
-    b = Builder(parent)
-    b.loc = op.loc
-    bufs = [nest.buffer(r.type.dtype) if isinstance(r.type, TensorType) and r.type.rank == 0
-            else None for r in op.results]
-    if any(buf is None for buf in bufs):
-        raise IRError(f"barrier at line {_line(op)}: an if around it yields an array")
-    for reg in op.regions:
-        yld = reg.block.ops[-1]
-        bb = Builder(reg.block)
-        bb.loc = op.loc
-        with bb.before(yld):
-            for v, buf in zip(list(yld.operands), bufs):
-                nest.write(bb, v, buf)
-        yld.operands = []
-    new = Operation(op.name, list(op.operands), [], dict(op.attrs), op.regions, op.loc)
-    op.regions = []
-    parent.insert_before(op, new)
-    with b.after(new):
-        for r, buf in zip(op.results, bufs):
-            r.replace_all_uses_with(nest.read(b, buf))
-    op.erase(drop_uses=True)

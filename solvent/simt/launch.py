@@ -302,11 +302,15 @@ class Lowered:
 
 
 def lower(py, config: Config, args, regroup: bool = True, on_ir: bool = True,
-          reorder: bool = True) -> Lowered:
+          reorder: bool = True, coalesced_on_ir: bool = False) -> Lowered:
     """The kernel ``py`` lowered for ``config`` and the arguments' types. ``on_ir``: lower
     its barriers on the IR (nest.py, passes/lower_barriers.py) where that path takes the
     kernel; False: on the AST (fission.py) always. ``reorder``: coalesce.py may put the
-    threads innermost (that form is lowered on the AST)."""
+    threads innermost. ``coalesced_on_ir``: that form too is lowered on the IR; by
+    default it keeps the AST lowering, which ran faster
+    (matmul_tiled 512, one thread, CPU ms, IR vs AST in one process: 19.9/17.3,
+    23.0/19.0, 22.3/19.6: LLVM unrolls the IR form's tile copies, whose bounds it knows,
+    into branches instead of vectorizing them)."""
     rewritten, src = rewrite_kernel(py, config)
     tree = src.tree
     params = [a.arg for a in tree.args.args]
@@ -347,17 +351,32 @@ def lower(py, config: Config, args, regroup: bool = True, on_ir: bool = True,
         wider = _regrouped(config, rewritten, body, params, args_of) if lines and regroup \
             else None
         if wider is not None:
-            low = lower(py, wider, args, regroup=False, on_ir=on_ir)
+            low = lower(py, wider, args, regroup=False, on_ir=on_ir,
+                        coalesced_on_ir=coalesced_on_ir)
             if low.coalesced:
                 low.regrouped = wider
                 return low
         if lines:
-            try:
-                low = _lower_blocks(py, src, rewritten, trial, config, params, vary, loc, args,
-                                    parallel, why, {}, 0, notes)
-                low.jit.compile(list(args))   # a refusal here leaves the other lowering
-            except UnsupportedError:
-                low = None
+            if not on_ir:
+                low = "not asked for"
+            elif not coalesced_on_ir:
+                # measured, 512, one thread, CPU ms, IR vs AST in one process: matmul_tiled
+                # 19.9/17.3, 23.0/19.0; backprop_layer 41.1/33.3, 43.4/39.9
+                low = "its threads-innermost form ran faster on the AST (matmul_tiled, " \
+                    "backprop_layer)"
+            else:
+                low = _lower_on_ir(py, src, rewritten, trial, config, params, vary, loc,
+                                   args, parallel, why, {}, 0, notes)
+            if not isinstance(low, Lowered):
+                ir_refusal = low
+                try:
+                    low = _lower_blocks(py, src, rewritten, trial, config, params, vary, loc,
+                                        args, parallel, why, {}, 0, notes)
+                    low.jit.compile(list(args))   # a refusal here leaves the other lowering
+                    low.path = "AST fission (simt/fission.py): the IR path did not take " \
+                        f"it: {ir_refusal}"
+                except UnsupportedError:
+                    low = None
             if low is not None:
                 low.coalesced = lines
                 # the other backends run the flattened form, or for a kernel that keeps its

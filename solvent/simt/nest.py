@@ -11,10 +11,11 @@ in a loop over the grid's blocks and a nest of loops over the block's threads, i
 
 The barriers are then lowered on the IR by passes/lower_barriers.py (fission, interchange
 of the ``for``/``while``/``if`` holding them with the thread nest, values kept per thread in
-buffers), instead of on the Python AST (fission.py). A kernel this path cannot take yet (a
-``return``, a ``while`` whose condition is not known to be the same in every thread, a value
-it cannot keep per thread) keeps fission.py's lowering: launch.py falls back and ``explain``
-says which path ran.
+buffers), instead of on the Python AST (fission.py). A ``return`` is a ``continue`` of the
+innermost thread loop (the rest of the kernel runs in the threads that did not return). A
+kernel this path cannot take yet (a ``return`` inside a loop, a ``while`` whose condition is
+not known to be the same in every thread, a value it cannot keep per thread) keeps
+fission.py's lowering: launch.py falls back and ``explain`` says which path ran.
 
 Identity: the nest runs every thread's code once per block; with the barriers lowered, every
 thread finishes the code before a barrier before any thread runs the code after it.
@@ -34,8 +35,12 @@ def refusal(body: list) -> str | None:
     interchange yet), or None."""
     for s in body:
         for n in ast.walk(s):
-            if isinstance(n, ast.Return):
-                return "a return statement (the AST path keeps a per-thread flag)"
+            if isinstance(n, (ast.For, ast.While)) and \
+                    any(isinstance(m, ast.Return) for m in ast.walk(n)):
+                return "a return inside a loop (the AST path keeps a per-thread flag)"
+            if isinstance(n, ast.Return) and n.value is not None and \
+                    not (isinstance(n.value, ast.Constant) and n.value.value is None):
+                return "a return with a value"
             if isinstance(n, (ast.For, ast.While, ast.If)) and has_barrier(n) and \
                     not is_barrier(n):
                 if isinstance(n, (ast.For, ast.While)) and n.orelse:
@@ -46,10 +51,24 @@ def refusal(body: list) -> str | None:
     return None
 
 
+class _ReturnsAsContinue(ast.NodeTransformer):
+    """A kernel's ``return`` (outside its loops: ``refusal``) ends the thread's code: in the
+    nest it is a ``continue`` of the innermost loop over threads. The frontend then runs the
+    statements after it under an ``if`` marked ``after_jump`` (translate.py), which
+    lower_barriers runs in the threads that did not return."""
+
+    def visit_Return(self, node):
+        return ast.copy_location(ast.Continue(), node)
+
+    def visit_FunctionDef(self, node):
+        return node
+
+
 def thread_nest(config: Config, body: list, node) -> list:
     """``body`` inside the loops over the block's threads (z outermost), the flat thread
-    index defined first."""
+    index defined first; its returns are continues of the innermost of those loops."""
     fis = Fission([], config, [], set(), None, [])
+    body = [_ReturnsAsContinue().visit(s) for s in body]
     code = [ast.Assign([ast.Name(FLAT_THREAD, ast.Store())], fis.flat_thread())] + list(body)
     for d in range(3):
         if config.block[d] > 1:

@@ -8,15 +8,17 @@
 - the block loop's ``loop.for`` carries ``disjoint=true`` when blocks cannot conflict;
 - the loops fission.py made over blocks and over threads say so: ``simt = "blocks"`` /
   ``simt = "threads"`` (ops/simt.py), the kernel's parallel structure in the IR;
-- on the IR path (nest.py) ``__simt_barrier()`` (a ``Barrier``) is the op ``simt.barrier``.
+- on the IR path (nest.py) ``__simt_barrier()`` (a ``Barrier``) is the op ``simt.barrier``;
+  a loop coalesce.py picked carries ``coalesced=true`` and the ``if`` around the statements
+  after a possible ``continue`` (a kernel's ``return``) ``after_jump=true`` (ops/simt.py).
 """
 from __future__ import annotations
 
 from ..frontend.translator import Translator
 from ..frontend.values import Const, Tensor
 from ..passes.mark_parallel import DISJOINT
-from ..ops.simt import ROLE
-from .fission import KIND_ATTR, PARALLEL_ATTR, ROLE_ATTR
+from ..ops.simt import COALESCED, JUMP_GUARD, ROLE
+from .fission import COALESCED_ATTR, KIND_ATTR, PARALLEL_ATTR, ROLE_ATTR
 
 
 class Notes:
@@ -55,6 +57,13 @@ class KernelTranslator(Translator):
             return value
         return super().call_function(fn, args, kwargs, node)
 
+    def _merge_branches(self, c, node, blocks, envs, env0, born0, live, jumped_live):
+        op, rebuild = super()._merge_branches(c, node, blocks, envs, env0, born0, live,
+                                              jumped_live)
+        if jumped_live is not None:   # the statements after a possible break/continue
+            op.attrs[JUMP_GUARD] = True
+        return op, rebuild
+
     def python_int_arith(self, uf, a, b):
         """Unchecked: a kernel's integers are 64-bit as in numba.cuda's compiled kernels
         (thread and block index arithmetic, bounded by the launch), not Python's."""
@@ -74,6 +83,8 @@ class KernelTranslator(Translator):
         role = getattr(node, ROLE_ATTR, None)
         if role is not None:
             attrs[ROLE] = role
+        if getattr(node, COALESCED_ATTR, False):
+            attrs[COALESCED] = True
         return attrs
 
 

@@ -94,22 +94,77 @@ def test_tiled_matmul_barriers_in_the_ir_then_lowered():
     from solvent.simt.launch import launch_config, lower
     c = next(c for c in all_cases() if c.name == "matmul_tiled")
     args = list(c.make_args(9, np.random.default_rng(1)))
-    # a launch runs coalesce.py's form of this kernel (threads innermost), which keeps the
-    # AST lowering; the IR path's form:
-    low = lower(c.kernel.py_func, launch_config(c.config(9)), args, reorder=False)
+    # coalesce.py's form (threads along x innermost), asked for on the IR (a launch keeps
+    # the AST lowering for it: faster)
+    low = lower(c.kernel.py_func, launch_config(c.config(9)), args, coalesced_on_ir=True)
+    assert low.coalesced
     fn = _ir_of(low, args)
-    # the barrier ending the loop body is removed (barriers.py): the interchanged body ends
-    # with all threads done anyway; the one between the tile loads and the products is kept
-    assert len(_barriers(fn)) == len(low.kept) == 1
+    # the user's barrier ending the tile loop's body is removed (barriers.py); the one
+    # between the tile loads and the products is kept, and coalesce.py ends the product
+    # loop's body with one of its own
+    assert len(low.kept) == 1 and len(_barriers(fn)) == 2
     out = _lowered(fn)
     assert not _barriers(out)
-    # the loop over tiles runs once per block, the thread loops inside it
-    (blocks,) = [op for op in out.walk() if op.attrs.get("simt") == "blocks"][-1:]
-    assert [op for op in blocks.regions[0].block.walk()
-            if op.name == "loop.for" and "simt" not in op.attrs
-            and any(o.attrs.get("simt") == "threads" for o in op.walk())]
+    # the product loop runs inside the loop over ty, the threads along x inside it:
+    # for ty: for k: for tx
+    (k_loop,) = [op for op in out.walk() if op.attrs.get("coalesced")]
+    outer = [op for op in out.walk() if op.attrs.get("simt") == "threads"
+             and k_loop in list(op.walk())]
+    inner = [op for op in k_loop.walk() if op.attrs.get("simt") == "threads"]
+    assert len(outer) == 1 and len(inner) == 1
+    # acc, carried by the tile loop and by the product loop, lives in one per-thread
+    # buffer: read and written in place there, never copied into another one
+    reads = [op.operands[0] for op in inner[0].walk() if op.name == "array.read"]
+    writes = [op.operands[1] for op in inner[0].walk() if op.name == "array.write"]
+    assert len(writes) == 1 and writes[0] in reads
+    def alloc(v):
+        return getattr(v.owner, "name", None) == "array.alloc"
+    for nest in [op for op in out.walk() if op.attrs.get("simt") == "threads"]:
+        body = [o for o in nest.walk() if o.name in ("array.read", "array.write")]
+        assert not ([o.name for o in body] == ["array.read", "array.write"]
+                    and alloc(body[0].operands[0]) and alloc(body[1].operands[1])), \
+            "a per-thread buffer copied into another"
     low.jit(*args)
     np.testing.assert_allclose(args[2], args[0] @ args[1])
+
+
+def early_exit_pairs(x, out):
+    # the threads past the end return before the barrier; the others swap values in pairs
+    sd = cuda.shared.array(8, dtype=float64)
+    tx = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i >= x.size:
+        return
+    v = x[i] * 2.0
+    sd[tx] = v
+    cuda.syncthreads()
+    out[i] = sd[tx ^ 1] + v
+
+
+def test_backprop_layer_return_and_coalesced_loops_on_the_ir():
+    from solvent.corpus_simt import all_cases
+    from solvent.simt.launch import launch_config, lower
+    c = next(c for c in all_cases() if c.name == "backprop_layer")
+    args = list(c.make_args(3, np.random.default_rng(6)))   # 24 outputs, blocks of 32
+    low = lower(c.kernel.py_func, launch_config(c.config(3)), args, coalesced_on_ir=True)
+    assert low.path.startswith("IR") and low.coalesced
+    ref = [a.copy() for a in args]
+    low.jit(*args)
+    c.numpy(*ref)
+    for k in c.outputs:
+        np.testing.assert_allclose(args[k], ref[k], rtol=1e-12)
+
+
+def test_a_return_before_a_barrier_on_the_ir():
+    x, out = np.random.default_rng(5).random(20), np.zeros(20)
+    launch = solvent.kernel(early_exit_pairs)[3, 8]
+    fn = _ir(launch, [x, out])
+    # the statements after the return run under an if on it, which lower_barriers runs
+    # in the threads that did not return (no divergent-barrier error)
+    assert any(op.name == "loop.if" and op.attrs.get("after_jump") for op in fn.walk())
+    assert not _barriers(_lowered(fn))
+    launch(x, out)
+    np.testing.assert_allclose(out, 2.0 * (x + x.reshape(-1, 2)[:, ::-1].reshape(-1)))
 
 
 def test_shared_memory_reduction_barriers_in_the_ir_then_lowered():

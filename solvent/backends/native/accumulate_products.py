@@ -34,16 +34,17 @@ def _size(v, dims):
 
 
 def gemm_once(op: Operation) -> bool:
-    """Whether ``rules_linalg._dot`` lowers ``op`` as one gemm call (see the module doc)."""
-    from .rules_linalg import blas_symbols
+    """Whether ``rules_linalg._dot`` lowers ``op`` as one gemm call or, below its
+    ``INLINE_BELOW`` multiply-adds (or without BLAS), as one inline loop nest: both take
+    gemm's beta (see the module doc)."""
     a, b = op.operands
-    if a.type.dtype not in ("f32", "f64") or a.type.dtype not in blas_symbols() \
-            or not (a.type.static and b.type.static) or op.attrs["lhs_batch"]:
+    if a.type.dtype not in ("f32", "f64") or not (a.type.static and b.type.static) \
+            or op.attrs["lhs_batch"]:
         return False
     lc, rc = op.attrs["lhs_contract"], op.attrs["rhs_contract"]
     m = _size(a, [d for d in range(a.type.rank) if d not in lc])
     n = _size(b, [d for d in range(b.type.rank) if d not in rc])
-    return m > 1 and n > 1 and m * n * _size(a, lc) >= 512
+    return m > 1 and n > 1
 
 
 def _buffers_read(plan, v, seen=None) -> set:

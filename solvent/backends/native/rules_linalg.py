@@ -316,6 +316,19 @@ def runtime_dot_ok(op) -> bool:
             and all(1 <= v.type.rank <= 2 for v in op.operands))
 
 
+# a static real product of fewer multiply-adds is an inline loop nest (gemm's call and
+# packing cost more than the product); one that adds itself into a buffer
+# (accumulate_products.py: a tiled matmul's ``acc += sA @ sB`` per tile) up to
+# ACCUMULATED_INLINE multiply-adds too. Measured on solvent.kernel's matmul_tiled at 512
+# lowered on the IR (16^3 tiles, one thread, CPU ms, loaded host): gemm per tile 22.4-26.5,
+# inline 19.9-23.0 (the AST lowering, which keeps the loops, 17.3-19.6 in the same runs).
+# A product alone at 16^3-20^3 was slower inline
+# (benchmarks/products.py --sizes 16,20 --kinds mm --backends native: 0.67-0.72x NumPy ->
+# 0.40-0.55x), so the threshold stays there for those
+INLINE_BELOW = 512
+ACCUMULATED_INLINE = 4096
+
+
 def _dot(op, ctx):
     if op in ctx.paired:          # computed in one pass with an earlier product
         return [ctx.paired.pop(op)]
@@ -343,7 +356,9 @@ def _dot(op, ctx):
     if row_dots(op):   # read each operand where it lies (a fused gather: computed here)
         _row_dots(ctx, dt, B, K, ctx.get(a), ctx.get(b), out)
         return [out]
-    blas = sym is not None and M * N * K >= 512 and not (M == 1 and N == 1)
+    small = M * N * K <= ACCUMULATED_INLINE if op in ctx.plan.accumulate \
+        else M * N * K < INLINE_BELOW
+    blas = sym is not None and not small and not (M == 1 and N == 1)
     # BLAS reads a fused window (``x[:, k:k + n]``) where it lies, a gemv's vector with its
     # stride; anything else fused is copied in the order the call needs
     gemv = blas and (M == 1 or N == 1)
@@ -370,8 +385,11 @@ def _dot(op, ctx):
         _gemm(ctx, sym + "gemm", dt, B, M, N, K, A, ta, Bm, tb, out,
               beta=ctx.get(beta) if beta is not None else
               1.0 if op in ctx.plan.accumulate else 0.0, alpha=alpha)
-    else:
-        _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out)
+    else:   # out may hold the sum's other term: C += A B inline (accumulate_products.py)
+        beta = ctx.plan.accumulate_beta.get(op)
+        _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out,
+               beta=ctx.get(beta) if beta is not None else
+               1.0 if op in ctx.plan.accumulate else 0.0)
     if scalar_out:
         return [ctx.load(out, [0])]
     return [out]
@@ -555,14 +573,19 @@ def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False, alpha=None):
     ctx.counted_loop(B, per_batch)
 
 
-def _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out):
-    """c[q, i, j] = sum_k a[q, i, k] b[q, k, j], the k loop outside j so the inner loop runs
-    along contiguous rows of b and c."""
+def _loops(ctx, dt, B, M, N, K, A, ta, Bm, tb, out, beta=0.0):
+    """c[q, i, j] = sum_k a[q, i, k] b[q, k, j] + beta c[q, i, j], the k loop outside j so
+    the inner loop runs along contiguous rows of b and c (``beta``: 0.0, 1.0 or a scalar
+    register, as gemm's)."""
     b = ctx.b
     a3 = BufRef(A.ptr, (B, K, M) if ta else (B, M, K), dt)
     b3 = BufRef(Bm.ptr, (B, N, K) if tb else (B, K, N), dt)
     c3 = BufRef(out.ptr, (B, M, N), dt)
-    ctx.loop_nest((B, M, N), lambda idx: ctx.store(c3, idx, const(dt, 0)))
+    if isinstance(beta, float) and beta == 0.0:
+        ctx.loop_nest((B, M, N), lambda idx: ctx.store(c3, idx, const(dt, 0)))
+    elif not isinstance(beta, float):
+        ctx.loop_nest((B, M, N), lambda idx: ctx.store(
+            c3, idx, scalar_math.mul(ctx, dt, ctx.load(c3, idx), beta)))
 
     def body(idx):
         q, i, kk = idx
