@@ -17,9 +17,10 @@ _LOCK = threading.Lock()
 _READY = False
 
 
-def target_machine():
-    """A new target machine for the host CPU. Each MCJIT engine takes ownership of the
-    machine it is created with (and frees it with the engine), so none is shared."""
+def target_machine(opt: int = 3):
+    """A new target machine for the host CPU, generating code at LLVM's level ``opt``. Each
+    MCJIT engine takes ownership of the machine it is created with (and frees it with the
+    engine), so none is shared."""
     global _READY
     with _LOCK:
         if not _READY:
@@ -32,7 +33,7 @@ def target_machine():
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
-        opt=3, jit=True)
+        opt=opt, jit=True)
 
 
 class VectorMath:
