@@ -31,6 +31,8 @@ a fresh array once at entry, so the caller's arrays are never touched.
 from __future__ import annotations
 
 from ...ir.core import Block, Function, Operation, Value
+from .accumulate_products import find_accumulations
+from .multi_output import find_groups
 
 
 class Buf:
@@ -169,7 +171,6 @@ class Plan:
         # product -> the scalar s of an accumulator s * x held as x (gemm, beta = s)
         self.accumulate_beta: dict[Operation, object] = {}
         self.dropped: set[int] = set()   # buffers no value holds any longer
-        from .accumulate_products import find_accumulations
         find_accumulations(self, fn.body)
         self.summed = frozenset(self.accumulate.values())
         for k, v in enumerate(fn.body.terminator.operands):
@@ -430,7 +431,6 @@ class Plan:
                 continue
             self.fused.add(op)
         if self.multi_output:
-            from .multi_output import find_groups
             find_groups(self, block)
 
     def _view_reshape(self, op) -> bool:

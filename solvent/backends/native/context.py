@@ -20,6 +20,7 @@ from llvmlite import ir
 from ...ir.core import Block, Operation, Value
 from ...ir.registry import IRError
 from .bufferize import Plan
+from .multi_output import emit_group
 from .types import I1, I8, I32, I64, mem_type, reg_type, is_signed
 
 # private buffers of a parallel chunk up to this many bytes in all are allocas of the chunk
@@ -493,7 +494,6 @@ class Ctx:
             group = self.plan.groups.get(op)
             if group is not None:   # a multi-output loop, emitted where its last sink is
                 if op is group.last:
-                    from .multi_output import emit_group
                     emit_group(self, group)
             else:
                 self.lower_op(op)

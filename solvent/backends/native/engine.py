@@ -17,22 +17,38 @@ _LOCK = threading.Lock()
 _READY = False
 
 
-def target_machine():
-    """A new target machine for the host CPU. Each MCJIT engine takes ownership of the
-    machine it is created with (and frees it with the engine), so none is shared."""
+def target_machine(opt: int = 3):
+    """A new target machine for the host CPU, generating code at LLVM's level ``opt``. Each
+    MCJIT engine takes ownership of the machine it is created with (and frees it with the
+    engine), so none is shared."""
     global _READY
     with _LOCK:
         if not _READY:
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
-            libm = ctypes.util.find_library("m")
-            if libm:
-                llvm.load_library_permanently(libm)
+            _load_library("m", "libm.so.6")
             _READY = True
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
-        opt=3, jit=True)
+        opt=opt, jit=True)
+
+
+def _load_library(name: str, soname: str) -> bool:
+    """Load the C library ``name`` into the process for LLVM's symbol lookup: by its glibc
+    ``soname`` first, else by the name ``ctypes.util.find_library`` finds (which on Linux is
+    that soname, found by running ``ldconfig -p``: ~10 ms of a process's first call each).
+    Returns whether it loaded."""
+    for path in (soname, None):
+        path = path or ctypes.util.find_library(name)
+        if not path:
+            return False
+        try:
+            llvm.load_library_permanently(path)
+            return True
+        except RuntimeError:
+            continue
+    return False
 
 
 class VectorMath:
@@ -75,12 +91,7 @@ def _load_vector_math():
     if os.environ.get(ENV_VECTOR_MATH, "1") == "0" or platform.machine() not in (
             "x86_64", "AMD64") or not platform.system() == "Linux":
         return None
-    path = ctypes.util.find_library("mvec")
-    if not path:
-        return None
-    try:
-        llvm.load_library_permanently(path)
-    except RuntimeError:
+    if not _load_library("mvec", "libmvec.so.1"):
         return None
     target_machine()   # the native target, initialized
     features = llvm.get_host_cpu_features()

@@ -369,7 +369,11 @@ def _runtime_text() -> str:
 
 class _Runtime:
     def __init__(self):
-        tm = target_machine()
+        # LLVM's fast code generation (level 0): the pool's code is calls into pthreads,
+        # atomics and short loops over the threads, and the first parallel kernel of a
+        # process pays for compiling it. After a warmed-up LLVM: 13 ms CPU against 40 ms
+        # at level 3; fork/join cost unchanged (benchmarks/parallel_overhead.py)
+        tm = target_machine(opt=0)
         mod = llvm.parse_assembly(_runtime_text())
         mod.triple = tm.triple
         mod.data_layout = str(tm.target_data)
