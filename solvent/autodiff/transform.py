@@ -70,6 +70,12 @@ class Scope:
         self.parent = parent
         self.map: dict = {}
         self.tapes: dict = {}  # original loop op -> what its reverse pass reads
+        # in a reverse step: an inner loop whose tape the step read from the outer tape ->
+        # {result index: its value (the array as the trip left it)} (``emit_block``)
+        self.preset: dict = {}
+        # original loop op -> {carried index: the array with the loop's writes undone}, as
+        # its reverse pass left it (``_reverse_range``)
+        self.undone: dict = {}
 
     def __getitem__(self, v: Value) -> Value:
         s = self
@@ -278,6 +284,11 @@ class Transformer:
         for op in block.ops[:-1]:
             if op.results and all(r in scope.map for r in op.results):
                 continue  # read from a tape (a costly product of the trip)
+            if op in scope.preset:  # its tape read from the outer loop's: not recorded again
+                self.clone_op(op, scope, b)   # (dead unless its other results are read)
+                for idx, v in scope.preset[op].items():
+                    scope[op.results[idx]] = v
+                continue
             if op.name in ("loop.for", "loop.while") and any(self.active(r) for r in op.results):
                 sched = self._schedule(op) if op.name == "loop.for" else None
                 if sched is not None:
@@ -500,18 +511,25 @@ class Transformer:
             else:
                 self.clone_op(o, inner, ib)
         writes, plan = [], []
+        copied: dict = {}  # nested loop -> position of its tape's first entry in writes
         for i, c in enumerate(carried):
             chain = chains[i]
             if i in nested:
+                # the inner loop's whole tape (each position a row of the trip's tape): the
+                # reverse step hands it to the inner loop's reverse pass (``_preset_inner``)
+                # instead of running the inner loop again to record it; ``prune_tapes``
+                # drops the positions no reverse step reads
                 loop = nested[i]
                 _, tv, m, inner_plan = inner.tapes[loop][:4]
-                entries = []
-                for u, pos_old, pos_idx in inner_plan[yields[i].index][1]:
-                    entries.append((u, len(writes), self._index_slots(
-                        writes, [p if isinstance(p, tuple) else tv[p] for p in pos_idx])))
-                    writes.append(tv[pos_old])
-                    writes.extend(tv[p] for p in pos_idx if not isinstance(p, tuple))
-                plan.append(("undo_loop", m, entries, loop))
+                base = copied.get(loop)
+                if base is None:
+                    base = copied[loop] = len(writes)
+                    writes.extend(tv)
+                entries = [(u, base + pos_old, [p if isinstance(p, tuple) else base + p
+                                                for p in pos_idx])
+                           for u, pos_old, pos_idx in inner_plan[yields[i].index][1]]
+                plan.append(("undo_loop", m, entries, loop, base, len(tv), yields[i].index,
+                             inner_plan))
                 continue
             if chain is None:
                 plan.append(("full", len(writes)))
@@ -860,6 +878,8 @@ class Transformer:
         rs = Scope(scope)
         k = rb.one("tensor.sub", rb.one("tensor.sub", n, rb.constant(1, idt)), j)
         extra = []  # (init, block argument, yield) of more values the reverse loop carries
+        undo_keys = []  # (position in extra, inner loop, its carried index): undo_loop
+        undo_idx = []   # the carried index of each state in extra (an undo tape's)
         if tape is not None and tape[0] == "revolve":
             for c, v in zip(carried, self._revolve_state(op, scope, rb, blk, k, tape, extra)):
                 rs[c] = v
@@ -895,6 +915,12 @@ class Transformer:
                 s_arg = blk.add_arg(c.type, "state")
                 if how[0] == "undo_loop":
                     v = self._undo_inner(rb, s_arg, tv, row, how, op.loc, rs, ivs)
+                    _, m_in, _, loop, base, ntv, ridx, inner_plan = how
+                    if loop not in rs.tapes:
+                        rs.tapes[loop] = ("tape", [at_k(tv[base + p]) for p in range(ntv)],
+                                          m_in, inner_plan)
+                    rs.preset.setdefault(loop, {})[ridx] = s_arg
+                    undo_keys.append((len(extra), loop, ridx))
                 else:
                     v = s_arg
                     for u, pos_old, pos_idx in reversed(how[1]):
@@ -902,6 +928,7 @@ class Transformer:
                                       [v, at_k(tv[pos_old])] + [index(p) for p in pos_idx],
                                       E.index_attrs(u)).result
                 rs[c] = v  # the array as trip k found it, carried on to trip k - 1
+                undo_idx.append(i)
                 extra.append((scope[op.results[i]], s_arg, v))
         else:
             self.recomputed += 1
@@ -921,6 +948,12 @@ class Transformer:
         out = [radj.get(carried[i]) for i in act]
         out = [o if o is not None else E.zeros(rb, carried[i].type) for o, i in zip(out, act)]
         out += [radj[v] for v in outer]
+        for e, loop, ridx in undo_keys:
+            # the inner loop's reverse pass undid its writes already: the array as the trip
+            # found it, without the undo loop (dead then, unless the step reads the array)
+            done = rs.undone.get(loop, {}).get(ridx)
+            if done is not None:
+                extra[e] = extra[e][:2] + (done,)
         out += [y for _, _, y in extra]
         if states is not None:  # the steps after a peeled one go on from its states
             extra = [(s, a, y) for s, (_, a, y) in zip(states, extra)]
@@ -938,6 +971,8 @@ class Transformer:
         if counts:
             self.trip_sinks[-1].append(res[-1])
         na, no = len(act), len(outer)
+        if len(undo_idx) == len(extra):
+            scope.undone[op] = {ci: res[na + no + e] for e, ci in enumerate(undo_idx)}
         return res[:na], res[na:na + no], res[na + no:na + no + len(extra)]
 
     def _undo_inner(self, rb: Builder, state: Value, tv, row: Value, how, loc, rs: Scope,
@@ -946,7 +981,7 @@ class Transformer:
         reverse: each write's slot set back to the old value the tape holds (``tv[p]`` has
         shape ``(trips, m, ...)``); a rebuilt index (``("re", d)``) from the inner loop's
         induction variable at its trip ``ii`` and the outer ones in ``ivs``."""
-        _, m, entries, loop = how
+        _, m, entries, loop = how[:4]
         idt = row.type.dtype
         blk = Block()
         ib = Builder(blk)
