@@ -8,7 +8,9 @@ element access: those keep their own checks). When the loop's
 bounds do not show that it makes a trip, the check that moves is ``ok or the range is
 empty`` (``lb >= ub`` for a positive constant step, ``lb <= ub`` for a negative one);
 loops with a run-time step keep their checks. Innermost loops go first, so a check may
-leave a nest one loop at a time.
+leave a nest one loop at a time. A check of the loop's own counter (``f[t + c]``, step 1)
+that is the only thing in the loop that can fail moves too, checking the first and the last
+trip (``_hoist_range_check``).
 
 Identity: the check evaluates the same condition in every iteration, and in the first
 iteration nothing before it can fail; so the loop stops at this check exactly when it makes
@@ -100,7 +102,7 @@ def _hoist_from(loop: Operation) -> int:
 
 def _offset(e, t, inside: set, body: Block):
     """``(c, ops)`` with ``e == t + c`` (``c`` None for ``e is t``), ``c`` loop-invariant and
-    ``ops`` the body's ops computing it (to move out); None otherwise."""
+    ``ops`` the body's ops computing it (to move out); False otherwise."""
     if e is t:
         return None, []
     o = e.owner
