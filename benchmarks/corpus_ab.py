@@ -36,7 +36,7 @@ Choices:
   failed check as value only at its yield (``NativeBackend(check_exits=False)``), B = as
   shipped (also right after each check: ``solvent/backends/native/error_exit.py``).
 * ``opt-level``: native backend, A = LLVM's O2 pipeline (``NativeBackend(opt_level=2)``:
-  a smaller full-unroll threshold), B = as shipped.
+  among other differences, O2's full-unroll threshold), B = as shipped (O3).
 * ``unroll-threshold``: native backend, A = LLVM's own full-unroll threshold at O3
   (``-unroll-threshold-aggressive=300``), B = as shipped (150, O2's:
   ``solvent/backends/native/engine.py``).

@@ -2,8 +2,8 @@
 
 Order of work (issue 11): translate with the frontend and optimize with the pass pipeline, as
 ``solvent.jit`` does; differentiate the optimized IR (``transform.vjp_function``); optimize
-the gradient program again (``passes.pipeline.GRADIENT_ORDER``, verified); compile it on a backend (XLA first, as
-``jit`` chooses, or ``backend=``).
+the gradient program again (``passes.pipeline.GRADIENT_ORDER``, verified); compile it on a
+backend (XLA first, as ``jit`` chooses, or ``backend=``).
 
 Semantics: the *outputs* of a call are its returned values followed by the final values of
 the arguments it mutates (in argument order). ``grad`` differentiates the returned value,

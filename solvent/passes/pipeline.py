@@ -57,12 +57,13 @@ ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, 
 
 # a gradient program (autodiff.api), after ``transform.vjp_function`` made it from the
 # optimized primal: cotangent slots read before they are written (a fresh copy of the
-# program, which the rewriting that follows needs), the gradient rule sets, a cotangent zeroed
-# over a block and added back there, a reverse stencil's shifted-window updates merged,
-# cleanup; the parallel marks proven again (vjp_function dropped the primal's: its copies of
-# the loops carry tapes); then, after cse would fold them back, a window written into an array still
-# read afterwards written back after its last read instead of copying the array per trip,
-# and an update of an array read later in its block moved after those reads
+# program, which the rewriting that follows needs), the gradient rule sets, a cotangent
+# zeroed over a block and added back there, a reverse stencil's shifted-window updates
+# merged, cleanup; the parallel marks proven again (vjp_function dropped the primal's: its
+# copies of the loops carry tapes); then, where cse would no longer fold them back, a window
+# written into an array still read afterwards written back after its last read instead of
+# copying the array per trip, and an update of an array read later in its block moved after
+# those reads
 GRADIENT_ORDER = [ForwardSlots, GradientRules, SinkUpdates, MergeWindows, CSE, DCE,
                   MarkParallel, UndoWrites, LateUpdates]
 
