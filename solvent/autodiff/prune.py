@@ -4,37 +4,15 @@ loop signatures (operands, block arguments, results) in place."""
 from __future__ import annotations
 
 from ..ir.core import Function
+from ..passes.dce import drop_dead_carries as _drop_dead_carries
 
 
 def drop_dead_carries(g: Function) -> bool:
-    """Remove loop.for carried values that nothing reads: the result is unused and the block
-    argument feeds only its own next value (a reverse loop's rebuilt array whose slots the
-    reverse step does not read, a cotangent passed through unchanged). Returns whether any
-    was removed."""
-    used = {o for op in g.walk() for o in op.operands}
-    for loop in [op for op in g.walk() if op.name == "loop.for"]:
-        body = loop.regions[0].block
-        ys = body.terminator.operands
-        for i in range(len(loop.results) - 1, -1, -1):
-            if loop.results[i] in used:
-                continue
-            needed = {y for j, y in enumerate(ys) if j != i}
-            for op in reversed(body.ops[:-1]):
-                if any(r in needed for r in op.results):
-                    for inner in op.walk():
-                        needed.update(inner.operands)
-            if body.args[1 + i] in needed:
-                continue
-            ys.pop(i)
-            body.args.pop(1 + i)
-            loop.operands.pop(3 + i)
-            loop.results.pop(i)
-            for j, a in enumerate(body.args):
-                a.index = j
-            for j, r in enumerate(loop.results):
-                r.index = j
-            return True
-    return False
+    """Remove one loop.for carried value that nothing reads (a reverse loop's rebuilt array
+    whose slots the reverse step does not read, a cotangent passed through unchanged):
+    ``passes.dce.drop_dead_carries`` on loop.for only, so the taped while loops keep the
+    result positions the transform recorded. Returns whether one was removed."""
+    return _drop_dead_carries(g, loops=("loop.for",))
 
 
 def prune_tapes(g: Function, taped) -> bool:

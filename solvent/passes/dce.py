@@ -1,10 +1,15 @@
-"""Dead code elimination: drop ops whose results are unused and that have no effect.
+"""Dead code elimination: drop ops whose results are unused and that have no effect, and
+loop-carried values that nothing reads.
 
 After functionalization the only ops with an effect are ``io.print`` (and ``error.check``
-before checks_to_values): unused loops and ifs go unless they hold one."""
+before checks_to_values): unused loops and ifs go unless they hold one. A value a loop carries
+is dead when the loop's result for it is unused, the while condition does not read it, and
+the body needs it only to compute its own next value (``drop_dead_carries``): an array a loop
+rewrites every trip but no one reads after its writes are forwarded (laplace_converge_loops'
+``new``), or a gradient program's tape no reverse step reads."""
 from __future__ import annotations
 
-from ..ir.core import Block, Function
+from ..ir.core import Block, Function, Operation
 from ..ir.registry import get
 from .base import Pass
 
@@ -36,14 +41,73 @@ def _dce_block(block: Block, used: set) -> bool:
     return changed
 
 
+def _needed(body: Block, skip: int) -> set:
+    """Values of ``body`` (a loop body ending in its yield) that the yields other than
+    position ``skip`` and the ops with an effect read, directly or through other ops."""
+    ys = body.terminator.operands
+    needed = {y for j, y in enumerate(ys) if j != skip}
+    for op in reversed(body.ops[:-1]):
+        if not _removable(op) or any(r in needed for r in op.results):
+            for inner in op.walk():
+                needed.update(inner.operands)
+    return needed
+
+
+def _drop_carry(loop: Operation, i: int) -> None:
+    """Remove carried value ``i`` from ``loop``'s operands, block arguments, yields, results
+    and per-carry attributes; the body ops that computed its next value are left to dce."""
+    is_for = loop.name == "loop.for"
+    lead = 3 if is_for else 0
+    body = loop.regions[-1].block
+    body.terminator.operands.pop(i)
+    body.args.pop(1 + i if is_for else i)
+    if not is_for:
+        loop.regions[0].block.args.pop(i)
+    loop.operands.pop(lead + i)
+    loop.results.pop(i)
+    comb = loop.attrs.get("combiners")
+    if comb is not None:
+        loop.attrs["combiners"] = [c for k, c in enumerate(comb) if k != i]
+    for blk in (r.block for r in loop.regions):
+        for j, a in enumerate(blk.args):
+            a.index = j
+    for j, r in enumerate(loop.results):
+        r.index = j
+
+
+def drop_dead_carries(fn: Function, loops=("loop.for", "loop.while")) -> bool:
+    """Remove one loop-carried value that nothing reads (see the module text) from a loop
+    whose name is in ``loops``; run ``dce`` after it (the ops that computed the value still
+    refer to the dropped block argument). Returns whether one was removed."""
+    used = {o for op in fn.walk() for o in op.operands}
+    for loop in [op for op in fn.walk() if op.name in loops]:
+        is_for = loop.name == "loop.for"
+        body = loop.regions[-1].block
+        for i in range(len(loop.results) - 1, -1, -1):
+            if loop.results[i] in used:
+                continue
+            if not is_for and loop.regions[0].block.args[i].has_uses:
+                continue
+            if body.args[1 + i if is_for else i] in _needed(body, i):
+                continue
+            _drop_carry(loop, i)
+            return True
+    return False
+
+
 def dce(fn: Function) -> Function:
+    """Drop unused ops without an effect (loop signatures stay as they are)."""
     while _dce_block(fn.body, set()):
         pass
     return fn
 
 
 class DCE(Pass):
+    """dce, then dead loop-carried values and what computed them, to a fixpoint."""
     name = "dce"
 
     def run(self, fn: Function) -> Function:
-        return dce(fn)
+        dce(fn)
+        while drop_dead_carries(fn):
+            dce(fn)
+        return fn

@@ -3,6 +3,7 @@ rows and families compose by ``+`` (``ALL`` is what the canonicalize pass runs).
 from .algebra import ALGEBRA
 from .masks import MASKS
 from .products import PRODUCTS
+from .read_after_update import READ_AFTER_UPDATE
 from .shapes import SHAPES
 
-ALL = ALGEBRA + SHAPES + PRODUCTS + MASKS
+ALL = ALGEBRA + SHAPES + READ_AFTER_UPDATE + PRODUCTS + MASKS
