@@ -275,7 +275,8 @@ class Plan:
                 a = self._args[k] if k is not None else None
                 if a is not None and a.type == r.type and r.type.static and (
                         not a.has_uses or a.owner is block and
-                        self._dead_after(block, pos, a, owner_args)):
+                        self._dead_after(block, pos, a, owner_args)) and \
+                        self._buffer_unread_after(block, pos, self.of[a]):
                     # ``a[:] = b + s * c``: the old a is never read, or not after this op
                     # (``A -= mean; A *= f`` fused into one op reading A at its own index)
                     reuse = a
@@ -334,6 +335,13 @@ class Plan:
             chosen.written = True
             taken.add(id(chosen))
             self.of[r] = chosen
+
+    def _buffer_unread_after(self, block: Block, pos: int, buf: Buf) -> bool:
+        """No op after ``block.ops[pos]`` reads a value that lives in ``buf``: an argument's
+        buffer that an earlier update changed in place holds that update's result, which a
+        later op may still read (``A[0] += 1; A[:] *= A - 1; s = (A * (A - 1)).sum()``)."""
+        held = [v for v, b in self.of.items() if b is buf]
+        return not any(_uses(later, v) for later in block.ops[pos + 1:] for v in held)
 
     def _dead_after(self, block: Block, pos: int, x: Value, owner_args: bool) -> bool:
         if x in self._donated:
