@@ -244,3 +244,33 @@ def test_run_time_index_store_with_the_wrong_value_length_raises_numpys_error(ba
         solvent.jit(store_by_flatnonzero, backend=backend)(a, m, np.array([7.0, 8, 9]))
     np.testing.assert_array_equal(a, np.arange(5.0))
     check(store_by_flatnonzero, a, m, np.array([7.0]), backend=backend)   # one broadcasts
+
+
+# --- selection: nonzero and boolean masks (native: a branch-free compaction pass) -------------
+def where_above(x, t):
+    return np.nonzero(x > t)
+
+
+def picked_above(x, t):
+    return x[x > t], np.flatnonzero(x > t)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", ["float64", "int8", "bool"])
+def test_selection_at_every_density(shape, dtype):
+    """Nothing, one entry, the first or the last only, every entry, and random masks of
+    several densities (trailing unselected entries after the last selected one included):
+    the compaction writes each selected entry once, in C order, and nothing past the end."""
+    rng = np.random.default_rng(len(shape))
+    n = int(np.prod(shape))
+    masks = [np.zeros(n, bool), np.ones(n, bool), np.eye(1, n, 0, bool)[0],
+             np.eye(1, n, n - 1, bool)[0]] + [rng.random(n) < p for p in (0.1, 0.5, 0.9)]
+    fns = {b: (solvent.jit(where_above, backend=b), solvent.jit(picked_above, backend=b))
+           for b in ("native", "interp")}
+    for m in masks:
+        x = np.where(m, 2, 0).reshape(shape).astype(dtype)
+        x = np.asfortranarray(x) if len(shape) == 2 else x
+        for fw, fp in fns.values():
+            for got, want in zip(fw(x, 0) + fp(x, 0), where_above(x, 0) + picked_above(x, 0)):
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got, want)

@@ -301,8 +301,6 @@ class NativeExecutable:
             outs.append(a.copy() if must_copy or i in seen else a)
             seen.add(i)
         outs.fresh = fresh
-        for address in owned:
-            free(address)
         return outs
 
     def runner_source(self, c, args):
@@ -380,14 +378,32 @@ def _in_place(a, dt) -> bool:
         and f.aligned
 
 
+class _Allocation:
+    """A run-time allocation of the native code handed to NumPy as it is: the ctypes view
+    that NumPy's arrays read through holds it, and it frees the memory when the last of
+    them is gone."""
+    __slots__ = ("address",)
+
+    def __init__(self, address: int):
+        self.address = address
+
+    def __del__(self):
+        free(self.address)
+
+
 def _take(record, dt, owned: dict):
-    """A copy of the run-time allocation described by ``record`` (address, dims...)."""
+    """The run-time allocation described by ``record`` (address, dims...) as a NumPy array:
+    the allocation itself the first time (``_Allocation`` frees it after the last array on
+    it), a copy for a second result on the same allocation, as for any result returned
+    twice."""
     address, shape = int(record[0]), tuple(int(d) for d in record[1:])
-    if address not in owned:
-        n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-        owned[address] = np.frombuffer((ctypes.c_char * max(n, 1)).from_address(address),
-                                       np.uint8)[:n]
-    return owned[address].view(dt).reshape(shape).copy()
+    if address in owned:
+        return owned[address].view(dt).reshape(shape).copy()
+    n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    view = (ctypes.c_char * max(n, 1)).from_address(address)
+    view.allocation = _Allocation(address)
+    owned[address] = np.frombuffer(view, np.uint8)[:n]
+    return owned[address].view(dt).reshape(shape)
 
 
 def _error(err, locs, errors=()):
