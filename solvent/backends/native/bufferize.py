@@ -111,6 +111,11 @@ def pointwise_gather(op: Operation) -> bool:
         op.operands[1].type.shape == op.results[0].type.shape
 
 
+def _row_dots(op) -> bool:
+    from .rules_linalg import row_dots
+    return row_dots(op)
+
+
 # ops that copy their operands element by element through ``Ctx.element`` into a new
 # buffer of their own: an operand may be a fused value computed where it is read
 _READ_BY_INDEX = frozenset({"tensor.concatenate", "tensor.transpose", "tensor.slice"})
@@ -464,7 +469,8 @@ class Plan:
             # a cheap value (a broadcast, a conversion) is recomputed in each of its users
             # rather than written out and read back
             if not users or len(users) > 1 and not (cheap[op] or
-                                                    self._feeds_one(block, users, r)):
+                                                    self._feeds_one(block, users, r) or
+                                                    self._read_twice(op, users)):
                 continue
             if not all(self._fusable_into(u, r, aligned, shifted, ELEMENTWISE, win)
                        for _, u in users):
@@ -474,6 +480,15 @@ class Plan:
             self.fused.add(op)
         if self.multi_output:
             find_groups(self, block)
+
+    def _read_twice(self, op, users: list) -> bool:
+        """One arithmetic op of stored arrays (or views of them) read by two consumers: it
+        is computed again in both. Written out once it costs a write and two reads of the
+        result; computed twice, a second read of its operands (a layer norm's ``x - mean``,
+        read by the row sums of its squares and by the affine map: no [b, i, j] temporary)."""
+        return len(users) == 2 and op.name in _ARITH and all(
+            not (isinstance(o.owner, Operation) and o.owner in self.fused) or
+            self._view_reshape(o.owner) for o in op.operands)
 
     def _view_reshape(self, op) -> bool:
         """A static reshape of a stored array (not itself fused): read in its consumer at
@@ -503,8 +518,10 @@ class Plan:
         it writes (``ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])``: element ``k`` of the
         value reads ``ey`` exactly where element ``k`` is then written, and nowhere
         else), as a static slice of the same spec."""
-        if sum(o is r for o in user.operands) != 1:
-            return False
+        if sum(o is r for o in user.operands) != 1 and not (
+                user.name == "tensor.dot_general" and all(o is r for o in user.operands)
+                and _row_dots(user)):
+            return False   # (x * x summed per row reads each element of x twice, in place)
         if user.name in elementwise:
             ok = user.results[0].type.shape == r.type.shape
         elif user.name == "tensor.update_slice":
