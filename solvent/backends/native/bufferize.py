@@ -9,7 +9,11 @@ defined outside a loop body is never updated in place inside it: the next iterat
 
 Loop-carried arrays live in one buffer per carried slot: the init's buffer when the init is
 dead after the loop (checked as above, also for uses inside the loop's own regions), else a
-fresh buffer that the init is copied into once at loop entry. A yielded value in another
+fresh buffer that the init is copied into once at loop entry. A value the body yields into
+a slot (once, defined in the body itself) that would get a new buffer is written into the
+slot's buffer instead when no value held there is read at or after its op (the slot's block
+argument is dead by then): the next iteration's array is computed where it is read, with no
+copy back (a power iteration's ``y = A @ x; x = y / norm``). A yielded value in another
 buffer is copied back into the slot at the end of the iteration; yields that would overwrite
 a slot another copy still reads (a swap) go through temporary buffers. ``loop.if`` results get
 fresh buffers that each branch copies its values into.
@@ -107,6 +111,11 @@ def pointwise_gather(op: Operation) -> bool:
         op.operands[1].type.shape == op.results[0].type.shape
 
 
+def _row_dots(op) -> bool:
+    from .rules_linalg import row_dots
+    return row_dots(op)
+
+
 # ops that copy their operands element by element through ``Ctx.element`` into a new
 # buffer of their own: an operand may be a fused value computed where it is read
 _READ_BY_INDEX = frozenset({"tensor.concatenate", "tensor.transpose", "tensor.slice"})
@@ -151,6 +160,8 @@ class Plan:
         # and dims, read by the executable (which copies the result and frees it)
         self.ret_dyn: dict[int, Buf] = {}
         self.reused: set[Operation] = set()           # elementwise ops writing an operand's buffer
+        self.into_slot: set[Operation] = set()        # ops writing a loop slot's buffer
+        self._slot_dest: dict = {}                    # yielded value -> its slot's Buf
         self.fused: set[Operation] = set()            # computed inside their consumer's loop
         # sink of a multi-output loop -> its group (multi_output.py)
         self.groups: dict = {}
@@ -254,7 +265,7 @@ class Plan:
                     for a, b in zip(body.args[1:], slots):
                         if b is not None:
                             self.of[a] = b
-                    self._block(body, owner_args=True)
+                    self._body(body, slots)
                     self._yield(body.terminator, slots)
                 else:
                     cond, body = (r.block for r in op.regions)
@@ -263,7 +274,7 @@ class Plan:
                             if b is not None:
                                 self.of[a] = b
                     self._block(cond, owner_args=False)
-                    self._block(body, owner_args=True)
+                    self._body(body, slots)
                     self._yield(body.terminator, slots)
                 self._donated = saved
             elif name == "loop.if":
@@ -288,6 +299,11 @@ class Plan:
                                        and (not self._unwritten_arg(x)
                                             or k == self.of[x].arg)
                                        and self._can_reuse(block, pos, x, owner_args)), None)
+                slot = self._free_slot(block, pos, r)
+                if slot is not None and (reuse is None or self.of[reuse] is not slot):
+                    self.of[r] = slot
+                    self.into_slot.add(op)
+                    continue
                 b = self.of[reuse] if reuse is not None else self.new(r.type.shape, r.type.dtype)
                 if reuse is not None:
                     b.written = True
@@ -298,7 +314,38 @@ class Plan:
                     self._block(region.block, owner_args=False)
                 for r in op.results:
                     if is_array(r):
-                        self.of[r] = self.new(r.type.shape, r.type.dtype)
+                        slot = self._free_slot(block, pos, r) if len(op.results) == 1 and \
+                            not op.regions else None
+                        if slot is not None:
+                            self.into_slot.add(op)
+                        self.of[r] = slot or self.new(r.type.shape, r.type.dtype)
+
+    def _body(self, body: Block, slots: list):
+        """A loop body whose terminator yields into ``slots`` (a Buf or None per slot)."""
+        term = body.terminator
+        dest = {}
+        for v, b in zip(term.operands, slots):
+            if b is not None and isinstance(v.owner, Operation) and v.owner.parent is body \
+                    and sum(o is v for o in term.operands) == 1 and v.type.static and \
+                    (tuple(v.type.shape), v.type.dtype) == (b.shape, b.dtype):
+                dest[v] = b
+        saved, self._slot_dest = self._slot_dest, dest
+        self._block(body, owner_args=True)
+        self._slot_dest = saved
+
+    def _free_slot(self, block: Block, pos: int, r: Value):
+        """The slot buffer ``r`` (a result of ``block.ops[pos]``) is yielded into, when no
+        value held in it is read by that op or after it (nested reads included), else None.
+        The op then writes the next iteration's array where the loop keeps it."""
+        b = self._slot_dest.get(r)
+        if b is None:
+            return None
+        held = {id(v) for v, hb in self.of.items() if hb is b}
+        for later in block.ops[pos:]:
+            if any(id(o) in held for w in later.walk() for o in w.operands):
+                return None
+        del self._slot_dest[r]
+        return b
 
     def _if(self, block: Block, pos: int, op: Operation, owner_args: bool):
         """``loop.if``: an outer array dead after the if is donated to the branches, which
@@ -430,7 +477,8 @@ class Plan:
             # a cheap value (a broadcast, a conversion) is recomputed in each of its users
             # rather than written out and read back
             if not users or len(users) > 1 and not (cheap[op] or
-                                                    self._feeds_one(block, users, r)):
+                                                    self._feeds_one(block, users, r) or
+                                                    self._read_twice(op, users)):
                 continue
             if not all(self._fusable_into(u, r, aligned, shifted, ELEMENTWISE, win)
                        for _, u in users):
@@ -440,6 +488,15 @@ class Plan:
             self.fused.add(op)
         if self.multi_output:
             find_groups(self, block)
+
+    def _read_twice(self, op, users: list) -> bool:
+        """One arithmetic op of stored arrays (or views of them) read by two consumers: it
+        is computed again in both. Written out once it costs a write and two reads of the
+        result; computed twice, a second read of its operands (a layer norm's ``x - mean``,
+        read by the row sums of its squares and by the affine map: no [b, i, j] temporary)."""
+        return len(users) == 2 and op.name in _ARITH and all(
+            not (isinstance(o.owner, Operation) and o.owner in self.fused) or
+            self._view_reshape(o.owner) for o in op.operands)
 
     def _view_reshape(self, op) -> bool:
         """A static reshape of a stored array (not itself fused): read in its consumer at
@@ -469,8 +526,10 @@ class Plan:
         it writes (``ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])``: element ``k`` of the
         value reads ``ey`` exactly where element ``k`` is then written, and nowhere
         else), as a static slice of the same spec."""
-        if sum(o is r for o in user.operands) != 1:
-            return False
+        if sum(o is r for o in user.operands) != 1 and not (
+                user.name == "tensor.dot_general" and all(o is r for o in user.operands)
+                and _row_dots(user)):
+            return False   # (x * x summed per row reads each element of x twice, in place)
         if user.name in elementwise:
             ok = user.results[0].type.shape == r.type.shape
         elif user.name == "tensor.update_slice":
@@ -555,7 +614,8 @@ class Plan:
 
     def _writes(self, op) -> bool:
         """Whether ``op`` may write into a buffer that existed before it."""
-        return op in self.inplace or op in self.reused or op.name in ("loop.for", "loop.while")
+        return op in self.inplace or op in self.reused or op in self.into_slot or \
+            op.name in ("loop.for", "loop.while")
 
     @staticmethod
     def _elementwise(op) -> bool:

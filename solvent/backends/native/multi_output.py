@@ -169,8 +169,8 @@ def find_groups(plan, block: Block) -> None:
             deferred_of[op] = g
             continue
         # the buffer this op writes that existed before it (an operand's, reused)
-        wrote = id(plan.of[op.results[0]]) if shape is not None and op in plan.reused \
-            else None
+        wrote = id(plan.of[op.results[0]]) if shape is not None and (
+            op in plan.reused or op in plan.into_slot) else None
         for g in list(open_groups):
             if touched.get(g) is False:
                 close(g)

@@ -354,7 +354,7 @@ def _dot(op, ctx):
         complex_dot(ctx, op, sym, dt, B, M, N, K, orders, out)
         return [ctx.load(out, [0])] if scalar_out else [out]
     if row_dots(op):   # read each operand where it lies (a fused gather: computed here)
-        _row_dots(ctx, dt, B, K, ctx.get(a), ctx.get(b), out)
+        _row_dots(ctx, dt, a.type.shape[:-1], K, ctx.get(a), ctx.get(b), out)
         return [out]
     small = M * N * K <= ACCUMULATED_INLINE if op in ctx.plan.accumulate \
         else M * N * K < INLINE_BELOW
@@ -497,41 +497,45 @@ def _syrk(ctx, sym, dt, M, K, X, tx, out, alpha=None):
 
 
 def row_dots(op) -> bool:
-    """``c[q] = sum_k a[q, k] * b[q, k]``: two real static matrices, batched on rows and
-    contracted on columns (raising's ``s += vals[i, k] * x[cols[i, k]]``)."""
+    """``c[q..] = sum_k a[q.., k] * b[q.., k]``: two real static arrays of rank >= 2, batched
+    on every dim but the last and contracted on the last (raising's ``s += vals[i, k] *
+    x[cols[i, k]]``; a layer norm's ``v += d * d`` over the rows of [b, i, j])."""
     a, b = op.operands
-    return all(v.type.rank == 2 and v.type.static and v.type.dtype[0] == "f"
-               for v in (a, b)) and \
+    r = a.type.rank
+    lead = list(range(r - 1))
+    return r >= 2 and all(v.type.rank == r and v.type.static and v.type.dtype[0] == "f"
+                          for v in (a, b)) and \
         [list(op.attrs[k]) for k in ("lhs_batch", "lhs_contract", "rhs_batch",
-                                     "rhs_contract")] == [[0], [1], [0], [1]]
+                                     "rhs_contract")] == [lead, [r - 1], lead, [r - 1]]
 
 
-def _row_dots(ctx, dt, B, K, x, y, out):
-    """``out[q] = sum_k x[q, k] * y[q, k]``, inline, reading each operand element by element
-    (a buffer or a fused value: spmv_ell_loops' gathered ``x[cols]`` is never written out).
+def _row_dots(ctx, dt, batch, K, x, y, out):
+    """``out[q..] = sum_k x[q.., k] * y[q.., k]`` over the batch index ``q..`` of shape
+    ``batch``, inline, reading each operand element by element (a buffer or a fused value:
+    spmv_ell_loops' gathered ``x[cols]``, a layer norm's ``x - mean`` are never written out).
     Float sums may be reassociated (as BLAS ddot does), which lets LLVM vectorize the loop."""
     b = ctx.b
-    c1 = BufRef(out.ptr, (B,), dt)
+    c1 = BufRef(out.ptr, tuple(batch), dt)
     acc = ctx.slot(dt)
 
     def per_batch(q):
         b.store(const(dt, 0), acc)
 
         def step(k):
-            prod = scalar_math.mul(ctx, dt, ctx.element(x, [q, k]), ctx.element(y, [q, k]))
+            prod = scalar_math.mul(ctx, dt, ctx.element(x, q + [k]), ctx.element(y, q + [k]))
             s = scalar_math.add(ctx, dt, b.load(acc), prod)
             if dt[0] == "f":
                 prod.flags.extend(["reassoc", "contract"])
                 s.flags.extend(["reassoc", "contract"])
             b.store(s, acc)
         ctx.counted_loop(K, step)
-        ctx.store(c1, [q], b.load(acc))
-    ctx.counted_loop(B, per_batch)
+        ctx.store(c1, q, b.load(acc))
+    ctx.loop_nest(list(batch), per_batch)
 
 
 def _dots(ctx, dt, B, K, A, Bm, out):
     """Vector dot products inline, of buffers arranged as (B, K)."""
-    _row_dots(ctx, dt, B, K, BufRef(A.ptr, (B, K), dt), BufRef(Bm.ptr, (B, K), dt), out)
+    _row_dots(ctx, dt, (B,), K, BufRef(A.ptr, (B, K), dt), BufRef(Bm.ptr, (B, K), dt), out)
 
 
 def _gemv(ctx, sym, dt, B, M, N, K, A, ta, Bm, tb, out, conj=False, alpha=None):

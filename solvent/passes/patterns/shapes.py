@@ -142,6 +142,42 @@ def _element_of_elementwise(op, rw):
     return True
 
 
+def _gather_of_elementwise(op, rw):
+    """gather(f(x, y, ..), i..) -> f(gather(x, i..), gather(y, i..), ..) for an elementwise f
+    whose operands are of f's shape or scalars: the gather picks the same positions of every
+    operand (clamped, as the op always is, from an array with no empty dim: an empty one
+    gives zeros, not f(0)). Only where the gather reads fewer elements than f computes (or
+    is f's only reader), in f's own block: a raised loop's first failing check code and
+    payload, read back at each row's first failing column, no longer keep f's arrays (the
+    whole [n, k] code and index arrays written for n reads)."""
+    f = op.operands[0].owner
+    if not isinstance(f, Operation) or not get(f.name).elementwise or len(f.results) != 1 \
+            or f.regions or op.parent is not f.parent:
+        return False
+    shape, out = op.operands[0].type.shape, op.result.type.shape
+    if not all(d is not None and d > 0 for d in shape) or any(d is None for d in out):
+        return False
+    if any(o.type.rank != 0 and o.type.shape != shape for o in f.operands):
+        return False
+    if not (op.result.type.size < op.operands[0].type.size or _only_user(f.result, op)):
+        return False
+    xs = [o if o.type.rank == 0 else rw.one("tensor.gather", o, *op.operands[1:], **op.attrs)
+          for o in f.operands]
+    rw.replace_op(op, [rw.create(f.name, xs, **f.attrs).result])
+    return True
+
+
+def _codes_read_back(b, x):
+    """select(y < 0.5, 1, 0)[[1]] of y = x padded with two elements: a gather of one element
+    of a code array of at least two."""
+    two = b.one("tensor.broadcast_to", b.constant(0.5, x.type.dtype), shape=[2])
+    y = b.one("tensor.concatenate", x, two, axis=0)
+    code = b.one("tensor.select", b.one("tensor.lt", y, b.constant(0.5, x.type.dtype)),
+                 b.constant(1, "i32"), b.constant(0, "i32"))
+    at = b.one("tensor.broadcast_to", b.constant(1, "i64"), shape=[1])
+    return b.one("tensor.gather", code, at, axes=[0], front=True, unchecked=True)
+
+
 def _element_of_broadcast(op, rw):
     """broadcast_to(s)[e] -> s for a scalar ``s`` and one element ``e`` read clamped
     (``unchecked``: it never raises) of an array with no empty dim: every element of the
@@ -491,6 +527,11 @@ SHAPES = [
             "f(x, y, ..)[e] -> f(x[e], y[e], ..) for elementwise f and one element e "
             "(scalar operands as they are; a clamped read only of an array with no empty dim)",
             sample=unary_chain(_exp_of_padded, "f64", rank=1)),
+    Pattern("gather-of-elementwise", "tensor.gather", _gather_of_elementwise,
+            "gather(f(x, y, ..), i..) -> f(gather(x, i..), gather(y, i..), ..) for "
+            "elementwise f (scalar operands as they are) of an array with no empty dim, when "
+            "the gather reads fewer elements than f computes or is f's only reader",
+            sample=unary_chain(_codes_read_back, "f64", rank=1)),
     Pattern("element-of-broadcast", "tensor.slice", _element_of_broadcast,
             "broadcast_to(s)[e] -> s for scalar s and one element e read clamped "
             "(unchecked) of an array with no empty dim",

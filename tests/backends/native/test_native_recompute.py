@@ -54,3 +54,24 @@ def test_multi_output_loop_computes_shared_value_once(fn):
         np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14)
     assert _shared_value_fused(ir, exe)
     assert len({id(g) for g in exe.plan.groups.values()}) == 1
+
+
+def row_norm(x, g):
+    """A layer norm's ``d = x - mean`` (one op) read by the row sums of ``d * d`` (a batched
+    row dot reading ``d`` twice) and by the affine map: computed in both, never written."""
+    mean = x.mean(axis=-1, keepdims=True)
+    d = x - mean
+    v = np.einsum("bij,bij->bi", d, d)
+    return g * d / np.sqrt(v[..., None] + 1e-5)
+
+
+def test_one_op_value_read_by_two_consumers_is_recomputed():
+    rng = np.random.default_rng(4)
+    x, g = rng.standard_normal((2, 3, 5)), rng.standard_normal(5)
+    ir = solvent.jit(row_norm, backend="interp").compile((x, g)).fn
+    exe = NativeBackend().compile(ir)
+    np.testing.assert_allclose(exe(x, g)[0], run(ir, [x, g])[0], rtol=1e-13, atol=1e-13)
+    sub = next(op for op in ir.walk() if op.name == "tensor.sub" and op.results[0].type.rank == 3)
+    assert sub in exe.plan.fused
+    assert any(op.name == "tensor.dot_general" and op.operands[0] is sub.results[0]
+               for op in ir.walk())
