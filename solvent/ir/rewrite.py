@@ -142,8 +142,13 @@ def apply_patterns(fn: Function, patterns: list[Pattern], max_rewrites: int = 10
         if _dead(op):
             operands = [o for o in op.operands]
             op.erase()
-            worklist.extend(d for o in operands if (d := defining(o)) is not None
-                            and id(d) not in queued)
+            # an operand's defining op may now be dead, and its other users may match a
+            # pattern that a use by this op prevented (dot-of-transpose: every use a product)
+            for d in [defining(o) for o in operands] + [u for o in operands
+                                                         for u, _ in o.live_uses()]:
+                if d is not None and id(d) not in queued:
+                    worklist.append(d)
+                    queued.add(id(d))
             continue
         for p in by_op.get(op.name, ()):
             rw.at(op)

@@ -5,5 +5,6 @@ from .masks import MASKS
 from .products import PRODUCTS
 from .read_after_update import READ_AFTER_UPDATE
 from .shapes import SHAPES
+from .split_products import SPLIT_PRODUCTS
 
-ALL = ALGEBRA + SHAPES + READ_AFTER_UPDATE + PRODUCTS + MASKS
+ALL = ALGEBRA + SHAPES + READ_AFTER_UPDATE + PRODUCTS + SPLIT_PRODUCTS + MASKS
