@@ -255,7 +255,9 @@ def _stack_of_transposes(op, rw):
     axis a - 1 (before its axis a when a = 0), then moved by p'. The same elements in the
     same places. Read only by matrix products, which read the transpose as it lies
     (dot-of-transpose): raised conv1d's im2col tensor (L, c, k) becomes (c, k, L), its
-    contraction over (c, k) a plain GEMM after a free reshape."""
+    contraction over (c, k) a plain GEMM after a free reshape. An x_i that is a slice
+    ``s[spec]`` is stacked as ``reshape(s)[spec with 0:1 at q]`` (the same elements): a
+    window of a stored array that the native concatenation reads in place."""
     a = op.attrs["axis"]
     ts = []
     for v in op.operands:
@@ -278,7 +280,14 @@ def _stack_of_transposes(op, rw):
     for t in ts:
         x = t.operands[0]
         xs = list(x.type.shape)
-        parts.append(rw.one("tensor.reshape", x, shape=xs[:q] + [1] + xs[q:]))
+        w = defining(x, "tensor.slice")
+        if w is not None and all(it[0] == "s" for it in w.attrs["spec"]):
+            ws = list(w.operands[0].type.shape)
+            spec = [list(it) for it in w.attrs["spec"]]
+            v = rw.one("tensor.reshape", w.operands[0], shape=ws[:q] + [1] + ws[q:])
+            parts.append(rw.one("tensor.slice", v, spec=spec[:q] + [["s", 0, 1, 1]] + spec[q:]))
+        else:
+            parts.append(rw.one("tensor.reshape", x, shape=xs[:q] + [1] + xs[q:]))
     cat = rw.one("tensor.concatenate", *parts, axis=q)
     new = [at(p) for p in perm[:a]] + [q] + [at(p) for p in perm[a:]]
     out = cat if new == list(range(len(new))) else rw.one("tensor.transpose", cat, perm=new)
