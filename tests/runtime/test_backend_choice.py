@@ -433,6 +433,17 @@ def test_values_the_native_backend_fuses_do_not_count_against_a_product():
     assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "native"
 
 
+def test_stacked_windows_read_in_place_are_not_work_around_a_product():
+    """A raised conv1d over channels: its windows stacked as (c, k, L), each read in place
+    by the stacking natively, feed one product of 112 multiply-adds per result element; the
+    stack is the GEMM's operand copy (XLA makes it too), not work against native."""
+    from solvent.corpus import conv1d_loops
+    fn = _ir(conv1d_loops.kernel, *conv1d_loops.make_args(600, np.random.default_rng(0)))
+    d = dot_work(fn, Plan(fn).fused)
+    assert d.dominated and d.elements < 8 * 32 * 594
+    assert choose(fn, {"xla": "ok", "native": "ok"}, {})[0] == "native"
+
+
 def padded(x):
     return np.pad(x, 3)
 

@@ -537,7 +537,11 @@ class Plan:
         elif user.name.startswith("tensor.reduce_"):
             ok = True
         elif user.name in _READ_BY_INDEX:   # each element read once where it is copied
-            ok = r.owner.name == "tensor.reshape" and all(o.type.static for o in user.operands)
+            # (a large window concatenated: read in place, not first copied out; small
+            # ones stay copies, for LLVM's compile time as VIEW_MIN's reshapes)
+            ok = (r.owner.name == "tensor.reshape" or r.owner.name == "tensor.slice" and
+                  user.name == "tensor.concatenate" and _count(r.type.shape) >= VIEW_MIN) \
+                and all(o.type.static for o in user.operands)
         elif user.name == "tensor.dot_general":   # the run-time-length vector dot, row dots,
             # a window BLAS reads in place, a scaled operand whose scalar is BLAS's alpha
             from .rules_linalg import blas_scaled, blas_window, row_dots

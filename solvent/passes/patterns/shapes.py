@@ -233,14 +233,77 @@ def _concatenate_of_transposes(op, rw):
     if any(t is None for t in ts) or len({tuple(t.attrs["perm"]) for t in ts}) != 1 or \
             not all(_sole_use(v, op) for v in op.operands):
         return False
-    uses = op.results[0].live_uses()
-    if not uses or any(u.name != "tensor.dot_general" for u, _ in uses):
+    if not _read_by_products(op):
         return False
     perm = list(ts[0].attrs["perm"])
     cat = rw.one("tensor.concatenate", *[t.operands[0] for t in ts],
                  axis=perm[op.attrs["axis"]])
     rw.replace_op(op, [rw.one("tensor.transpose", cat, perm=perm)])
     return True
+
+
+def _read_by_products(op) -> bool:
+    uses = op.results[0].live_uses()
+    return bool(uses) and all(u.name == "tensor.dot_general" for u, _ in uses)
+
+
+def _stack_of_transposes(op, rw):
+    """concatenate(reshape(transpose(x_i, p), S[:a] + [1] + S[a:]).., a) -> transpose(
+    concatenate(reshape(x_i, X[:q] + [1] + X[q:]).., q), p'): the stack along a new axis
+    ``a`` of windows all transposed by ``p`` (S = the transposes' shape, X = x_i's), built
+    in the x_i's own layout with the new axis q placed right after x's copy of the stack's
+    axis a - 1 (before its axis a when a = 0), then moved by p'. The same elements in the
+    same places. Read only by matrix products, which read the transpose as it lies
+    (dot-of-transpose): raised conv1d's im2col tensor (L, c, k) becomes (c, k, L), its
+    contraction over (c, k) a plain GEMM after a free reshape. An x_i that is a slice
+    ``s[spec]`` is stacked as ``reshape(s)[spec with 0:1 at q]`` (the same elements): a
+    window of a stored array that the native concatenation reads in place."""
+    a = op.attrs["axis"]
+    ts = []
+    for v in op.operands:
+        r = defining(v, "tensor.reshape")
+        t = r and defining(r.operands[0], "tensor.transpose")
+        if t is None or not _sole_use(v, op):
+            return False
+        s = list(r.operands[0].type.shape)
+        if list(v.type.shape) != s[:a] + [1] + s[a:]:
+            return False
+        ts.append(t)
+    perm = list(ts[0].attrs["perm"])
+    if any(list(t.attrs["perm"]) != perm for t in ts) or not _read_by_products(op):
+        return False
+    q = perm[a - 1] + 1 if a > 0 else perm[0]
+
+    def at(k):  # x's axis k in the stacked layout
+        return k if k < q else k + 1
+    parts = []
+    for t in ts:
+        x = t.operands[0]
+        xs = list(x.type.shape)
+        w = defining(x, "tensor.slice")
+        if w is not None and all(it[0] == "s" for it in w.attrs["spec"]):
+            ws = list(w.operands[0].type.shape)
+            spec = [list(it) for it in w.attrs["spec"]]
+            v = rw.one("tensor.reshape", w.operands[0], shape=ws[:q] + [1] + ws[q:])
+            parts.append(rw.one("tensor.slice", v, spec=spec[:q] + [["s", 0, 1, 1]] + spec[q:]))
+        else:
+            parts.append(rw.one("tensor.reshape", x, shape=xs[:q] + [1] + xs[q:]))
+    cat = rw.one("tensor.concatenate", *parts, axis=q)
+    new = [at(p) for p in perm[:a]] + [q] + [at(p) for p in perm[a:]]
+    out = cat if new == list(range(len(new))) else rw.one("tensor.transpose", cat, perm=new)
+    rw.replace_op(op, [out])
+    return True
+
+
+def _stacked_windows(b, x):
+    """x (m, n) stacked with -x as (n, m, 2) (each transposed, a unit dim added), contracted
+    over its last two dims with itself."""
+    m, n = x.type.shape
+    parts = [b.one("tensor.reshape", _t(b, v, [1, 0]), shape=[n, m, 1])
+             for v in (x, b.one("tensor.neg", x))]
+    cat = b.one("tensor.concatenate", *parts, axis=2)
+    return b.one("tensor.dot_general", cat, cat, lhs_batch=[], rhs_batch=[],
+                 lhs_contract=[1, 2], rhs_contract=[1, 2])
 
 
 def _stacked_columns(b, x):
@@ -506,6 +569,12 @@ SHAPES = [
             "p) when every operand is a transpose by p used only there and the concatenation "
             "feeds only matrix products",
             sample=unary_chain(_stacked_columns, "f64", rank=2)),
+    Pattern("stack-of-transposes", "tensor.concatenate", _stack_of_transposes,
+            "concatenate(reshape(transpose(x_i, p), unit dim at a).., a) -> transpose("
+            "concatenate(reshape(x_i, unit dim at q).., q), p') (q: after x's copy of axis "
+            "a - 1) when the operands are used only there and the stack feeds only matrix "
+            "products: the windows stacked in their own layout",
+            sample=unary_chain(_stacked_windows, "f64", rank=2)),
     Pattern("sum-of-stack", "tensor.reduce_sum", _sum_of_stack,
             "reduce_sum(concatenate(x_0..x_m, k), [k]) -> x_0 + .. + x_m (left to right, "
             "the unit axis k reshaped away) when each x_i has length 1 on k and m < 8 "

@@ -67,6 +67,17 @@ def test_a_window_moving_with_the_loop(dtype, length, backend):
         assert_same_value(kept(arg, w), conv_taps(arg, w), "conv_taps, loop kept")
 
 
+def test_stacked_windows_read_in_place():
+    """The loop twin conv1d_loops, raised: the windows x[:, k:k + L] stacked as (c, k, L)
+    for one product; at this length each window (16 x 1 x 294) is read in place by the
+    stacking (bufferize: a slice of at least VIEW_MIN elements fused into its
+    concatenation), also from a strided x."""
+    from solvent.corpus import conv1d_loops
+    x, w, b = conv1d_loops.make_args(300, np.random.default_rng(3))
+    for arg in (x, np.repeat(x, 2, axis=1)[:, ::2]):
+        check(conv1d_loops.kernel, arg, w, b, backend="native")
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("shape", [(30, 20), (4, 5), (20, 30)])
 def test_column_vectors_and_a_write_between_products(dtype, shape):

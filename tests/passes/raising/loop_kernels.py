@@ -106,6 +106,17 @@ def conv1d(x, w, y):
         y[i] = s
 
 
+def conv1d_channels(x, w, y):
+    """Multi-channel taps x[c, l + k]: raised into a product over the stacked windows."""
+    for o in range(y.shape[0]):
+        for l in range(y.shape[1]):
+            s = 0.0
+            for c in range(w.shape[1]):
+                for k in range(w.shape[2]):
+                    s += w[o, c, k] * x[c, l + k]
+            y[o, l] = s
+
+
 def strided_taps(x, w, y):
     """Taps x[2*i + k]: the window's start moves by 2 (static strided slices per tap)."""
     for i in range(y.shape[0]):
@@ -386,6 +397,8 @@ RAISED = {
     "heat_2d": (heat_2d, lambda n, m: (3, _r(n + 2, m + 3), _r(n + 2, m + 3)), 1),
     "heat_3d": (heat_3d, lambda n, m: (2, _r(n + 2, m + 2, 4), _r(n + 2, m + 2, 4)), 1),
     "conv1d": (conv1d, lambda n, m: (_r(n + 3), _r(4), np.zeros(n)), 0),
+    "conv1d_channels": (conv1d_channels, lambda n, m: (
+        _r(m + 1, n + 2), _r(2, m + 1, 3), np.zeros((2, n))), 0),
     "strided_taps": (strided_taps, lambda n, m: (_r(2 * n + 3), _r(4), np.zeros(n)), 0),
     "softmax_math": (softmax_math, lambda n, m: (_r(n, m + 1) * 3, np.zeros((n, m + 1))), 0),
     "exp_row_sums": (exp_row_sums, lambda n, m: (_r(n, m + 1), 0.5, np.zeros(n)), 0),

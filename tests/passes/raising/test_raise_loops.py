@@ -151,12 +151,25 @@ def test_data_parallel_kernels_keep_no_scalar_loop(name):
 
 
 @pytest.mark.parametrize("name", ["matmul", "gemm", "matvec", "matvec_t", "syrk",
-                                  "syrk_lower", "batched_matmul", "conv1d"])
+                                  "syrk_lower", "batched_matmul", "conv1d",
+                                  "conv1d_channels"])
 def test_multiply_accumulate_nests_become_dot_general(name):
     fn, make, _ = RAISED[name]
     _, after = _before_after(fn, make(3, 4))
     names = [op.name for op in after.walk()]
     assert "tensor.dot_general" in names and "tensor.reduce_sum" not in names
+
+
+def test_stacked_windows_contract_in_their_own_layout():
+    """conv1d over channels: the windows x[:, k:k + L] are stacked as (c, k, L), not each
+    transposed to (L, c), and the product contracts (c, k) on both sides in order (a plain
+    GEMM after a free reshape); interpreter results as before raising."""
+    fn, make, _ = RAISED["conv1d_channels"]
+    same, _, after = _validate(fn, make(5, 3))
+    names = [op.name for op in after.walk()]
+    assert same and "tensor.transpose" not in names, print_function(after)
+    (dot,) = [op for op in after.walk() if op.name == "tensor.dot_general"]
+    assert (dot.attrs["lhs_contract"], dot.attrs["rhs_contract"]) == ([1, 2], [0, 1])
 
 
 def _numpy_vs_solvent(fn, args, backend):
