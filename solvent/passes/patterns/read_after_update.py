@@ -16,6 +16,7 @@ by ``v``):
 All exact: the same elements, read from where the update put them or left them."""
 from __future__ import annotations
 
+from ...ir.registry import get
 from ...ir.rewrite import Pattern, defining
 from ._samples import unary_chain
 from .updates import _same_region
@@ -55,9 +56,16 @@ def _inside(t, s):
 
 
 def _updated(op):
-    """(the update_slice ``op`` reads from, its x, its v), or None."""
+    """(the update_slice ``op`` reads from, its x, its v), or None; only an update in the
+    read's own block with nothing but pure ops between them (a barrier of a kernel's thread
+    nest between the write and the read lets other threads write the array: simt)."""
     upd = defining(op.operands[0], "tensor.update_slice")
-    return None if upd is None else (upd, upd.operands[0], upd.operands[1])
+    if upd is None or upd.parent is not op.parent:
+        return None
+    ops = op.parent.ops
+    if any(not get(o.name).pure for o in ops[ops.index(upd) + 1:ops.index(op)]):
+        return None
+    return upd, upd.operands[0], upd.operands[1]
 
 
 def _static_pair(op, upd) -> bool:
