@@ -144,3 +144,30 @@ def test_int64_round_trip_keeps_signs_and_the_cast_of_nan_and_huge_values():
     (want,), (got,) = run(before, [x]), run(fn, [x])
     assert np.array_equal(np.signbit(want), np.signbit(got))
     np.testing.assert_array_equal(got, want)
+
+
+def _code_chain(b, x, depth=24):
+    """c_{k+1} = select((x > k) & (c_k == 0), k, c_k): each code read by the next one twice
+    (the raised checks of a loop body with many failing operations), gathered at one index."""
+    code = b.one("tensor.broadcast_to", b.constant(0, "i32"), shape=list(x.type.shape))
+    zero = b.constant(0, "i32")
+    for k in range(1, depth + 1):
+        hit = b.one("tensor.and", b.one("tensor.gt", x, b.constant(float(k), x.type.dtype)),
+                    b.one("tensor.eq", code, zero))
+        code = b.one("tensor.select", hit, b.constant(k, "i32"), code)
+    at = b.one("tensor.broadcast_to", b.constant(1, "i64"), shape=[1])
+    return b.one("tensor.gather", code, at, axes=[0], front=True, unchecked=True)
+
+
+def test_reads_pushed_through_a_dag_do_not_copy_it_per_path():
+    """A read pushed through elementwise ops whose values are read along two paths each must
+    read each value once: copying per path turns the DAG into a tree, 2**depth ops (24 deep:
+    the rewrite budget runs out; ufunc_mix_loops' checks grew from 151 ops to 12,778)."""
+    fn = unary_chain(_code_chain, "f64")((5,))
+    before = parse_function(print_function(fn))
+    n0 = sum(1 for _ in fn.walk())
+    assert apply_patterns(fn, ALL) > 0
+    verify(fn)
+    assert sum(1 for _ in fn.walk()) <= 2 * n0
+    x = np.random.default_rng(0).uniform(0, 30, 5)
+    assert _same(run(before, [x]), run(fn, [x]))
