@@ -56,22 +56,6 @@ class Rewriter:
     def one(self, name: str, *operands: Value, **attrs) -> Value:
         return self.create(name, list(operands), **attrs).result
 
-    def shared(self, name: str, operands: list[Value], **attrs) -> Value:
-        """The result of a pure op ``name(operands, attrs)``: an identical op already in the
-        insertion block before the insertion point if there is one (it dominates the point),
-        else a new one. Patterns that push a read through a DAG use it so that an operand
-        read twice is read once: creating a copy per path expands the DAG into a tree,
-        exponential in its depth (ufunc_mix_loops' checks: 151 ops became 12,778)."""
-        block, index = self.builder.block, self.builder.index
-        for o in operands[:1]:
-            for u, _ in o.live_uses():
-                if u.name == name and u.parent is block and len(u.results) == 1 and \
-                        len(u.operands) == len(operands) and \
-                        all(a is b for a, b in zip(u.operands, operands)) and \
-                        u.attrs == attrs and (index is None or block.ops.index(u) < index):
-                    return u.result
-        return self.create(name, list(operands), **attrs).result
-
     def constant_like(self, v: Value, value) -> Value:
         """A constant of ``v``'s type (broadcast to its shape)."""
         c = self.builder.constant(value, v.type.dtype)
