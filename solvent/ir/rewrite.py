@@ -111,6 +111,14 @@ def index_attrs(op, spec: list | None = None) -> dict:
     return attrs
 
 
+def same_slots(a: Operation, b: Operation) -> bool:
+    """Two slices/updates index the same slots: same spec, same index values."""
+    ia = a.operands[2:] if a.name == "tensor.update_slice" else a.operands[1:]
+    ib = b.operands[2:] if b.name == "tensor.update_slice" else b.operands[1:]
+    return a.attrs.get("spec") == b.attrs.get("spec") and len(ia) == len(ib) and all(
+        p is q for p, q in zip(ia, ib))
+
+
 def is_zeros(v: Value) -> bool:
     """``v`` is a zero tensor made by ``zeros``."""
     op = v.owner

@@ -17,9 +17,8 @@ All exact: the same elements, read from where the update put them or left them."
 from __future__ import annotations
 
 from ...ir.registry import get
-from ...ir.rewrite import Pattern, defining
+from ...ir.rewrite import Pattern, defining, same_slots
 from ._samples import unary_chain
-from .updates import _same_region
 
 
 def _static(spec) -> bool:
@@ -75,7 +74,7 @@ def _static_pair(op, upd) -> bool:
 
 def _read_same(op, rw):
     found = _updated(op)
-    if found is None or not _same_region(op, found[0]) or found[2].type != op.result.type:
+    if found is None or not same_slots(op, found[0]) or found[2].type != op.result.type:
         return False
     rw.replace_op(op, [found[2]])
     return True

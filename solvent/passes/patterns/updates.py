@@ -15,20 +15,12 @@ reverse loop no longer clears and rewrites a whole block of the cotangent per tr
 from __future__ import annotations
 
 from ...ir.core import Operation, Value
-from ...ir.rewrite import Pattern, constant_value, defining
+from ...ir.rewrite import Pattern, constant_value, defining, same_slots
 from ...ir.types import TensorType
 from ._samples import unary_chain
 
 # accumulations walked back from the add-back at most
 MAX_CHAIN = 64
-
-
-def _same_region(a: Operation, b: Operation) -> bool:
-    """Two slices/updates index the same slots: same spec, same index values."""
-    ia = a.operands[2:] if a.name == "tensor.update_slice" else a.operands[1:]
-    ib = b.operands[2:] if b.name == "tensor.update_slice" else b.operands[1:]
-    return a.attrs.get("spec") == b.attrs.get("spec") and len(ia) == len(ib) and all(
-        p is q for p, q in zip(ia, ib))
 
 
 def _uses(v: Value) -> list:
@@ -44,7 +36,7 @@ def _read_plus(u: Operation, src: Value):
         return None
     for k in (0, 1):
         s = defining(add.operands[k], "tensor.slice")
-        if s is not None and s.operands[0] is src and _same_region(s, u) and \
+        if s is not None and s.operands[0] is src and same_slots(s, u) and \
                 _uses(add.operands[k]) == [add] and add.operands[1 - k] is not add.operands[k]:
             return s, add.operands[1 - k]
     return None
@@ -56,7 +48,7 @@ def _sink_zeroed_update(op, rw):
         return False
     s_y, other = found
     s_x = defining(other, "tensor.slice")
-    if s_x is None or not _same_region(s_x, op):
+    if s_x is None or not same_slots(s_x, op):
         return False
     x = s_x.operands[0]
     y, prev = op.operands[0], op
@@ -67,7 +59,7 @@ def _sink_zeroed_update(op, rw):
         read = [s_y] if prev is op else [_read_plus(prev, y)[0]]
         if sorted(map(id, _uses(y))) != sorted(map(id, read + [prev])):
             return False
-        if u.operands[0] is x and _same_region(u, op) and constant_value(u.operands[1]) == 0:
+        if u.operands[0] is x and same_slots(u, op) and constant_value(u.operands[1]) == 0:
             break   # z = x[R] = 0 found
         if _read_plus(u, u.operands[0]) is None:
             return False
