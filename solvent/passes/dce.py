@@ -110,8 +110,8 @@ def forward_constant_carries(fn: Function) -> bool:
     """Replace, in a ``loop.for`` without per-carry combiners, a carried value that starts
     as a constant and that each trip yields unchanged or replaces by that same constant
     (``select(c, K, v)``: the payload of checks that have none, carried per element by a
-    raised loop) by its initial value, inside the body and after the loop; dce then drops
-    the carry. Identity: by induction over the trips the carried value is the constant.
+    raised loop; arrays only) by its initial value, inside the body and after the loop;
+    dce then drops the carry. Identity: by induction over the trips the carried value is the constant.
     Returns whether one was replaced."""
     for loop in [op for op in fn.walk() if op.name == "loop.for"]:
         if loop.attrs.get("combiners") is not None:
@@ -120,8 +120,9 @@ def forward_constant_carries(fn: Function) -> bool:
         for i, res in enumerate(loop.results):
             init, arg, y = loop.operands[3 + i], body.args[1 + i], body.terminator.operands[i]
             k = _constant_of(init)
-            if k is None or not (arg.has_uses or res.has_uses):
-                continue
+            if k is None or not (arg.has_uses or res.has_uses) or not init.type.rank:
+                continue   # (a scalar: native code returns at a check with the loop's
+                #             carried code and payload, error_exit.error_slots)
             if y is not arg:
                 sel = y.owner
                 if not (isinstance(sel, Operation) and sel.name == "tensor.select"

@@ -113,8 +113,8 @@ def chain_values(fn: Function) -> dict:
         if not isinstance(op, Operation):
             continue
         if op.name == "tensor.select":
-            if kind == 0 and getattr(op.operands[1].owner, "name", None) != "tensor.constant":
-                continue   # a code is set to a constant
+            if kind == 0 and not _nonzero_code(op.operands[1].owner):
+                continue   # a code is set to a constant (or a select of them: a run)
             todo.append((op.operands[2], kind))
         elif op.name in ("loop.for", "loop.while"):
             i = v.index
