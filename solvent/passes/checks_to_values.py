@@ -58,8 +58,18 @@ class _Threader:
         """Thread (code, payload) through ``block``; returns the values at its end (before
         its terminator, which the caller extends)."""
         out: list = []
-        for op in block.ops:
+        ops = block.ops
+        i = 0
+        while i < len(ops):
+            op = ops[i]
+            i += 1
             if op.name == "error.check":
+                run, between, end = _payload_free_run(ops, i - 1)
+                if len(run) > 1:
+                    out.extend(between)
+                    code, payload = self.checks(run, out, code, payload)
+                    i = end
+                    continue
                 code, payload = self.check(op, out, code, payload)
                 continue
             if op.name == "io.print":
@@ -86,6 +96,31 @@ class _Threader:
         new_code = self.emit(out, "tensor.select", [failed, self.const(out, k, CODE), code], loc)
         value = op.operands[1] if len(op.operands) > 1 else self.const(out, 0, PAYLOAD)
         new_payload = self.emit(out, "tensor.select", [failed, value, payload], loc)
+        return new_code, new_payload
+
+    def checks(self, run, out, code, payload):
+        """A run of payload-free checks with only pure ops between them, as one select:
+        the code of the first failing check of the run, set when the code is still 0 and
+        not every check holds (see _payload_free_run)."""
+        ks = []
+        for op in run:
+            self.errors.append([op.attrs["kind"], op.attrs["message"], str(op.loc or "")])
+            ks.append(len(self.errors))
+        loc = run[-1].loc
+        oks = [op.operands[0] for op in run]
+        which = self.const(out, ks[-1], CODE)
+        for ok, k in zip(reversed(oks[:-1]), reversed(ks[:-1])):
+            which = self.emit(out, "tensor.select", [ok, which, self.const(out, k, CODE)], loc)
+        all_ok = oks[0]
+        for ok in oks[1:]:
+            all_ok = self.emit(out, "tensor.and", [all_ok, ok], loc)
+        zero = self.const(out, 0, CODE)
+        clean = self.emit(out, "tensor.eq", [code, zero], loc)
+        bad = self.emit(out, "tensor.not", [all_ok], loc)
+        failed = self.emit(out, "tensor.and", [bad, clean], loc)
+        new_code = self.emit(out, "tensor.select", [failed, which, code], loc)
+        new_payload = self.emit(out, "tensor.select", [failed, self.const(out, 0, PAYLOAD),
+                                                       payload], loc)
         return new_code, new_payload
 
     def region_op(self, op, out, code, payload):
@@ -141,6 +176,34 @@ class _Threader:
         op.results.extend([Value(CODE, op, n, "err"), Value(PAYLOAD, op, n + 1, "err_payload")])
         out.append(op)
         return op.results[n], op.results[n + 1]
+
+
+def _payload_free_run(ops: list, start: int) -> tuple[list, list, int]:
+    """The payload-free checks from ``ops[start]`` on with only pure, region-free ops
+    between them (int() of a float: NaN, infinity, beyond int64), the ops between them, and
+    the index after the last check of the run.
+
+    Identity: the run's checks in order set ``code`` to the code of the first one that
+    fails, and only while ``code`` is 0, with payload 0; one select of
+    ``select(ok1, select(ok2, ... Kn, K2), K1)`` under ``!(ok1 & ... & okn) & code == 0``
+    sets the same code and payload. The ops between them read neither (only checks and
+    prints do), so they may stay before it. One condition per run instead of one chain
+    per check: a raised loop carries the code per element, where each check cost four ops
+    per step."""
+    run, between, end, pending = [], [], start, []
+    for k in range(start, len(ops)):
+        op = ops[k]
+        if op.name == "error.check":
+            if len(op.operands) != 1:
+                break
+            run.append(op)
+            between.extend(pending)
+            pending, end = [], k + 1
+        elif not op.regions and op.name != "io.print" and get(op.name).pure:
+            pending.append(op)
+        else:
+            break
+    return run, between, end
 
 
 def _has_checks_in(block: Block) -> bool:

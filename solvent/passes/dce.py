@@ -95,6 +95,48 @@ def drop_dead_carries(fn: Function, loops=("loop.for", "loop.while")) -> bool:
     return False
 
 
+def _constant_of(v):
+    """(value, dtype) of a ``tensor.constant``, also seen through ``broadcast_to``; else None."""
+    op = v.owner
+    if isinstance(op, Operation) and op.name == "tensor.broadcast_to":
+        op = op.operands[0].owner
+    if isinstance(op, Operation) and op.name == "tensor.constant" and op.attrs.get("value") \
+            is not None and not isinstance(op.attrs["value"], (list, tuple)):
+        return op.attrs["value"], op.attrs.get("dtype")
+    return None
+
+
+def forward_constant_carries(fn: Function) -> bool:
+    """Replace, in a ``loop.for`` without per-carry combiners, a carried value that starts
+    as a constant and that each trip yields unchanged or replaces by that same constant
+    (``select(c, K, v)``: the payload of checks that have none, carried per element by a
+    raised loop; arrays only) by its initial value, inside the body and after the loop;
+    dce then drops the carry. Identity: by induction over the trips the carried value is the constant.
+    Returns whether one was replaced."""
+    for loop in [op for op in fn.walk() if op.name == "loop.for"]:
+        if loop.attrs.get("combiners") is not None:
+            continue
+        body = loop.regions[-1].block
+        for i, res in enumerate(loop.results):
+            init, arg, y = loop.operands[3 + i], body.args[1 + i], body.terminator.operands[i]
+            k = _constant_of(init)
+            if k is None or not (arg.has_uses or res.has_uses) or not init.type.rank:
+                continue   # (a scalar: native code returns at a check with the loop's
+                #             carried code and payload, error_exit.error_slots)
+            if y is not arg:
+                sel = y.owner
+                if not (isinstance(sel, Operation) and sel.name == "tensor.select"
+                        and sel.operands[2] is arg and sel.operands[1] is not arg
+                        and _constant_of(sel.operands[1]) == k):
+                    continue
+                if k[0] != k[0] or (k[0] == 0 and str(k[0]).startswith("-")):
+                    continue   # NaN, -0.0: equal values need not be the same bits
+            arg.replace_all_uses_with(init)
+            res.replace_all_uses_with(init)
+            return True
+    return False
+
+
 def dce(fn: Function) -> Function:
     """Drop unused ops without an effect (loop signatures stay as they are)."""
     while _dce_block(fn.body, set()):
@@ -108,6 +150,6 @@ class DCE(Pass):
 
     def run(self, fn: Function) -> Function:
         dce(fn)
-        while drop_dead_carries(fn):
+        while forward_constant_carries(fn) or drop_dead_carries(fn):
             dce(fn)
         return fn

@@ -131,3 +131,41 @@ def test_in_a_loop_the_first_failing_conversion_is_the_one_raised(backend):
     x, y, out = np.array([1.5, -2.5]), np.array([0.5, 1e18]), np.zeros(2, np.int64)
     f(x, y, out)
     assert list(out) == [1, -2 - 10 ** 18]
+
+
+def wrap_in_time_loop(steps, x, out):
+    for j in range(x.shape[0]):
+        a = x[j]
+        for s in range(steps):
+            a = a - 6.0 * math.floor(a / 6.0 + 0.5)
+        out[j] = a
+
+
+def test_a_floors_checks_set_the_code_in_one_select_and_carry_no_payload():
+    """math.floor's three checks (NaN, infinity, beyond int64) set the error code in one
+    select (checks_to_values' runs), and the raised loop over j carries no per-element
+    payload through the time loop (they have none: dce.forward_constant_carries); the kind
+    raised is still Python's."""
+    from solvent.frontend.translator import translate
+    from solvent.ir.printer import print_function
+    from solvent.passes.pipeline import run_pipeline
+    x, out = np.array([0.5, 7.25, -13.0]), np.zeros(3)
+    fn = run_pipeline(translate(wrap_in_time_loop, (3, x, out)).fn)
+    text = print_function(fn)
+    inner = [op for op in fn.walk() if op.name == "loop.for" and "loop.for" not in
+             {o.name for o in op.regions[0].block.ops}]
+    assert inner and all(a.type.dtype != "i64" for a in inner[0].regions[0].block.args[1:])
+    codes = [op for op in inner[0].regions[0].block.ops if op.name == "tensor.select"
+             and op.results[0].type.dtype == "i32" and op.operands[2] in
+             inner[0].regions[0].block.args]
+    assert len(codes) == 1, text
+    f = solvent.jit(wrap_in_time_loop, backend="native")
+    want = np.zeros(3)
+    wrap_in_time_loop(3, x, want)
+    f(3, x, out)
+    assert np.array_equal(out, want)
+    for bad, err in [(np.nan, ValueError), (np.inf, OverflowError)]:
+        y, o = np.array([1.0, bad, np.nan]), np.full(3, 9.0)
+        with pytest.raises(err, match="NaN" if err is ValueError else "infinity"):
+            f(3, y, o)
+        assert (o == 9.0).all()

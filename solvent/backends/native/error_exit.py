@@ -113,8 +113,8 @@ def chain_values(fn: Function) -> dict:
         if not isinstance(op, Operation):
             continue
         if op.name == "tensor.select":
-            if kind == 0 and getattr(op.operands[1].owner, "name", None) != "tensor.constant":
-                continue   # a code is set to a constant
+            if kind == 0 and not _nonzero_code(op.operands[1].owner):
+                continue   # a code is set to a constant (or a select of them: a run)
             todo.append((op.operands[2], kind))
         elif op.name in ("loop.for", "loop.while"):
             i = v.index
@@ -200,8 +200,7 @@ def failed_condition(ctx, code):
         k = op.operands[1].owner if isinstance(op, Operation) and \
             op.name == "tensor.select" else None
         c = ctx.env.get(op.operands[0]) if k is not None else None
-        if not (isinstance(k, Operation) and k.name == "tensor.constant"
-                and k.attrs["value"] != 0 and isinstance(c, ir.Value) and c.type == I1):
+        if not (_nonzero_code(k) and isinstance(c, ir.Value) and c.type == I1):
             if not conds or not isinstance(x, ir.Value):
                 return None
             conds.append(b.icmp_signed("!=", x, ir.Constant(x.type, 0)))
@@ -209,6 +208,16 @@ def failed_condition(ctx, code):
         conds.append(_unless_set(ctx, op.operands[0], op.operands[2]) or c)
         v = op.operands[2]
     return _any(b, conds) if conds else None
+
+
+def _nonzero_code(k) -> bool:
+    """Whether the op ``k`` is a nonzero constant code, or a select between such (a run of
+    checks set in one select: checks_to_values.checks)."""
+    if not isinstance(k, Operation):
+        return False
+    if k.name == "tensor.constant":
+        return k.attrs["value"] != 0
+    return k.name == "tensor.select" and all(_nonzero_code(o.owner) for o in k.operands[1:])
 
 
 def _unless_set(ctx, cond, prev):
