@@ -245,6 +245,20 @@ class Block:
     def insert_after(self, anchor: Operation, op: Operation) -> Operation:
         return self.insert(self.ops.index(anchor) + 1, op)
 
+    def keep_only(self, ops: list[Operation]) -> None:
+        """Make ``ops`` (in order) this block's ops; an op of the block left out is dropped
+        from the IR: its operands no longer count as uses (no lingering "ghost" users for
+        ``live_uses``), its parent is None. Its regions are left alone (a pass may have
+        moved them into a new op)."""
+        kept = set(map(id, ops))
+        for op in self.ops:
+            if id(op) not in kept:
+                op._operands.clear()
+                op.parent = None
+        for op in ops:
+            op.parent = self
+        self.ops = list(ops)
+
     def walk(self) -> Iterator[Operation]:
         for op in self.ops:
             yield from op.walk()

@@ -79,9 +79,7 @@ class _Threader:
                 code, payload = self.region_op(op, out, code, payload)
                 continue
             out.append(op)
-        for op in out:
-            op.parent = block
-        block.ops = out
+        block.keep_only(out)
         return code, payload
 
     def check(self, op, out, code, payload):

@@ -29,7 +29,7 @@ def _dce_block(block: Block, used: set) -> bool:
     changed = False
     for op in reversed(list(block.ops)):
         if _removable(op) and not any(r in used for r in op.results):
-            block.ops.remove(op)
+            op.erase(drop_uses=True)
             changed = True
             continue
         for r in op.regions:

@@ -61,7 +61,7 @@ class _Intervals:
                 continue
             keep.append(op)
             self.op(op)
-        block.ops = keep
+        block.keep_only(keep)
 
     def op(self, op) -> None:
         name, ins = op.name, op.operands

@@ -18,6 +18,7 @@ from solvent.passes.patterns.algebra import GRADIENT_ONLY
 from solvent.passes.patterns.updates import SINK_UPDATES
 from solvent.passes.patterns.window_chains import WINDOW_CHAINS
 from solvent.passes.patterns._samples import unary_chain
+from solvent.backends.native.reread_updates import REREAD_UPDATES
 
 SHAPES = [(0, 3), (1, 1), (3, 5), (4, 2)]
 
@@ -63,7 +64,8 @@ def _same(a, b):
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("pattern", ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS, ids=lambda p: p.name)
+@pytest.mark.parametrize("pattern", ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS +
+                         REREAD_UPDATES, ids=lambda p: p.name)
 def test_pattern_fires_and_keeps_results(pattern, shape):
     assert pattern.doc and pattern.sample is not None, f"{pattern.name}: identity and sample"
     fired, results = validate(pattern, shape)

@@ -27,6 +27,7 @@ from .context import ERR_CHECK, ERR_INDEX, ERR_MEMORY, BufRef, Ctx
 from .engine import Compiled, free, loop_ids, python_caller
 from .error_exit import chain_values, error_slots
 from .errors_first import sink_writebacks
+from .reread_updates import reread_updates
 from . import engine, fast_runner, threads
 from .types import COMPLEX, I64, SUPPORTED
 
@@ -122,6 +123,7 @@ class NativeBackend(Backend):
             raise UnsupportedError(reason)
         t0 = time.perf_counter()
         sink_writebacks(fn)
+        reread_updates(fn)
         plan = Plan(fn, recompute, self.multi_output)
         module, ctx = lower(fn, plan, self.check_exits)
         text = loop_ids(str(module))
