@@ -25,6 +25,7 @@ from ...ir.core import Function, Operation
 from ...ir.registry import get
 from ...ir.rewrite import Pattern, apply_patterns, index_attrs
 from ...passes.patterns._samples import unary_chain
+from ...passes.patterns.read_after_update import disjoint, positions, static_spec
 
 
 def _shifted(s_spec, t_spec):
@@ -46,10 +47,6 @@ def _shifted(s_spec, t_spec):
     return None if t else out
 
 
-def _static(spec) -> bool:
-    return all(it[0] in ("c", "s") for it in spec)
-
-
 def _reread(op: Operation, rw) -> bool:
     y, v = op.result, op.operands[1]
     f = v.owner
@@ -63,8 +60,8 @@ def _reread(op: Operation, rw) -> bool:
     plans = []
     for u in users:
         if u.name == "tensor.slice" and u.operands[0] is v and len(u.operands) == 1 and \
-                len(op.operands) == 2 and _static(op.attrs["spec"]) and \
-                _static(u.attrs["spec"]) and not u.attrs.get("unchecked") and \
+                len(op.operands) == 2 and static_spec(op.attrs["spec"]) and \
+                static_spec(u.attrs["spec"]) and not u.attrs.get("unchecked") and \
                 not any(o is v for o in u.operands[1:]):
             spec = _shifted(op.attrs["spec"], u.attrs["spec"])
             if spec is None:
@@ -85,6 +82,29 @@ def _reread(op: Operation, rw) -> bool:
     return True
 
 
+def _read_beside(op: Operation, rw) -> bool:
+    """x[T] -> update_slice(x, v, S)[T] for the one update of ``x`` before the read in its
+    block, with only pure ops between, static ``S`` and ``T`` disjoint on some axis."""
+    x = op.operands[0]
+    if len(op.operands) != 1 or not static_spec(op.attrs["spec"]) or not x.type.rank:
+        return False
+    block = op.parent
+    where = {id(o): k for k, o in enumerate(block.ops)}
+    ups = [u for u, i in x.live_uses() if u.name == "tensor.update_slice" and i == 0
+           and u.parent is block and where.get(id(u), len(block.ops)) < where[id(op)]]
+    if len(ups) != 1:
+        return False
+    up = ups[0]
+    if len(up.operands) != 2 or not static_spec(up.attrs["spec"]) or not any(
+            disjoint(positions(a), positions(b))
+            for a, b in zip(op.attrs["spec"], up.attrs["spec"])) or any(
+            not get(o.name).pure for o in block.ops[where[id(up)] + 1:where[id(op)]]):
+        return False
+    op.operands[0] = up.result
+    rw.changed.append(op)
+    return True
+
+
 def _written_then_read(b, x):
     """y = x with rows 1: replaced by exp of themselves; then exp(rows)[::2, 1:] (a read
     of v inside S) and exp(rows) itself (v read whole) both read after the update."""
@@ -99,12 +119,28 @@ def _written_then_read(b, x):
                  b.one("tensor.reduce_sum", whole, axes=[0, 1], keepdims=False))
 
 
+def _row_then_rest(b, x):
+    """y = x with row 0 set to 2; then x's rows 1: read (ey[0, :] = c; ey[1:, :] -= ...)."""
+    n, m = x.type.shape
+    k = min(1, n)
+    two = b.one("tensor.broadcast_to", b.constant(2.0, "f64"), shape=[k, m])
+    y = b.create("tensor.update_slice", [x, two], {"spec": [["s", 0, k, 1], ["s", 0, m, 1]]}
+                 ).result
+    rest = b.one("tensor.slice", x, spec=[["s", k, n, 1], ["s", 0, m, 1]])
+    return b.one("tensor.add", b.one("tensor.reduce_sum", rest, axes=[0, 1], keepdims=False),
+                 b.one("tensor.reduce_sum", y, axes=[0, 1], keepdims=False))
+
+
 REREAD_UPDATES = [
     Pattern("reread-from-update", "tensor.update_slice", _reread,
             "v -> update_slice(x, v, S)[S] and v[T] -> update_slice(x, v, S)[S + T] for the "
             "readers of an elementwise v after the update (static S of step-1 slices, T of "
             "positive steps, for the second)",
             sample=unary_chain(_written_then_read, "f64", rank=2)),
+    Pattern("read-beside-update", "tensor.slice", _read_beside,
+            "x[T] -> update_slice(x, v, S)[T] for a read after the update with T and S "
+            "static and disjoint on some axis (the slots T picks are x's in both)",
+            sample=unary_chain(_row_then_rest, "f64", rank=2)),
 ]
 
 

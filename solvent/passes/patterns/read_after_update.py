@@ -21,15 +21,16 @@ from ...ir.rewrite import Pattern, defining, same_slots
 from ._samples import unary_chain
 
 
-def _static(spec) -> bool:
+def static_spec(spec) -> bool:
     return all(it[0] in ("c", "s") for it in spec)
 
 
-def _positions(it) -> range:
+def positions(it) -> range:
     return range(it[1], it[1] + 1) if it[0] == "c" else range(*it[1:])
 
 
-def _disjoint(a: range, b: range) -> bool:
+def disjoint(a: range, b: range) -> bool:
+    """Two axis items' positions share none."""
     if not a or not b:
         return True
     return max(a) < min(b) or max(b) < min(a)
@@ -68,7 +69,7 @@ def _updated(op):
 
 
 def _static_pair(op, upd) -> bool:
-    return _static(op.attrs["spec"]) and _static(upd.attrs["spec"]) and \
+    return static_spec(op.attrs["spec"]) and static_spec(upd.attrs["spec"]) and \
         len(op.operands) == 1 and len(upd.operands) == 2
 
 
@@ -83,7 +84,7 @@ def _read_same(op, rw):
 def _read_disjoint(op, rw):
     found = _updated(op)
     if found is None or not _static_pair(op, found[0]) or not any(
-            _disjoint(_positions(a), _positions(b))
+            disjoint(positions(a), positions(b))
             for a, b in zip(op.attrs["spec"], found[0].attrs["spec"])):
         return False
     rw.replace_op(op, [rw.one("tensor.slice", found[1],

@@ -22,6 +22,12 @@ def test_an_updated_stencil_has_the_update_as_its_only_reader(mod):
     assert updates
     for op in updates:
         assert [u for u, _ in op.operands[1].live_uses()] == [op]
+        # and the array it updates is read by nothing after it (reads beside the update
+        # read the updated array): the update is made in place, no copy per time step
+        x = op.operands[0]
+        block = op.parent.ops
+        assert all(block.index(u) <= block.index(op) for u, _ in x.live_uses()
+                   if u.parent is op.parent)
     want = _fresh(args)
     got = _fresh(args)
     r_want, r_got = mod.kernel(*want), f(*got)
