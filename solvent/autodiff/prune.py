@@ -22,6 +22,8 @@ def prune_tapes(g: Function, taped) -> bool:
     used = {o for op in g.walk() for o in op.operands}
     changed = False
     for loop, nres in taped:
+        if loop.parent is None:
+            continue   # dce erased the loop itself
         drop = [i for i in range(nres, len(loop.results)) if loop.results[i] not in used]
         if not drop:
             continue
