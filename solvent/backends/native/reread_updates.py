@@ -17,8 +17,9 @@ Identities, with ``y = update_slice(x, v, S)``:
   indexes by a constant kept as those constants).
 
 Only where ``v`` is an elementwise op's result in the update's block and every other reader
-of ``v`` comes after the update in that block: then ``v`` is left with the update as its
-only reader."""
+of ``v`` comes after the update in that block, with only pure ops between (a barrier of a
+kernel's thread nest lets other threads write the array): then ``v`` is left with the
+update as its only reader."""
 from __future__ import annotations
 
 from ...ir.core import Function, Operation
@@ -47,6 +48,11 @@ def _shifted(s_spec, t_spec):
     return None if t else out
 
 
+def _pure_between(ops, first: int, last: int) -> bool:
+    """Only pure ops strictly between positions ``first`` and ``last`` of a block."""
+    return all(get(o.name).pure for o in ops[first + 1:last])
+
+
 def _reread(op: Operation, rw) -> bool:
     y, v = op.result, op.operands[1]
     f = v.owner
@@ -57,6 +63,9 @@ def _reread(op: Operation, rw) -> bool:
     users = [u for u, _ in v.live_uses() if u is not op]
     if not users or any(where.get(id(u), -1) < where[id(op)] for u in users):
         return False   # (a reader before the update, or in another block)
+    last = max(where[id(u)] for u in users)
+    if not _pure_between(op.parent.ops, where[id(op)], last):
+        return False   # (a kernel's barrier: other threads may write the array meanwhile)
     plans = []
     for u in users:
         if u.name == "tensor.slice" and u.operands[0] is v and len(u.operands) == 1 and \
@@ -97,8 +106,8 @@ def _read_beside(op: Operation, rw) -> bool:
     up = ups[0]
     if len(up.operands) != 2 or not static_spec(up.attrs["spec"]) or not any(
             disjoint(positions(a), positions(b))
-            for a, b in zip(op.attrs["spec"], up.attrs["spec"])) or any(
-            not get(o.name).pure for o in block.ops[where[id(up)] + 1:where[id(op)]]):
+            for a, b in zip(op.attrs["spec"], up.attrs["spec"])) or \
+            not _pure_between(block.ops, where[id(up)], where[id(op)]):
         return False
     op.operands[0] = up.result
     rw.changed.append(op)
