@@ -119,6 +119,12 @@ def same_slots(a: Operation, b: Operation) -> bool:
         p is q for p, q in zip(ia, ib))
 
 
+def pure_between(ops: list, first: int, last: int) -> bool:
+    """Only pure ops strictly between positions ``first`` and ``last`` of a block's ops (a
+    rewrite that moves a read across them must not cross a barrier or a write)."""
+    return all(get(o.name).pure for o in ops[first + 1:last])
+
+
 def is_zeros(v: Value) -> bool:
     """``v`` is a zero tensor made by ``zeros``."""
     op = v.owner

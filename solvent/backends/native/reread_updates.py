@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ...ir.core import Function, Operation
 from ...ir.registry import get
-from ...ir.rewrite import Pattern, apply_patterns, index_attrs
+from ...ir.rewrite import Pattern, apply_patterns, index_attrs, pure_between
 from ...passes.patterns._samples import unary_chain
 from ...passes.patterns.read_after_update import disjoint, positions, static_spec
 
@@ -48,11 +48,6 @@ def _shifted(s_spec, t_spec):
     return None if t else out
 
 
-def _pure_between(ops, first: int, last: int) -> bool:
-    """Only pure ops strictly between positions ``first`` and ``last`` of a block."""
-    return all(get(o.name).pure for o in ops[first + 1:last])
-
-
 def _reread(op: Operation, rw) -> bool:
     y, v = op.result, op.operands[1]
     f = v.owner
@@ -64,7 +59,7 @@ def _reread(op: Operation, rw) -> bool:
     if not users or any(where.get(id(u), -1) < where[id(op)] for u in users):
         return False   # (a reader before the update, or in another block)
     last = max(where[id(u)] for u in users)
-    if not _pure_between(op.parent.ops, where[id(op)], last):
+    if not pure_between(op.parent.ops, where[id(op)], last):
         return False   # (a kernel's barrier: other threads may write the array meanwhile)
     plans = []
     for u in users:
@@ -107,11 +102,17 @@ def _read_beside(op: Operation, rw) -> bool:
     if len(up.operands) != 2 or not static_spec(up.attrs["spec"]) or not any(
             disjoint(positions(a), positions(b))
             for a, b in zip(op.attrs["spec"], up.attrs["spec"])) or \
-            not _pure_between(block.ops, where[id(up)], where[id(op)]):
+            not pure_between(block.ops, where[id(up)], where[id(op)]):
         return False
     op.operands[0] = up.result
     rw.changed.append(op)
     return True
+
+
+def _sum_both(b, p, q):
+    """sum(p) + sum(q) of two 2-D values: one result that reads both."""
+    return b.one("tensor.add", *(b.one("tensor.reduce_sum", v, axes=[0, 1], keepdims=False)
+                                 for v in (p, q)))
 
 
 def _written_then_read(b, x):
@@ -123,9 +124,7 @@ def _written_then_read(b, x):
     y = b.create("tensor.update_slice", [x, v], {"spec": rows}).result
     k = v.type.shape[0]
     part = b.one("tensor.slice", v, spec=[["s", 0, k, 2], ["s", min(1, m), m, 1]])
-    whole = b.one("tensor.add", v, b.one("tensor.slice", y, spec=rows))
-    return b.one("tensor.add", b.one("tensor.reduce_sum", part, axes=[0, 1], keepdims=False),
-                 b.one("tensor.reduce_sum", whole, axes=[0, 1], keepdims=False))
+    return _sum_both(b, part, b.one("tensor.add", v, b.one("tensor.slice", y, spec=rows)))
 
 
 def _row_then_rest(b, x):
@@ -136,8 +135,7 @@ def _row_then_rest(b, x):
     y = b.create("tensor.update_slice", [x, two], {"spec": [["s", 0, k, 1], ["s", 0, m, 1]]}
                  ).result
     rest = b.one("tensor.slice", x, spec=[["s", k, n, 1], ["s", 0, m, 1]])
-    return b.one("tensor.add", b.one("tensor.reduce_sum", rest, axes=[0, 1], keepdims=False),
-                 b.one("tensor.reduce_sum", y, axes=[0, 1], keepdims=False))
+    return _sum_both(b, rest, y)
 
 
 REREAD_UPDATES = [

@@ -16,8 +16,7 @@ by ``v``):
 All exact: the same elements, read from where the update put them or left them."""
 from __future__ import annotations
 
-from ...ir.registry import get
-from ...ir.rewrite import Pattern, defining, same_slots
+from ...ir.rewrite import Pattern, defining, pure_between, same_slots
 from ._samples import unary_chain
 
 
@@ -63,7 +62,7 @@ def _updated(op):
     if upd is None or upd.parent is not op.parent:
         return None
     ops = op.parent.ops
-    if any(not get(o.name).pure for o in ops[ops.index(upd) + 1:ops.index(op)]):
+    if not pure_between(ops, ops.index(upd), ops.index(op)):
         return None
     return upd, upd.operands[0], upd.operands[1]
 

@@ -628,12 +628,14 @@ SHAPES = [
                 ["s", 0, n, 1] for n in x.type.shape]), "i64", rank=2)),
     Pattern("element-of-elementwise", "tensor.slice", _element_of_elementwise,
             "f(x, y, ..)[e] -> f(x[e], y[e], ..) for elementwise f and one element e "
-            "(scalar operands as they are; a clamped read only of an array with no empty dim)",
+            "(scalar operands as they are; a clamped read only of an array with no empty dim; "
+            "every user of f a read, identical reads merged first)",
             sample=unary_chain(_exp_of_padded, "f64", rank=1)),
     Pattern("gather-of-elementwise", "tensor.gather", _gather_of_elementwise,
             "gather(f(x, y, ..), i..) -> f(gather(x, i..), gather(y, i..), ..) for "
             "elementwise f (scalar operands as they are) of an array with no empty dim, when "
-            "the gather reads fewer elements than f computes or is f's only reader",
+            "the gather reads fewer elements than f computes or is f's only reader, and every "
+            "user of f is a read (identical reads merged first)",
             sample=unary_chain(_codes_read_back, "f64", rank=1)),
     Pattern("element-of-broadcast", "tensor.slice", _element_of_broadcast,
             "broadcast_to(s)[e] -> s for scalar s and one element e read clamped "
