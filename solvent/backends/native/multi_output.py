@@ -160,10 +160,12 @@ def find_groups(plan, block: Block) -> None:
                 ok = aligned and m.name not in REDUCTIONS and m in group_of and \
                     g.shape == shape
                 touched[g] = touched.get(g, True) and ok
-        if len(touched) == 1 and (_scalar_step(op) or _view_copy(op)):
-            # a scalar computed from the group's results (a sum's conversion), or a
-            # reshape of one (a row sum's (n, 1) view): lowered after the group's loop
-            # instead of closing the group here
+        if len(touched) == 1 and (_scalar_step(op) or _view_copy(op) or _finished_step(
+                plan, op, next(iter(touched)), group_of, deferred_of)):
+            # a scalar computed from the group's results (a sum's conversion), a reshape
+            # of one (a row sum's (n, 1) view), or elementwise work on finished results
+            # only (``s + 0.0`` on a row sum): lowered after the group's loop instead of
+            # closing the group here
             g = next(iter(touched))
             g.deferred.append(op)
             deferred_of[op] = g
@@ -235,6 +237,36 @@ def _view_copy(op: Operation) -> bool:
     """A reshape: it writes only its own result buffer from its operand's, so it may run
     later unchanged (a reader of it that is not deferred closes the group first)."""
     return op.name == "tensor.reshape" and not op.regions and op.results[0].type.static
+
+
+def _finished_step(plan, op: Operation, g: Group, group_of: dict, deferred_of: dict) -> bool:
+    """An elementwise op over another shape than ``g``'s whose array operands are all
+    results of ``g``'s members or of ops deferred to it: after the loop they are finished
+    and nothing between can change them (a reader of a member closes the group first), so
+    the op may run there unchanged, as a scalar step does. It must not write into a buffer
+    that existed before it unless that buffer is one of its operands' (a result of the
+    group, which the loop no longer reads once it is past)."""
+    from .rules_elementwise import ELEMENTWISE
+    if op.name not in ELEMENTWISE or op.regions or len(op.results) != 1:
+        return False
+    if op.results[0].type.shape == g.shape:
+        return False
+    mine = 0
+    for o in op.operands:
+        if not _is_array(o):
+            continue
+        w = o.owner
+        if not isinstance(w, Operation) or not (
+                group_of.get(w) is g or deferred_of.get(w) is g):
+            return False
+        mine += 1
+    if not mine:
+        return False
+    if op in plan.reused or op in plan.into_slot:
+        buf = plan.of.get(op.results[0])
+        if not any(_is_array(o) and plan.of.get(o) is buf for o in op.operands):
+            return False
+    return True
 
 
 def _scalar_step(op: Operation) -> bool:

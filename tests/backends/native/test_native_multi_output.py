@@ -272,6 +272,38 @@ def test_axis_reductions_share_one_loop(shape, layout):
         assert sum(s.name.startswith("tensor.reduce_") for s in g.sinks) == 4
 
 
+def step_on_a_row_sum(x, v):
+    """softmax_loops' shape: elementwise work on a finished row sum (``+ 1.0``, of another
+    shape than the loop's, or ``+ v[0]``, a scalar from outside) stands between reductions
+    of one computed value."""
+    t = x * 2.0 - 1.0
+    e = np.exp(t)
+    s = e.sum(axis=1) + 1.0
+    w = t.min(axis=1) + v[0]
+    m = np.abs(t).max(axis=1)
+    return e / s[:, None], m, w
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 4), (5, 1)], ids=str)
+@pytest.mark.parametrize("layout", ["c", "f"])
+def test_step_on_a_finished_result_keeps_the_loop_open(shape, layout):
+    """The ``+ 1.0`` on the row sum runs after the loop, which stays open for the max and
+    the exp: ``t`` is computed inside it and never written out (it was, with the loop
+    closed at the ``+ 1.0``: one more pass over memory, softmax_loops 15.6 vs 12.0 ms)."""
+    rng = np.random.default_rng(12)
+    x = _layouts(shape, "f8", rng)[layout]
+    v = rng.random(shape[0])
+    jitted = _check(step_on_a_row_sum, [x, v], 1e-12)
+    groups = {id(g): g for g in jitted.compile([x, v]).executable.plan.groups.values()}
+    if shape != (1, 1):
+        big = [g for g in groups.values() if g.shape == shape]
+        assert len(big) == 1
+        names = [s.name for s in big[0].sinks]
+        assert "tensor.sub" not in names and "tensor.exp" in names
+        assert sorted(n for n in names if n.startswith("tensor.reduce_")) == [
+            "tensor.reduce_max", "tensor.reduce_min", "tensor.reduce_sum"]
+
+
 @pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 4)], ids=str)
 def test_axis_reductions_3d(shape):
     rng = np.random.default_rng(9)
