@@ -93,11 +93,29 @@ def _reads_transposed(user: Operation, t: Operation) -> bool:
         all(o is not t.results[0] for o in user.operands[1:])
 
 def _window(op: Operation):
-    """The elements a static ``tensor.slice`` reads or ``tensor.update_slice`` writes, as
-    a hashable key (the same key: the same elements in the same order), or None."""
-    if len(op.operands) != (1 if op.name == "tensor.slice" else 2):
-        return None
-    return (op.operands[0].type.shape, repr(op.attrs["spec"]))
+    """The elements a ``tensor.slice`` reads or a ``tensor.update_slice`` writes, up to its
+    integer indices, as a hashable key, or None (a run-time slice).
+
+    Two windows of one array with the same key differ at most in their integer indices
+    (``["c", k]``, ``["i", j]``: ``Y[:, j]`` and ``Y[:, j - 1]``); every other item is the
+    same (a static slice, or a dynamic start of the same operand). Element ``k`` of one and
+    element ``k'`` of the other are then the same element of the array only where
+    ``k == k'`` (the other items pick distinct elements for distinct ``k``), whatever the
+    indices' values: an update computing element ``k`` from element ``k`` of such windows
+    reads each element it writes before writing it, and no element it wrote before."""
+    spec = op.attrs["spec"]
+    dyn = op.operands[1:] if op.name == "tensor.slice" else op.operands[2:]
+    items = []
+    for it in spec:
+        if it[0] in ("c", "i"):
+            items.append(("index",))
+        elif it[0] == "d":
+            items.append(("d", id(dyn[it[1]]), it[2]))
+        elif it[0] in ("s", "n"):
+            items.append(tuple(it))
+        else:
+            return None
+    return (op.operands[0].type.shape, tuple(items))
 
 
 def pointwise_gather(op: Operation) -> bool:

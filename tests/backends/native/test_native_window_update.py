@@ -75,3 +75,43 @@ def test_one_other_read_of_the_updated_array_keeps_the_temporary():
     x, y = np.linspace(0.0, 1.0, 10), np.linspace(1.0, 2.0, 10)
     check(other_then_own, x, y, backend="native")
     check(other_then_own, np.zeros(0), np.zeros(0), backend="native")
+
+
+def column_scan(Y):
+    """prefix_sum_loops' scan, raised to ``Y[:, j] = Y[:, j] + Y[:, j - 1]``."""
+    m, p = Y.shape
+    for j in range(1, p):
+        for i in range(m):
+            Y[i, j] += Y[i, j - 1]
+    return Y
+
+
+def wrapped_columns(Y):
+    """``j - 1`` is -1 at ``j = 0``: the last column (the same column when there is one)."""
+    for j in range(Y.shape[1]):
+        Y[:, j] = Y[:, j] * 0.5 + Y[:, j - 1]
+
+
+def row_recurrence(x, w):
+    for i in range(1, x.shape[0]):
+        x[i, 1:] = x[i, 1:] - w * x[i - 1, 1:] + x[0, 1:]
+
+
+@pytest.mark.parametrize("fn,nargs", [(column_scan, 1), (wrapped_columns, 1),
+                                      (row_recurrence, 2)])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 1), (1, 4), (6, 5)], ids=str)
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int8])
+def test_windows_differing_in_an_index_update_in_one_pass(fn, nargs, shape, order, dtype):
+    """The update's value reads the updated array through windows that differ from the
+    written one only in an integer index (another column, another row): element ``k`` of
+    each is either the element written at ``k`` or one the update never writes, so the value
+    is computed inside the update's loop (no temporary per step; prefix_sum_loops' column
+    scan: two passes per column -> one)."""
+    x = np.array((np.arange(np.prod(shape)).reshape(shape) % 5), dtype=dtype, order=order)
+    args = (x, 3) if nargs == 2 else (x,)
+    check(fn, *args, backend="native")
+    ups, plan = _updates(fn, *args)
+    inplace = [up for up in ups if up in plan.inplace or up in plan.into_slot]
+    if shape[0] > 1 and shape[1] > 1:
+        assert inplace and all(up.operands[1].owner in plan.fused for up in inplace)
