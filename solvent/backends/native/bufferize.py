@@ -37,6 +37,7 @@ from __future__ import annotations
 from ...ir.core import Block, Function, Operation, Value
 from .accumulate_products import find_accumulations
 from .multi_output import find_groups
+from .unfilled_inits import unfilled_inits
 
 
 class Buf:
@@ -194,6 +195,8 @@ class Plan:
         self._back = {id(rets[r]): k for r, k in enumerate(fn.writeback)
                       if k is not None and r < len(rets)}
         self._block(fn.body, owner_args=True)
+        # fills every element of which a loop overwrites before it is read: not run
+        self.unfilled: set[Operation] = unfilled_inits(fn, self.init_copy)
         self._fuse(fn.body)
         # product -> the add it sums itself into (accumulate_products.py: gemm, beta = 1)
         self.accumulate: dict[Operation, Operation] = {}

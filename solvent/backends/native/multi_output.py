@@ -148,7 +148,7 @@ def find_groups(plan, block: Block) -> None:
     for op in block.ops:
         if op in fused and op.name in ELEMENTWISE:
             continue   # read where its consumer reads it: the consumer decides
-        shape = _shape(op) if op not in fused else None
+        shape = _shape(op) if op not in fused and op not in plan.unfilled else None
         if shape is not None and op.name in REDUCTIONS:
             members, bufs = reads(op, op.operands[0].type.shape)
         else:

@@ -108,7 +108,18 @@ def _select_rule(base):
 
 RULES["tensor.select"] = _select_rule(RULES["tensor.select"])
 RULES["tensor.convert"] = elementwise(_convert)
-RULES["tensor.broadcast_to"] = elementwise(lambda ctx, op, vals: vals[0])
+def _broadcast_rule(base):
+    """A fill, left undone where every element is overwritten before it is read
+    (``Plan.unfilled``, unfilled_inits.py): the buffer as allocated."""
+    def rule(op, ctx):
+        if op in ctx.plan.unfilled:
+            return [ctx.out(op)]
+        return base(op, ctx)
+    rule.scalar = base.scalar
+    return rule
+
+
+RULES["tensor.broadcast_to"] = _broadcast_rule(elementwise(lambda ctx, op, vals: vals[0]))
 RULES["tensor.complex"] = elementwise(
     lambda ctx, op, vals: rules_complex.pack(ctx, op.results[0].type.dtype, *vals))
 
