@@ -160,6 +160,16 @@ def find_groups(plan, block: Block) -> None:
                 ok = aligned and m.name not in REDUCTIONS and m in group_of and \
                     g.shape == shape
                 touched[g] = touched.get(g, True) and ok
+        if len(touched) > 1 and _scalar_step(op):
+            # a scalar of several open groups' results (an error code combining a row
+            # check's and a column check's): the others are closed here (their loops stand
+            # where their last sinks are, before this op) and it waits for the largest,
+            # which stays open for the ops after it
+            keep = max(touched, key=lambda g: (_size(g.shape), open_groups.index(g)))
+            for g in list(touched):
+                if g is not keep:
+                    close(g)
+                    del touched[g]
         if len(touched) == 1 and (_scalar_step(op) or _view_copy(op) or _finished_step(
                 plan, op, next(iter(touched)), group_of, deferred_of)):
             # a scalar computed from the group's results (a sum's conversion), a reshape
@@ -233,6 +243,13 @@ def _sibling(open_groups: list, shape, bufs: dict):
     return None
 
 
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _view_copy(op: Operation) -> bool:
     """A reshape: it writes only its own result buffer from its operand's, so it may run
     later unchanged (a reader of it that is not deferred closes the group first)."""
@@ -240,31 +257,42 @@ def _view_copy(op: Operation) -> bool:
 
 
 def _finished_step(plan, op: Operation, g: Group, group_of: dict, deferred_of: dict) -> bool:
-    """An elementwise op over another shape than ``g``'s whose array operands are all
-    results of ``g``'s members or of ops deferred to it: after the loop they are finished
-    and nothing between can change them (a reader of a member closes the group first), so
-    the op may run there unchanged, as a scalar step does. It must not write into a buffer
-    that existed before it unless that buffer is one of its operands' (a result of the
-    group, which the loop no longer reads once it is past)."""
+    """An elementwise op or a reduction over another shape than ``g``'s whose arrays are
+    all results of ``g``'s members or of ops deferred to it (directly or through fused
+    elementwise values): after the loop they are finished and nothing between can change
+    them (a reader of a member closes the group first), so the op may run there unchanged,
+    as a scalar step does (a column sum's ``+ 0.0``, ``sqrt`` and its domain check's
+    ``reduce_any``). It must not write into a buffer that existed before it unless that
+    buffer is one of its operands' (a result of the group, which the loop no longer reads
+    once it is past)."""
     from .rules_elementwise import ELEMENTWISE
-    if op.name not in ELEMENTWISE or op.regions or len(op.results) != 1:
+    if op.regions or len(op.results) != 1:
         return False
-    if op.results[0].type.shape == g.shape:
+    if op.name in ELEMENTWISE:
+        over = op.results[0].type.shape
+    elif op.name in REDUCTIONS:
+        over = op.operands[0].type.shape
+    else:
         return False
-    mine = 0
-    for o in op.operands:
-        if not _is_array(o):
-            continue
-        w = o.owner
-        if not isinstance(w, Operation) or not (
-                group_of.get(w) is g or deferred_of.get(w) is g):
+    if over == g.shape:
+        return False
+
+    def finished(v, depth=0) -> bool:
+        w = v.owner
+        if not isinstance(w, Operation) or depth > 32:
             return False
-        mine += 1
-    if not mine:
+        if group_of.get(w) is g or deferred_of.get(w) is g:
+            return True
+        return w in plan.fused and w.name in ELEMENTWISE and all(
+            finished(o, depth + 1) for o in w.operands if _is_array(o)) and any(
+            _is_array(o) for o in w.operands)
+
+    arrays = [o for o in op.operands if _is_array(o)]
+    if not arrays or not all(finished(o) for o in arrays):
         return False
     if op in plan.reused or op in plan.into_slot:
         buf = plan.of.get(op.results[0])
-        if not any(_is_array(o) and plan.of.get(o) is buf for o in op.operands):
+        if not any(plan.of.get(o) is buf for o in arrays):
             return False
     return True
 

@@ -321,3 +321,20 @@ def test_turned_off_gives_the_same_values():
     for a, b, c in zip(on(x, y), off(x, y), run(ir, [x, y])):
         np.testing.assert_allclose(a, c, rtol=1e-12)
         np.testing.assert_allclose(b, c, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (6, 5)], ids=str)
+@pytest.mark.parametrize("layout", ["c", "f", "strided"])
+def test_error_code_of_two_loops_keeps_the_larger_open(shape, layout):
+    """row_col_norms_loops: the error code combines the row norms' domain check (a loop over
+    the rows) and the column norms' (over the columns, after a loop over the matrix): the
+    scalar waits for the matrix loop, which stays open, so the column sums and the total
+    sum of squares are one pass over ``A`` (were two, the code closing both loops)."""
+    from solvent.corpus.row_col_norms_loops import kernel
+    rng = np.random.default_rng(13)
+    A = _layouts(shape, "f8", rng)[layout] + 0.01
+    jitted = _check(kernel, [A], 1e-12)
+    groups = {id(g): g for g in jitted.compile([A]).executable.plan.groups.values()}
+    if shape != (1, 1):
+        big = [g for g in groups.values() if g.shape == shape]
+        assert len(big) == 1 and [s.name for s in big[0].sinks] == ["tensor.reduce_sum"] * 2
