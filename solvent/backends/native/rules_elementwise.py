@@ -108,6 +108,8 @@ def _select_rule(base):
 
 RULES["tensor.select"] = _select_rule(RULES["tensor.select"])
 RULES["tensor.convert"] = elementwise(_convert)
+
+
 def _broadcast_rule(base):
     """A fill, left undone where every element is overwritten before it is read
     (``Plan.unfilled``, unfilled_inits.py): the buffer as allocated."""

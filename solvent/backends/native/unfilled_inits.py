@@ -2,19 +2,18 @@
 
 The frontend gives ``np.empty`` (and ``np.zeros``) a defined value, a ``tensor.broadcast_to``
 of a scalar, and a loop that writes the array element by element carries it as a slot. When
-the loop's iteration ``i`` writes element ``i`` (row ``i``) and nothing reads the slot (but
-the row just written), every
-element of the fill is overwritten before anything can see it: natively the buffer is left
-as allocated (``np.empty``), the fill is not run. A sequential recurrence that NumPy code
-writes this way (a running sum into ``c[i]``, prefix_sum_loops: an 18 MB memset per call)
-then writes its result once instead of twice.
+the loop's iteration ``i`` writes element ``i`` (row ``i``) and nothing reads the slot but
+that update and reads of the row just written, every element of the fill is overwritten
+before anything can see it: natively the buffer is left as allocated (``np.empty``), the
+fill is not run. A sequential recurrence that NumPy code writes this way (a running sum into
+``c[i]``, prefix_sum_loops: an 18 MB memset per call) then writes its result once, not twice.
 
-Identity: for ``y = for i in range(0, N, 1): slot = update_slice(slot, v_i, [i, :...])`` with
-``N`` the slot's first dim, the slot read by nothing but that update, and the update's result
-read by nothing but the yield and slices of row ``i`` (all written), ``y`` is the same for every initial value of the slot: after
-the loop every element of row ``i`` holds ``v_i`` (the update runs on every iteration, at the
-top level of the body), and no ``v_i`` depends on the slot. A loop that stops early at a
-failed check raises, and its arrays are not seen.
+Identity: for ``y = for i in range(0, N, 1): slot = update_slice(slot, v_i, [i, :...])``
+with ``N`` the slot's first dim, the slot read by nothing but that update, and the update's
+result read by nothing but the yield and slices of row ``i`` (all written), ``y`` is the same
+for every initial value of the slot: after the loop every element of row ``i`` holds ``v_i``
+(the update runs on every iteration, at the top level of the body), and no ``v_i`` depends
+on the slot. A loop that stops early at a failed check raises, and its arrays are not seen.
 """
 from __future__ import annotations
 
