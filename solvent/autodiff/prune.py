@@ -35,7 +35,8 @@ def prune_tapes(g: Function, taped) -> bool:
             upd = term.operands.pop(i).owner
             arg = body.args.pop(lead // 3 + i)
             if getattr(upd, "name", None) == "tensor.update_slice" and upd.operands[0] is arg:
-                body.ops.remove(upd)  # the row written (a last trip's value is left to dce)
+                upd.erase(drop_uses=True)  # the row written (a last trip's value is left
+                # to dce); erased, not unlinked: its operands keep no use by it
             if not is_for:
                 loop.regions[0].block.args.pop(i)
             loop.operands.pop(lead + i)
