@@ -38,6 +38,8 @@ in the loop body) and no later index reads it.
 """
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir
 
 from ...ir.core import Block, Operation
@@ -165,7 +167,7 @@ def find_groups(plan, block: Block) -> None:
             # check's and a column check's): the others are closed here (their loops stand
             # where their last sinks are, before this op) and it waits for the largest,
             # which stays open for the ops after it
-            keep = max(touched, key=lambda g: (_size(g.shape), open_groups.index(g)))
+            keep = max(touched, key=lambda g: (math.prod(g.shape), open_groups.index(g)))
             for g in list(touched):
                 if g is not keep:
                     close(g)
@@ -241,13 +243,6 @@ def _sibling(open_groups: list, shape, bufs: dict):
         if g.shape == shape and any(a and g.reads.get(k) for k, a in bufs.items()):
             return g
     return None
-
-
-def _size(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _view_copy(op: Operation) -> bool:

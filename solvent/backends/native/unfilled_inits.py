@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ...ir.core import Function, Operation
 from ...ir.rewrite import constant_value
+from ...ops.indexspec import is_full
 
 
 def unfilled_inits(fn: Function, init_copy: dict) -> set[Operation]:
@@ -57,9 +58,8 @@ def _sets_row_i(body, c: int, shape) -> bool:
     if up.name != "tensor.update_slice" or k != 0 or up.parent is not body:
         return False
     spec = up.attrs["spec"]
-    full = [["s", 0, n, 1] for n in shape[1:]]
-    if len(spec) != len(shape) or list(spec[0]) != ["i", 0] or up.operands[2] is not iv or \
-            [list(it) for it in spec[1:]] != full:
+    if not spec or list(spec[0]) != ["i", 0] or up.operands[2] is not iv or \
+            not is_full(shape[1:], spec[1:]):
         return False
     term = body.terminator
     uses = up.results[0].live_uses()
