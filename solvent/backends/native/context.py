@@ -361,15 +361,16 @@ class Ctx:
         if self._loops:
             self._loops[-1][1] = max(self._loops[-1][1], 64 if dtype == "f64" else 32)
 
-    def counted_loop(self, n, body):
-        """``for i in range(n): body(i)`` with ``i`` an i64 register."""
+    def counted_loop(self, n, body, start=None):
+        """``for i in range(n): body(i)`` with ``i`` an i64 register (``range(start, n)``
+        with an i64 register ``start``)."""
         b = self.b
         if isinstance(n, int):
             if n == 0:
                 return
             n = ir.Constant(I64, n)
         iv = self.alloca_builder.alloca(I64)
-        b.store(ir.Constant(I64, 0), iv)
+        b.store(ir.Constant(I64, 0) if start is None else start, iv)
         head = self.fn.append_basic_block("n.head")
         loop = self.fn.append_basic_block("n.body")
         done = self.fn.append_basic_block("n.done")
