@@ -25,13 +25,13 @@ from solvent.backends.native import threads  # noqa: E402
 from solvent.backends.native.engine import Compiled  # noqa: E402
 
 _IR = r"""
-declare i64 @solvent_par_for(i64 (i8*, i64, i64, i64, i64, i64*)*, i8*, i64, i64, i64*)
+declare i64 @solvent_par_for(i64 (i8*, i64, i64, i64, i64, i64*)*, i8*, i64, i64, i64*, i64)
 define i64 @empty(i8* %env, i64 %lo, i64 %hi, i64 %c, i64 %tid, i64* %err) {
   ret i64 0
 }
 define i64 @entry(i8* %env, i64 %n, i64* %err) {
   %r = call i64 @solvent_par_for(i64 (i8*, i64, i64, i64, i64, i64*)* @empty, i8* %env,
-                                 i64 %n, i64 1, i64* %err)
+                                 i64 %n, i64 1, i64* %err, i64 1)
   ret i64 %r
 }
 """
