@@ -34,14 +34,22 @@ bounds take over the nest, with a mask of the iterations that run: masked-off it
 write back the old elements, contribute the identity to reductions and raise no error.
 That computes up to twice the triangle, once, instead of a scalar loop (``max_masked``
 bounds the range; above it the loop stays a loop).
+
+A sweep (an independent loop of constant bounds directly inside a carried loop or a
+``while`` loop, its body elementwise work once its inner loops are raised) may stay a loop
+instead (option ``sweep_min_work``, which the native backend sets): mark_parallel then marks
+it and the thread pool runs its rows, where the op raised over the whole domain would run on
+one thread. Only under a loop that stays a loop when every sweep raises (found on a copy:
+``for k: for i: for j: C[i, j] += A[i, k] * B[k, j]`` raises whole into a dot_general).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...analysis.affine import LoopInfo
-from ...analysis.dependence import CARRIED, REDUCTION, classify_loop
-from ...ir.core import Function
+from ...analysis.affine import LOOPS, LoopInfo
+from ...analysis.dependence import CARRIED, INDEPENDENT, REDUCTION, classify_loop
+from ...analysis.work import body_cost
+from ...ir.core import Function, clone_function
 from ...ir.rewrite import apply_patterns
 from ..patterns.shapes import WHOLE_ARRAY
 from ..base import Pass
@@ -82,13 +90,45 @@ def _carried_bound_loop(info: LoopInfo, lb, ub):
     return None
 
 
+def _sweep_under_carried(info: LoopInfo, loop, report):
+    """The carried loop around ``loop`` when ``loop`` is a sweep that may stay a parallel
+    loop: independent, of constant bounds, its body elementwise work on rows (no loop left
+    in it, no reduction, no contraction: those raise into reduce and dot_general ops, which
+    BLAS and the reduce rules run better as a whole), directly inside a carried loop (a
+    time step) or a while loop."""
+    if report.kind != INDEPENDENT:
+        return None
+    lb, ub, _ = info.loop_bounds(loop)
+    if not (lb.is_const and ub.is_const):
+        return None   # bounds that move with an outer loop: masked_under_carried decides
+    around = info.enclosing_loops(loop)
+    outer = around[-1] if around else None
+    if outer is None or outer.name == "loop.for" and classify_loop(info, outer).kind != CARRIED:
+        return None
+    for op in loop.regions[0].block.walk():
+        if op.regions or op.name.startswith(("tensor.reduce", "tensor.dot")):
+            return None
+    return outer
+
+
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,
                max_body_elements: int = 1 << 16, gathers: bool = True,
                masked_under_carried: bool = True, strided_interchange: bool = True,
-               data_gathers: bool = True) -> str:
+               data_gathers: bool = True, sweeps: "_Sweeps | None" = None) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
     if report.kind == CARRIED and not error_slots(info, loop):
         raise Refuse(report.reason)
+    used = set()   # the options that let it raise (Function.raised_with)
+    outer = _sweep_under_carried(info, loop, report) if sweeps is not None else None
+    if outer is not None and outer in sweeps.kept_under:
+        work = _sweep_work(info, loop)
+        if work >= sweeps.min_work:
+            line = outer.loc.line if outer.loc is not None else "?"
+            raise Refuse(f"it sweeps independent rows inside the carried loop at line "
+                         f"{line}: kept as a parallel loop (estimated work {work} >= "
+                         f"sweep_min_work {sweeps.min_work})")
+    if outer is not None:
+        sweeps.raised_under.append(outer)
     _refuse_runtime_shapes(loop)
     per_iteration = _body_elements(loop) if report.kind == REDUCTION else 0
     if per_iteration > max_body_elements:
@@ -102,7 +142,6 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
     if step is None:
         raise Refuse("the step is not a constant")
     partial = not (lb.is_const and ub.is_const)
-    used = set()   # the options that let it raise (Function.raised_with)
     if partial:
         # bounds that move with an outer loop: batch the widest range, masked
         lo, hi = info.bounds(lb)[0], info.bounds(ub)[1]
@@ -144,16 +183,53 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
     return ", ".join(sorted(b.what)) or "its initial values"
 
 
+def _sweep_work(info: LoopInfo, loop) -> int:
+    """Trip count x estimated work of one iteration (analysis/work.py)."""
+    lb, ub, step = info.loop_bounds(loop)
+    trips = len(range(lb.const, ub.const, step)) if step else 0
+    return trips * body_cost(loop.regions[0].block)
+
+
+class _Sweeps:
+    """Sweeps under carried loops (``_sweep_under_carried``): the carried loops whose sweeps
+    of at least ``min_work`` stay loops, and those under which one was raised
+    (Function.raised_with names ``sweep_min_work`` when one of these is still a loop at
+    the end)."""
+
+    def __init__(self, kept_under=(), min_work: int = 0):
+        self.kept_under = set(kept_under)
+        self.min_work = min_work
+        self.raised_under: list = []
+
+
+def _loops_left_when_sweeps_raise(fn: Function, opts: tuple, versioned: bool) -> set:
+    """The loops of ``fn`` still loops after raising a copy with every sweep raised: a
+    loop carried as written may raise once its sweeps have (a matrix product written
+    ``for k: for i: for j: C[i, j] += ...`` is a reduction over ``k`` of raised outer
+    products, one dot_general); the sweeps under it are then raised, not kept."""
+    info = LoopInfo(fn)
+    if not any(info.enclosing_loops(m) for m in info.loops):
+        return set()   # no loop inside another: no sweep
+    trial = clone_function(fn)
+    pairs = list(zip(fn.walk(), trial.walk()))   # the same program order
+    raise_loops(trial, *opts[:4], versioned, *opts[4:6], sweep_min_work=-1)
+    left = {id(op) for op in trial.walk() if op.name in LOOPS}
+    return {a for a, b in pairs if a.name in LOOPS and id(b) in left}
+
+
 def raise_loops(fn: Function, max_masked: int = 1 << 16,
                 max_body_elements: int = 1 << 16, gathers: bool = True,
                 masked_under_carried: bool = True, versioned: bool = True,
-                strided_interchange: bool = True, data_gathers: bool = True) -> int:
+                strided_interchange: bool = True, data_gathers: bool = True,
+                sweep_min_work: int = -1) -> int:
     """Raise every loop that can be; returns how many were."""
     delinearize(fn)
     refused: dict = {}
     tried: set = set()
     opts = (max_masked, max_body_elements, gathers, masked_under_carried, strided_interchange,
             data_gathers)
+    sweeps = _Sweeps() if sweep_min_work < 0 else \
+        _Sweeps(_loops_left_when_sweeps_raise(fn, opts, versioned), sweep_min_work)
     count = 0
     while True:
         info = LoopInfo(fn)
@@ -168,7 +244,7 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
         report = classify_loop(info, loop)
         where = f"line {report.line if report.line is not None else '?'}: loop {report.var}"
         try:
-            what = _try_raise(info, loop, report, *opts)
+            what = _try_raise(info, loop, report, *opts, sweeps)
         except Refuse as e:
             # a loop the analysis finds carried: its dependence is the reason
             refused[loop] = report.reason if report.kind == CARRIED else str(e)
@@ -184,6 +260,10 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
     for loop, why in refused.items():
         if loop.parent is not None:
             fn.not_raised[loop] = why
+    if sweeps.raised_under:
+        left = {id(op) for op in fn.walk()}
+        if any(id(o) in left for o in sweeps.raised_under):
+            fn.raised_with.add("sweep_min_work")
     return count
 
 
@@ -260,11 +340,20 @@ class RaiseLoops(Pass):
         # batched form (a gather, a select and separate passes per row): knapsack_items
         # 0.220 -> 0.120 ms, axis_stats_loops 21.3 -> 17.2 ms (NativeBackend.pass_defaults)
         data_gathers: bool = True
+        # >= 0: an independent loop directly inside a carried loop (a time step's sweep
+        # over rows, its inner loops raised) whose body is elementwise work, and whose
+        # trip count x estimated work per iteration (analysis/work.py) is at least this,
+        # stays a loop; mark_parallel marks it and native code runs its rows on the thread
+        # pool, where the raised op over the whole domain would run on one thread. -1:
+        # every sweep raises. The native backend sets its pool's default threshold
+        # (NativeBackend.pass_defaults): a smaller sweep would run on one thread anyway,
+        # and raised it fuses with its neighbours
+        sweep_min_work: int = -1
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
             raise_loops(fn, self.options.max_masked, self.options.max_body_elements,
                         self.options.gathers, self.options.masked_under_carried,
                         self.options.versioned, self.options.strided_interchange,
-                        self.options.data_gathers)
+                        self.options.data_gathers, self.options.sweep_min_work)
         return fn

@@ -78,11 +78,10 @@ def test_one_other_read_of_the_updated_array_keeps_the_temporary():
 
 
 def column_scan(Y):
-    """prefix_sum_loops' scan, raised to ``Y[:, j] = Y[:, j] + Y[:, j - 1]``."""
-    m, p = Y.shape
-    for j in range(1, p):
-        for i in range(m):
-            Y[i, j] += Y[i, j - 1]
+    """prefix_sum_loops' column scan as XLA's raising leaves it (natively its sweep over
+    rows stays a parallel loop: test_native_parallel_sweeps.py)."""
+    for j in range(1, Y.shape[1]):
+        Y[:, j] = Y[:, j] + Y[:, j - 1]
     return Y
 
 
