@@ -92,10 +92,9 @@ def _carried_bound_loop(info: LoopInfo, lb, ub):
 
 def _sweep_under_carried(info: LoopInfo, loop, report):
     """The carried loop around ``loop`` when ``loop`` is a sweep that may stay a parallel
-    loop: independent, of constant bounds, its body elementwise work on rows (no loop left
-    in it, no reduction, no contraction: those raise into reduce and dot_general ops, which
-    BLAS and the reduce rules run better as a whole), directly inside a carried loop (a
-    time step) or a while loop."""
+    loop: independent, of constant bounds, its body work on rows (no loop left in it, no
+    contraction: a sum of products raises into a dot_general, which BLAS runs better over
+    the whole sweep), directly inside a carried loop (a time step) or a while loop."""
     if report.kind != INDEPENDENT:
         return None
     lb, ub, _ = info.loop_bounds(loop)
@@ -105,10 +104,20 @@ def _sweep_under_carried(info: LoopInfo, loop, report):
     outer = around[-1] if around else None
     if outer is None or outer.name == "loop.for" and classify_loop(info, outer).kind != CARRIED:
         return None
-    for op in loop.regions[0].block.walk():
-        if op.regions or op.name.startswith(("tensor.reduce", "tensor.dot")):
-            return None
+    body = loop.regions[0].block
+    if any(op.regions or op.name == "tensor.dot_general" for op in body.walk()) or \
+            _sums_products(body):
+        return None
     return outer
+
+
+def _sums_products(block) -> bool:
+    """A sum and an elementwise product of two arrays in ``block``: the shape of what
+    raise_contractions makes a dot_general, a BLAS call over the whole sweep raised (a
+    matrix product, not one matrix-vector product per row)."""
+    names = [(op.name, op) for op in block.walk()]
+    return any(n == "tensor.reduce_sum" for n, _ in names) and any(
+        n == "tensor.mul" and all(v.type.rank > 0 for v in op.operands) for n, op in names)
 
 
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,

@@ -222,6 +222,19 @@ def row_sums(T, A, s):
     return s
 
 
+def matmul_steps(T, A, B, C):
+    n, m = A.shape
+    p = B.shape[1]
+    for t in range(T):
+        for i in range(n):
+            for j in range(p):
+                acc = 0.0
+                for k in range(m):
+                    acc += A[i, k] * B[k, j]
+                C[i, j] = 0.5 * C[i, j] + acc
+    return C
+
+
 def top_level(A, B):
     for i in range(A.shape[0]):
         for j in range(A.shape[1]):
@@ -229,14 +242,47 @@ def top_level(A, B):
     return B
 
 
-def test_not_kept_a_reduction_or_a_top_level_loop():
+def test_kept_with_a_row_reduction_not_with_a_contraction_nor_at_top_level(pool):
     A = RNG.random((6, 5))
-    # row_sums' sweep body is a reduction: raised whole (reduce ops), not kept
-    assert _kept(row_sums, 3, A, np.zeros(6)) == []
-    assert _kept(top_level, A, np.zeros_like(A)) == []
-    fn = _native_fn(row_sums, 3, A, np.zeros(6))
-    assert _loops(fn) == 1
+    assert len(_kept(row_sums, 3, A, np.zeros(6))) == 1
     check(row_sums, 3, A, np.zeros(6), backend="native")
+    # a sum of products: raised whole into one dot_general (BLAS), not one per row
+    args = (3, RNG.random((6, 5)), RNG.random((5, 4)), RNG.random((6, 4)))
+    assert _kept(matmul_steps, *args) == []
+    assert [op.name for op in _native_fn(matmul_steps, *args).walk()].count(
+        "tensor.dot_general") == 1
+    check(matmul_steps, *args, backend="native")
+    assert _kept(top_level, A, np.zeros_like(A)) == []
+
+
+def exp_steps(T, A, B):
+    n, m = A.shape
+    for t in range(T):
+        for i in range(n):
+            for j in range(m):
+                B[i, j] = math.exp(A[i, j]) * 0.5
+        for i in range(n):
+            for j in range(m):
+                A[i, j] = B[i, j] + 1.0
+    return A
+
+
+def test_a_math_error_in_a_kept_sweep_is_the_first_one_in_order(pool):
+    """math.exp overflowing raises OverflowError as Python does, from the first element
+    in iteration order, and leaves the caller's arrays as they were."""
+    A, B = np.zeros((40, 9)), np.zeros((40, 9))
+    assert len(_kept(exp_steps, 3, A, B)) == 2
+    check(exp_steps, 3, A, B, backend="native")
+    A[33, 2], A[7, 5] = 700.0, 710.0      # exp(710) overflows at step 0; 700 at step 1
+    A0, B0 = A.copy(), B.copy()
+    f = solvent.jit(exp_steps, backend="native", passes=KEEP)
+    line = exp_steps.__code__.co_firstlineno + 5
+    for _ in range(10):
+        with pytest.raises(OverflowError, match=rf"py:{line}:\d+: math range error"):
+            f(3, A, B)
+        assert np.array_equal(A, A0) and np.array_equal(B, B0)
+    with pytest.raises(OverflowError):
+        exp_steps(3, A.copy(), B.copy())
 
 
 def test_sweep_chunks_are_vectorized():
