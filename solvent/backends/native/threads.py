@@ -29,8 +29,9 @@ Policy, all decided here at run time:
   ``SPIN_ROUNDS`` times (a spin-wait hint apart) and then sleeps on a condition variable;
   the mutex is tried the same way before sleeping on it. A time step's sweeps come a few
   microseconds apart, and a thread put to sleep wakes tens of microseconds later (on the
-  2-core test machine, a 30k-point stencil sweep took 27 us per step on 2 threads against
-  7 us on one, 12 us after the spin on the workers' side only).
+  2-core test machine a 30k-point stencil sweep took 27 us on 2 threads against 7 us on
+  one; 12 us with the workers' spin alone, 6 us with all of it and vectorized chunks,
+  rules_parallel._clamp_chunk).
 - **Join**: the job closes when the calling thread finds no chunk left; it then waits only
   for the workers that joined before that (a worker that wakes later sees the job closed),
   so a worker the OS has not scheduled yet, on a busy machine, does not hold up the loop.
