@@ -92,9 +92,10 @@ def _carried_bound_loop(info: LoopInfo, lb, ub):
 
 def _sweep_under_carried(info: LoopInfo, loop, report):
     """The carried loop around ``loop`` when ``loop`` is a sweep that may stay a parallel
-    loop: independent, of constant bounds, its body work on rows (no loop left in it, no
-    contraction: a sum of products raises into a dot_general, which BLAS runs better over
-    the whole sweep), directly inside a carried loop (a time step) or a while loop."""
+    loop: independent, of constant bounds, its body work on rows or checkless scalar work
+    (no loop left in it, no contraction: a sum of products raises into a dot_general, which
+    BLAS runs better over the whole sweep), directly inside a carried loop (a time step) or
+    a while loop."""
     if report.kind != INDEPENDENT:
         return None
     lb, ub, _ = info.loop_bounds(loop)
@@ -107,6 +108,13 @@ def _sweep_under_carried(info: LoopInfo, loop, report):
     body = loop.regions[0].block
     if any(op.regions or op.name == "tensor.dot_general" for op in body.walk()) or \
             _sums_products(body):
+        return None
+    if any(s in ("first_error", "error_payload") for s in report.slots) and not any(
+            r.type.rank > 0 for op in body.walk() if op.name != "tensor.update_slice"
+            for r in op.results):
+        # scalar work with run-time checks: as a loop each check may leave it early, which
+        # keeps LLVM from vectorizing it (a math.exp sweep over 100k points 15 ms on one
+        # thread against 0.8 ms raised, where the checks become flags over the whole row)
         return None
     return outer
 
