@@ -125,6 +125,26 @@ done:
   ret void
 }
 
+; wait, spinning, while (*%p == %v) is %eq, for at most SPIN rounds (a new job's generation,
+; the workers still active: the caller then reads it again under the mutex)
+define internal void @spin_while(i64* %p, i64 %v, i1 %eq) {
+entry:
+  br label %look
+look:
+  %k = phi i64 [0, %entry], [%k1, %again]
+  %x = load atomic i64, i64* %p monotonic, align 8
+  %same = icmp eq i64 %x, %v
+  %hold = icmp eq i1 %same, %eq
+  br i1 %hold, label %again, label %done
+again:
+  PAUSE
+  %k1 = add i64 %k, 1
+  %more = icmp slt i64 %k1, SPIN
+  br i1 %more, label %look, label %done
+done:
+  ret void
+}
+
 define internal i8* @m() {
   %p = bitcast [16 x i64]* @mutex to i8*
   ret i8* %p
@@ -220,18 +240,7 @@ entry:
   br label %wait
 wait:
   %seen = phi i64 [%g0, %entry], [%g, %late], [%g, %unlock]
-  br label %spin
-spin:
-  %r = phi i64 [0, %wait], [%r1, %spinmore]
-  %gv = load atomic i64, i64* @gen monotonic, align 8
-  %moved = icmp ne i64 %gv, %seen
-  br i1 %moved, label %lockit, label %spinmore
-spinmore:
-  PAUSE
-  %r1 = add i64 %r, 1
-  %spinning = icmp slt i64 %r1, SPIN
-  br i1 %spinning, label %spin, label %lockit
-lockit:
+  call void @spin_while(i64* @gen, i64 %seen, i1 1)
   call void @lock(i8* %mx)
   br label %check
 check:
@@ -410,18 +419,7 @@ go:
   br i1 %busy0, label %unlockspin, label %join
 unlockspin:
   %u3 = call i32 @pthread_mutex_unlock(i8* %mx)
-  br label %jspin
-jspin:
-  %jr = phi i64 [0, %unlockspin], [%jr1, %jspinmore]
-  %pa = load atomic i64, i64* @active monotonic, align 8
-  %idle = icmp sle i64 %pa, 0
-  br i1 %idle, label %relock, label %jspinmore
-jspinmore:
-  PAUSE
-  %jr1 = add i64 %jr, 1
-  %jspinning = icmp slt i64 %jr1, SPIN
-  br i1 %jspinning, label %jspin, label %relock
-relock:
+  call void @spin_while(i64* @active, i64 0, i1 0)
   call void @lock(i8* %mx)
   br label %join
 join:

@@ -219,14 +219,31 @@ class _Sweeps:
         self.raised_under: list = []
 
 
-def _loops_left_when_sweeps_raise(fn: Function, opts: tuple, versioned: bool) -> set:
+def _may_keep_a_sweep(info: LoopInfo, min_work: int) -> bool:
+    """Whether some loop of constant bounds directly inside a carried or while loop has,
+    as written, a quarter of ``min_work`` or more (raising its inner loops changes the
+    estimate a little: the margin keeps every sweep that may reach it)."""
+    for m in info.loops:
+        around = info.enclosing_loops(m)
+        if m.name != "loop.for" or not around:
+            continue
+        lb, ub, step = info.loop_bounds(m)
+        if lb.is_const and ub.is_const and step and 4 * _sweep_work(info, m) >= min_work \
+                and (around[-1].name != "loop.for" or
+                     classify_loop(info, around[-1]).kind == CARRIED):
+            return True
+    return False
+
+
+def _loops_left_when_sweeps_raise(fn: Function, opts: tuple, versioned: bool,
+                                  min_work: int) -> set:
     """The loops of ``fn`` still loops after raising a copy with every sweep raised: a
     loop carried as written may raise once its sweeps have (a matrix product written
     ``for k: for i: for j: C[i, j] += ...`` is a reduction over ``k`` of raised outer
-    products, one dot_general); the sweeps under it are then raised, not kept."""
-    info = LoopInfo(fn)
-    if not any(info.enclosing_loops(m) for m in info.loops):
-        return set()   # no loop inside another: no sweep
+    products, one dot_general); the sweeps under it are then raised, not kept. Empty,
+    without raising a copy, when no sweep can reach ``min_work``."""
+    if not _may_keep_a_sweep(LoopInfo(fn), min_work):
+        return set()
     trial = clone_function(fn)
     pairs = list(zip(fn.walk(), trial.walk()))   # the same program order
     raise_loops(trial, *opts[:4], versioned, *opts[4:6], sweep_min_work=-1)
@@ -246,7 +263,8 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
     opts = (max_masked, max_body_elements, gathers, masked_under_carried, strided_interchange,
             data_gathers)
     sweeps = _Sweeps() if sweep_min_work < 0 else \
-        _Sweeps(_loops_left_when_sweeps_raise(fn, opts, versioned), sweep_min_work)
+        _Sweeps(_loops_left_when_sweeps_raise(fn, opts, versioned, sweep_min_work),
+                sweep_min_work)
     count = 0
     while True:
         info = LoopInfo(fn)
