@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import numpy as np
@@ -21,6 +22,21 @@ _JITS: dict = {}
 # pass options for every compiled function (a test module that studies loops sets
 # {"raise_loops": {"enabled": False}} so that its loops stay loops); None: the defaults
 PASSES = None
+
+
+@contextlib.contextmanager
+def passes_for_check(passes):
+    """Inside the block, ``check`` compiles with pass options ``passes`` (a test module's
+    autouse fixture: ``with passes_for_check(...): yield``); compiled functions are not
+    shared with the code outside."""
+    global PASSES
+    old, PASSES = PASSES, passes
+    _JITS.clear()
+    try:
+        yield
+    finally:
+        PASSES = old
+        _JITS.clear()
 
 
 def jitted(fn, backend):

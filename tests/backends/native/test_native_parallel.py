@@ -14,6 +14,8 @@ from solvent.ir.verifier import VerifyError, verify
 from solvent.passes.mark_parallel import MarkParallel
 from solvent.passes.pipeline import build_pipeline, run_pipeline
 
+from differential import check, passes_for_check
+
 # these tests study loops on the thread pool: raising (passes/raising) would turn most of
 # them into tensor ops first, so it is off here
 NO_RAISING = {"raise_loops": {"enabled": False}, "raise_contractions": {"enabled": False}}
@@ -24,14 +26,9 @@ def jit(fn, **kw):
 
 
 @pytest.fixture(autouse=True)
-def _loops_stay_loops(monkeypatch):
-    import differential
-    monkeypatch.setattr(differential, "PASSES", NO_RAISING)
-    differential._JITS.clear()
-    yield
-    differential._JITS.clear()
-
-from differential import check
+def _loops_stay_loops():
+    with passes_for_check(NO_RAISING):
+        yield
 
 
 @pytest.fixture

@@ -15,19 +15,16 @@ import pytest
 import solvent
 from solvent.backends.native import threads
 
-from differential import check, copy_keep_layout
+from differential import check, copy_keep_layout, passes_for_check
 
 RNG = np.random.default_rng(7)
 KEEP = {"raise_loops": {"sweep_min_work": 0}}   # every sweep stays a loop, however small
 
 
 @pytest.fixture(autouse=True)
-def _keep_sweeps(monkeypatch):
-    import differential
-    monkeypatch.setattr(differential, "PASSES", KEEP)
-    differential._JITS.clear()
-    yield
-    differential._JITS.clear()
+def _keep_sweeps():
+    with passes_for_check(KEEP):
+        yield
 
 
 @pytest.fixture(params=[2, 3, 4])
@@ -152,6 +149,20 @@ def test_sweep_in_a_while_loop(pool, n):
 @pytest.mark.parametrize("dtype", [np.int64, np.int8])
 def test_integer_sweep(pool, dtype):
     check(wave_int, 5, RNG.integers(-50, 50, 101).astype(dtype), backend="native")
+
+
+def test_sizes_0_to_2_uint8_and_complex64(pool):
+    for n in (0, 1, 2, 5):
+        check(heat_1d, 3, 0.2, RNG.random(n), np.zeros(n), backend="native")
+        z = (RNG.random(n) + 1j * RNG.random(n)).astype(np.complex64)
+        check(heat_1d, 3, np.complex64(0.2 + 0.1j), z, np.zeros(n, np.complex64),
+              backend="native")
+        check(wave_int, 4, RNG.integers(0, 200, n).astype(np.uint8), backend="native")
+    for shape in [(0, 3), (1, 1), (2, 2), (3, 1), (1, 4)]:
+        check(jacobi_2d, 3, RNG.random(shape), RNG.random(shape), backend="native")
+        check(rows_mixed, 2, 0.3, RNG.random(shape).astype(np.float32), backend="native")
+    check(jacobi_2d, 3, (RNG.random((7, 6)) + 0.5j).astype(np.complex64),
+          np.zeros((7, 6), np.complex64), backend="native")
 
 
 def test_zero_and_one_steps(pool):
