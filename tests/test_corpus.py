@@ -57,7 +57,11 @@ def test_ir_roundtrip_and_pipeline_validation(name):
     jf = solvent.jit(k.func, backend="interp")
     compiled = jf.compile(args, trace=True)
     assert [s for s, _ in compiled.stages][0] == "frontend"
+    previous = None
     for stage, fn in compiled.stages:
+        if fn is previous:   # the pass left the IR's text as it was (jit._Stages)
+            continue
+        previous = fn
         text = print_function(fn)
         again = parse_function(text)
         verify(again, tensor_only=stage != "frontend")

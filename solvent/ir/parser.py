@@ -7,15 +7,17 @@ import re
 from .core import Block, Function, Operation, Region, Value
 from .types import parse_type
 
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<str>"(?:[^"\\]|\\.)*")
+# One token, after any spaces: the group that matched names its kind.
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<str>"(?:[^"\\]|\\.)*")
   | (?P<val>%[\w.<>]+)
   | (?P<sym>@[\w.]+)
   | (?P<num>-?(?:inf|nan|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))
   | (?P<ident>[A-Za-z_][\w.]*(?:<[^>]*>)?)
   | (?P<punct>[=,:(){}\[\]^])
-""", re.VERBOSE)
+)""", re.VERBOSE)
+
+_END = (None, None)
 
 
 class ParseError(Exception):
@@ -23,29 +25,39 @@ class ParseError(Exception):
 
 
 def _tokenize(line: str) -> list[tuple[str, str]]:
+    """(kind, text) of every token of ``line`` (a stripped line); raises on a character
+    no token starts with."""
     toks, pos = [], 0
-    while pos < len(line):
-        m = _TOKEN.match(line, pos)
-        if not m:
-            raise ParseError(f"cannot tokenize {line[pos:]!r}")
+    for m in _TOKEN.finditer(line):
+        if m.start() != pos:
+            break
         pos = m.end()
-        if m.lastgroup != "ws":
-            toks.append((m.lastgroup, m.group()))
+        kind = m.lastgroup
+        toks.append((kind, m.group(kind)))
+    if pos != len(line):
+        raise ParseError(f"cannot tokenize {line[pos:]!r}")
     return toks
 
 
 class _Tokens:
+    """A line's tokens with a cursor; past the end, ``peek`` and ``next`` give
+    ``(None, None)``."""
+
     def __init__(self, toks):
         self.toks, self.i = toks, 0
 
     def peek(self, k=0):
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else (None, None)
+        try:
+            return self.toks[self.i + k]
+        except IndexError:
+            return _END
 
     def next(self):
-        t = self.peek()
         self.i += 1
-        return t
+        try:
+            return self.toks[self.i - 1]
+        except IndexError:
+            return _END
 
     def expect(self, text):
         kind, val = self.next()

@@ -10,6 +10,7 @@ loop-variable bounds, a boolean-mask read, ``np.nonzero``) is ``DYN`` (``None``)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -37,7 +38,7 @@ DYN = None
 
 
 def is_static(shape) -> bool:
-    return all(d is not DYN for d in shape)
+    return DYN not in shape   # a tuple's ``in`` (identity, then ==: no int equals None)
 
 
 def dims_agree(a, b) -> bool:
@@ -54,8 +55,9 @@ def _parse_dim(text: str):
 
 
 def _check_shape(shape) -> None:
-    if not all(d is DYN or (isinstance(d, int) and d >= 0) for d in shape):
-        raise ValueError(f"bad shape {shape!r}")
+    for d in shape:   # a loop, not all(...): every type built runs it
+        if d is not DYN and not (isinstance(d, int) and d >= 0):
+            raise ValueError(f"bad shape {shape!r}")
 
 
 def dtype_name(dt) -> str:
@@ -141,8 +143,10 @@ def scalar(dtype: str) -> TensorType:
     return TensorType((), dtype)
 
 
+@lru_cache(maxsize=4096)
 def parse_type(text: str) -> Type:
-    """Inverse of ``str(type)``."""
+    """Inverse of ``str(type)``. Types are immutable, so one text's type is built once
+    and shared (the parser reads the same few types on every line)."""
     text = text.strip()
     if text in DTYPES:
         return TensorType((), text)

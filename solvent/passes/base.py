@@ -29,7 +29,7 @@ class Pass:
 
     def __init__(self, **options):
         fields = {f.name: f for f in dataclasses.fields(self.Options)}
-        hints = typing.get_type_hints(self.Options)
+        hints = typing.get_type_hints(self.Options) if options else {}
         for k, v in options.items():
             if k not in fields:
                 raise TypeError(f"pass {self.name!r} has no option {k!r}; options: "

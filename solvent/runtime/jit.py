@@ -36,10 +36,21 @@ from . import fast_path
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
 
-def _snapshot(fn):
-    """A copy of ``fn`` as it is now: passes rewrite the IR in place, so a stage kept by
-    reference would show (and run, in translation validation) the final program."""
-    return parse_function(print_function(fn))
+class _Stages(list):
+    """(pass name, copy of the IR after that pass): passes rewrite the IR in place, so a
+    stage kept by reference would show (and run, in translation validation) the final
+    program. A pass that left the text of the IR as it was shares the previous copy
+    (about half of the stages, which are then neither parsed here nor again by a test)."""
+
+    def __init__(self):
+        super().__init__()
+        self._text = self._copy = None
+
+    def snap(self, name: str, fn: Function) -> None:
+        text = print_function(fn)
+        if text != self._text:
+            self._text, self._copy = text, parse_function(text)
+        self.append((name, self._copy))
 
 
 @dataclass
@@ -236,10 +247,10 @@ class JitFunction:
             self._static[type_key] = static
             self._cache.fast.clear()   # a runner keyed on these types no longer applies
         key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
-        stages = []
+        stages = _Stages()
         if self.placement is not None:  # the IR carries the mesh and the argument specs
             tr.fn.shardings = self.placement.ir_shardings(tr.fn, tr)
-        snap = (lambda n, f: stages.append((n, _snapshot(f)))) if trace else None
+        snap = stages.snap if trace else None
         passes = build_pipeline(self._pass_options(self.backend))
         # the passes before the first one a backend's pass_defaults set run the same for
         # every backend: under automatic choice the program after them is kept, and a

@@ -19,9 +19,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch(extra_per_process):
-    """Start one process per entry of ``extra_per_process``; (returncode, output) of each.
-    Processes still running after OVERALL_TIMEOUT are killed and the test fails."""
+def launch(extra_per_process, timeout=10):
+    """Start one process per entry of ``extra_per_process``, each waiting at most
+    ``timeout`` s for the others to join; (returncode, output) of each. Processes still
+    running after OVERALL_TIMEOUT are killed and the test fails."""
     port = free_port()
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
@@ -29,7 +30,7 @@ def launch(extra_per_process):
     env.pop("XLA_FLAGS", None)
     procs = [subprocess.Popen(
         [sys.executable, EXAMPLE, "--process-id", str(k), "--num-processes",
-         str(len(extra_per_process)), "--port", str(port), "--timeout", "10", *extra],
+         str(len(extra_per_process)), "--port", str(port), "--timeout", str(timeout), *extra],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for k, extra in enumerate(extra_per_process)]
     results = []
@@ -64,7 +65,10 @@ def test_two_processes_give_the_same_result_as_numpy():
 
 @pytest.mark.parametrize("when", ["before-join", "after-join"])
 def test_a_failed_process_stops_the_other_with_a_message(when):
-    (rc0, out0), (rc1, out1) = launch([[], ["--fail", when]])
+    # before joining, process 0 waits for a process that never comes: its whole timeout
+    # (shortened here; after joining, JAX's heartbeat of at least 10 s decides)
+    (rc0, out0), (rc1, out1) = launch([[], ["--fail", when]],
+                                      timeout=4 if when == "before-join" else 10)
     assert rc1 == 3, out1[-2000:]
     assert rc0 != 0, "process 0 succeeded although process 1 failed:\n" + out0[-2000:]
     assert "RESULT" not in out0
