@@ -18,10 +18,27 @@ comparisons of an integer with a known interval narrow the other side's interval
 (``if i < n: a[i]`` proves ``i < n``; ``and``, ``or``, ``not`` and the ``select`` forms of
 ``x and y`` and ``x or y`` are followed), only for the ops of that branch.
 
+Float scalars get an interval too, meaning "not NaN and within [lo, hi]" (bounds may be
+infinite): constants, integers converted exactly, ``trunc``/``floor``/``ceil``/``neg``/
+``max``/``min`` and float64 ``add``/``sub``/``mul`` of known intervals (rounding to nearest is
+monotone, so the rounded corners bound the rounded results), and a true ordered comparison
+inside an ``if`` (``if v >= 0 and v < n: counts[int(v)]``: ``v`` is no NaN and lies in
+[0, n), a strict bound one float below n). ``isnan`` of such a value is known false,
+``isinf`` too when both bounds are finite, and its conversion to an integer (truncation)
+gets the truncated bounds, so the checks of ``int(v)`` (NaN, infinity, beyond 2**63) and of
+the index it makes are proven (also when the guard and the index read the same element
+twice: a scalar read repeated in a block inside the first one's has its interval). A false
+comparison narrows nothing for floats (NaN fails
+every ordered comparison) unless both sides are known not to be NaN.
+
 Identity: a check that holds on every value its operands can take changes nothing when
 removed. Checks are never removed on a guess: an unknown interval keeps the check.
 """
 from __future__ import annotations
+
+import math
+
+import numpy as np
 
 from ..ir.core import Block, Function
 from .base import Pass
@@ -43,6 +60,15 @@ _CMP = {
 _INT64 = (-2**63, 2**63 - 1)
 _NEGATED = {"tensor.lt": "tensor.ge", "tensor.le": "tensor.gt", "tensor.gt": "tensor.le",
             "tensor.ge": "tensor.lt"}
+_FLOATS = ("f32", "f64")
+# monotone float functions of one operand: the bounds' images bound the image
+_FLOAT_UN = {"tensor.trunc": math.trunc, "tensor.floor": math.floor, "tensor.ceil": math.ceil}
+# integers a float of the dtype holds exactly
+_EXACT_INT = {"f32": 2 ** 24, "f64": 2 ** 53}
+
+
+def _is_int(dtype: str) -> bool:
+    return dtype[0] in "iu" and dtype != "i1"
 
 
 class _Intervals:
@@ -52,8 +78,15 @@ class _Intervals:
         self.known_all: dict = {}  # i1 array value -> its every element's value
         self.proved_gathers = 0
         self.removed = 0
+        # (operands, attributes) of a scalar read -> its first result in the blocks around
+        self.reads: dict = {}
 
     def block(self, block: Block) -> None:
+        outer = dict(self.reads)   # the reads of this block are forgotten on leaving it
+        self._block(block)
+        self.reads = outer
+
+    def _block(self, block: Block) -> None:
         keep = []
         for op in block.ops:
             if op.name == "error.check" and self.known.get(op.operands[0]) is True:
@@ -91,6 +124,16 @@ class _Intervals:
             self.array(op)
             return
         out = op.result
+        if name == "tensor.slice":
+            # the same element read again (``if 0 <= x[i] < n: c[int(x[i])]``, before cse):
+            # the same value, so what is known of the first read holds for this one
+            first = self.reads.setdefault((tuple(ins), repr(op.attrs)), out)
+            if first is not out and first in self.iv:
+                self.iv[out] = self.iv[first]
+            return
+        if out.type.dtype in _FLOATS:
+            self.float_op(op)
+            return
         if name == "tensor.constant":
             v = op.attrs["value"]
             if isinstance(v, bool):
@@ -105,11 +148,19 @@ class _Intervals:
             lo, hi = self.iv[ins[0]]
             if _fits(out.type.dtype, -hi, -lo):
                 self.iv[out] = (-hi, -lo)
-        elif name == "tensor.convert" and ins[0] in self.iv and out.type.dtype[0] in "iu" \
-                and out.type.dtype != "i1":
+        elif name == "tensor.convert" and ins[0] in self.iv and _is_int(out.type.dtype):
             lo, hi = self.iv[ins[0]]
+            if ins[0].type.dtype in _FLOATS:   # C's truncation toward zero
+                if not (math.isfinite(lo) and math.isfinite(hi)):
+                    return
+                lo, hi = math.trunc(lo), math.trunc(hi)
             if _fits(out.type.dtype, lo, hi):
                 self.iv[out] = (lo, hi)
+        elif name == "tensor.isnan" and ins[0] in self.iv:
+            self.known[out] = False
+        elif name == "tensor.isinf" and ins[0] in self.iv and \
+                all(math.isfinite(b) for b in self.iv[ins[0]]):
+            self.known[out] = False
         elif name in _CMP and all(i in self.iv for i in ins):
             true, false = _CMP[name](self.iv[ins[0]], self.iv[ins[1]])
             if true or false:
@@ -130,6 +181,38 @@ class _Intervals:
                 self.known[out] = True
             elif all(v is False for v in vals):
                 self.known[out] = False
+
+    def float_op(self, op) -> None:
+        """The interval of a float scalar result (see the module docstring), if known."""
+        name, ins, out = op.name, op.operands, op.result
+        dtype = out.type.dtype
+        iv = None
+        if name == "tensor.constant":
+            v = op.attrs["value"]
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v):
+                iv = (float(v), float(v))
+        elif name == "tensor.convert" and ins[0] in self.iv:
+            lo, hi = self.iv[ins[0]]
+            src = ins[0].type.dtype
+            if _is_int(src) and max(-lo, hi) <= _EXACT_INT[dtype]:
+                iv = (float(lo), float(hi))
+            elif src in _FLOATS and (src == dtype or dtype == "f64"):   # exact widening
+                iv = (lo, hi)
+            elif src == "f64":   # to float32: rounding to nearest is monotone
+                with np.errstate(over="ignore"):
+                    iv = (float(np.float32(lo)), float(np.float32(hi)))
+        elif name in _FLOAT_UN and ins[0] in self.iv:
+            iv = tuple(float(_FLOAT_UN[name](b)) if math.isfinite(b) else b
+                       for b in self.iv[ins[0]])
+        elif name == "tensor.neg" and ins[0] in self.iv:
+            lo, hi = self.iv[ins[0]]
+            iv = (-hi, -lo)
+        elif name in _INT_BIN and all(i in self.iv for i in ins) and \
+                (dtype == "f64" or name in ("tensor.max", "tensor.min")):
+            # Python floats are float64: its rounding, so only float64 arithmetic
+            iv = _INT_BIN[name](*(self.iv[i] for i in ins))
+        if iv is not None and not any(math.isnan(b) for b in iv) and iv[0] <= iv[1]:
+            self.iv[out] = iv
 
     def array(self, op) -> None:
         """Intervals of integer arrays (one interval holding every element): elementwise
@@ -217,22 +300,33 @@ class _Intervals:
                 self.narrow(c, False, out, depth + 1)
                 self.narrow(y, False, out, depth + 1)
             return out
-        if name not in _CMP or ins[0].type.dtype[0] not in "iu" or ins[0].type.dtype == "i1":
+        if name not in _CMP:
             return out
-        rel = name if truth else _NEGATED[name]
         a, b = ins
+        floats = a.type.dtype in _FLOATS
+        if not floats and not _is_int(a.type.dtype):
+            return out
+        if floats and not truth and not all(v in out or v in self.iv for v in ins):
+            return out   # a false comparison: either side may be NaN
+        rel = name if truth else _NEGATED[name]
         ia, ib = self._iv_or_type(a, out), self._iv_or_type(b, out)
         lo_a, hi_a, lo_b, hi_b = ia[0], ia[1], ib[0], ib[1]
+        if floats:
+            below, above = (lambda x: math.nextafter(x, -math.inf)), \
+                (lambda x: math.nextafter(x, math.inf))
+        else:
+            below, above = (lambda x: x - 1), (lambda x: x + 1)
         if rel == "tensor.lt":      # a < b
-            hi_a, lo_b = min(hi_a, hi_b - 1), max(lo_b, lo_a + 1)
+            hi_a, lo_b = min(hi_a, below(hi_b)), max(lo_b, above(lo_a))
         elif rel == "tensor.le":
             hi_a, lo_b = min(hi_a, hi_b), max(lo_b, lo_a)
         elif rel == "tensor.gt":    # a > b
-            lo_a, hi_b = max(lo_a, lo_b + 1), min(hi_b, hi_a - 1)
+            lo_a, hi_b = max(lo_a, above(lo_b)), min(hi_b, below(hi_a))
         else:                       # a >= b
             lo_a, hi_b = max(lo_a, lo_b), min(hi_b, hi_a)
         for v, lo, hi in ((a, lo_a, hi_a), (b, lo_b, hi_b)):
-            if lo <= hi and (lo, hi) != _type_range(v.type.dtype):
+            # a float's interval also says it is no NaN: kept even when unbounded
+            if lo <= hi and (floats or (lo, hi) != _type_range(v.type.dtype)):
                 out[v] = (lo, hi)
         return out
 
@@ -274,6 +368,8 @@ class _Intervals:
 
 
 def _type_range(dtype: str) -> tuple:
+    if dtype in _FLOATS:
+        return -math.inf, math.inf
     bits = int(dtype[1:])
     if dtype[0] == "u":
         return 0, 2 ** bits - 1
