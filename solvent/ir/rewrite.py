@@ -41,14 +41,25 @@ class Rewriter:
     def __init__(self):
         self.changed: list[Operation] = []
         self.builder = Builder(Block())
+        self._anchor = None
 
     def at(self, op: Operation):
-        """Position the builder before ``op`` (the driver does this before each pattern)."""
+        """Position the builder before ``op`` (the driver does this before each pattern).
+        The position in the block is found when the pattern first creates an op: most
+        patterns tried do not match, and finding it is a search of the block (a block of
+        n ops tried against its patterns was n searches, quadratic in n)."""
         self.builder.block = op.parent
-        self.builder.index = op.parent.ops.index(op)
+        self.builder.index = None
         self.builder.loc = op.loc
+        self._anchor = op
+
+    def _place(self) -> None:
+        if self._anchor is not None:
+            self.builder.index = self._anchor.parent.ops.index(self._anchor)
+            self._anchor = None
 
     def create(self, name: str, operands: list[Value], **attrs) -> Operation:
+        self._place()
         op = self.builder.create(name, list(operands), attrs)
         self.changed.append(op)
         return op
@@ -58,6 +69,7 @@ class Rewriter:
 
     def constant_like(self, v: Value, value) -> Value:
         """A constant of ``v``'s type (broadcast to its shape)."""
+        self._place()
         c = self.builder.constant(value, v.type.dtype)
         self.changed.append(c.owner)
         if v.type.rank:
@@ -139,8 +151,18 @@ def _dead(op: Operation) -> bool:
             and not any(r.has_uses for r in op.results))
 
 
+# rewrites allowed per op of the function, beyond ``max_rewrites``: a read pushed back
+# through the other slots' updates of its array is one rewrite per update, so long
+# straight-line code (1500 unrolled statements over 50 slots: ~70 rewrites per statement,
+# ~12 per op) legitimately needs more than any fixed budget; a pattern set that cycles
+# still stops, later
+REWRITES_PER_OP = 50
+
+
 def apply_patterns(fn: Function, patterns: list[Pattern], max_rewrites: int = 10000) -> int:
-    """Rewrite ``fn`` in place with ``patterns`` to a fixpoint; returns the rewrite count."""
+    """Rewrite ``fn`` in place with ``patterns`` to a fixpoint; returns the rewrite count.
+    Raises IRError past ``max_rewrites`` plus ``REWRITES_PER_OP`` per op of ``fn`` (a set of
+    patterns that undo each other)."""
     by_op: dict[str, list[Pattern]] = {}
     for p in patterns:
         by_op.setdefault(p.op, []).append(p)
@@ -148,6 +170,7 @@ def apply_patterns(fn: Function, patterns: list[Pattern], max_rewrites: int = 10
     worklist = list(reversed(list(fn.walk())))
     queued = set(map(id, worklist))
     fired: Counter = Counter()
+    max_rewrites += REWRITES_PER_OP * len(worklist)
     while worklist:
         op = worklist.pop()
         queued.discard(id(op))

@@ -173,3 +173,30 @@ def test_reads_pushed_through_a_dag_do_not_copy_it_per_path():
     assert sum(1 for _ in fn.walk()) <= 2 * n0
     x = np.random.default_rng(0).uniform(0, 30, 5)
     assert _same(run(before, [x]), run(fn, [x]))
+
+
+def _unrolled(n_statements, slots):
+    """Straight-line code as generated or hand-unrolled: every statement reads one slot of
+    ``b`` and of ``a`` and writes a slot of ``b``."""
+    import linecache
+    lines = ["def unrolled(a, b):"] + [
+        f"    b[{i % slots}] = b[{i % slots}] + a[{(i * 7) % slots}] * {i % 5 + 1}.0"
+        for i in range(n_statements)] + ["    return b"]
+    src = "\n".join(lines) + "\n"
+    name = f"<unrolled-{n_statements}-{slots}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    env = {}
+    exec(compile(src, name, "exec"), env)
+    return env["unrolled"]
+
+
+@pytest.mark.parametrize("backend", ["interp", "native"])
+def test_long_straight_line_code_compiles_and_matches_numpy(backend):
+    """300 unrolled statements over 40 slots: each read of b moves back past up to 39
+    updates of other slots. One rewrite per update passed was ~11,000 rewrites, beyond the
+    driver's budget of 10,000 (IRError), and 1500 statements took 75 s; the whole chain is
+    one rewrite now."""
+    from tests.differential import check
+    fn = _unrolled(300, 40)
+    rng = np.random.default_rng(0)
+    check(fn, rng.random(40), rng.random(40), backend=backend)
