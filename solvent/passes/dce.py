@@ -14,30 +14,41 @@ from ..ir.registry import get
 from .base import Pass
 
 
-def _removable(op) -> bool:
+def _removable(op, memo: dict | None = None) -> bool:
     opdef = get(op.name)
     if opdef.terminator or opdef.level == "array":
         return False
     if opdef.pure:
         return True
-    return opdef.level == "control" and not any(
-        get(o.name).level == "array" or (get(o.name).level == "tensor" and not get(o.name).pure)
-        for o in op.walk())
+    return opdef.level == "control" and not _holds_effect(op, {} if memo is None else memo)
 
 
-def _dce_block(block: Block, used: set) -> bool:
+def _holds_effect(op, memo: dict) -> bool:
+    """An array-level op or an impure tensor op stands in ``op``'s regions, at any depth;
+    known per control op in ``memo`` (by identity), so nested ifs are not walked once per
+    level (a chain of 150 elifs: 1.5 s)."""
+    key = id(op)
+    if key not in memo:
+        memo[key] = any(
+            (d := get(o.name)).level == "array" or (d.level == "tensor" and not d.pure)
+            or (d.level == "control" and o.regions and _holds_effect(o, memo))
+            for r in op.regions for o in r.block.ops)
+    return memo[key]
+
+
+def _dce_block(block: Block, used: set, memo: dict) -> bool:
+    """Drop the ops of ``block`` (and of the blocks nested in it) whose results ``used`` does
+    not hold, last op first; the operands of every op kept, at any depth, are added to
+    ``used`` (by the recursion into its regions), before the ops that may define them."""
     changed = False
     for op in reversed(list(block.ops)):
-        if _removable(op) and not any(r in used for r in op.results):
+        if _removable(op, memo) and not any(r in used for r in op.results):
             op.erase(drop_uses=True)
             changed = True
             continue
         for r in op.regions:
-            changed |= _dce_block(r.block, used)
+            changed |= _dce_block(r.block, used, memo)
         used.update(op.operands)
-        for r in op.regions:
-            for inner in r.block.walk():
-                used.update(inner.operands)
     return changed
 
 
@@ -139,7 +150,7 @@ def forward_constant_carries(fn: Function) -> bool:
 
 def dce(fn: Function) -> Function:
     """Drop unused ops without an effect (loop signatures stay as they are)."""
-    while _dce_block(fn.body, set()):
+    while _dce_block(fn.body, set(), {}):
         pass
     return fn
 

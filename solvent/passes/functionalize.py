@@ -16,17 +16,26 @@ from ..ops.indexspec import is_full
 from .base import Pass
 
 
-def _written_refs(block: Block) -> list:
-    out: dict = {}
-    for op in block.walk():
-        if op.name == "array.write":
-            out[op.operands[1]] = None
-    return list(out)
+def _written_refs(block: Block, memo: dict) -> list:
+    """The refs ``array.write`` writes in ``block`` and the blocks nested in it, in the order
+    of a walk; each block's list is computed once (``memo``, by block identity): a walk per
+    region op was quadratic in the nesting depth (150 elifs: 4.3 s)."""
+    key = id(block)
+    if key not in memo:
+        out: dict = {}
+        for op in block.ops:
+            if op.name == "array.write":
+                out[op.operands[1]] = None
+            for r in op.regions:
+                out.update(dict.fromkeys(_written_refs(r.block, memo)))
+        memo[key] = list(out)
+    return memo[key]
 
 
 class _Functionalizer:
     def __init__(self):
         self.vmap: dict = {}
+        self.written: dict = {}   # block identity -> _written_refs
 
     def v(self, old):
         return self.vmap[old]
@@ -74,7 +83,8 @@ class _Functionalizer:
             self.vmap[a] = b
 
     def run_region_op(self, op: Operation, new: Block, cur: dict) -> None:
-        carried = [r for region in op.regions for r in _written_refs(region.block) if r in cur]
+        carried = [r for region in op.regions for r in _written_refs(region.block, self.written)
+                   if r in cur]
         carried = list(dict.fromkeys(carried))
         ctypes = [r.type.tensor() for r in carried]
         new_regions = []
@@ -120,7 +130,7 @@ def functionalize(fn: Function) -> Function:
     for op in fn.body.ops[:-1]:
         f.run_op(op, body, cur)
     ret = fn.body.ops[-1]
-    written = set(_written_refs(fn.body))
+    written = set(_written_refs(fn.body, f.written))
     outs = [f.v(o) for o in ret.operands]
     writeback = list(fn.writeback) or [None] * len(outs)
     for i, a in ref_args:

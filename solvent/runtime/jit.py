@@ -9,9 +9,11 @@ scalars are always run-time values.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import signal
+import sys
 import threading
 import types
 import time
@@ -34,6 +36,34 @@ from ..passes.pipeline import build_pipeline, run_pipeline, shared_prefix
 from ..backends.choice import choose
 from . import fast_path
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
+
+
+# Python's recursion limit while solvent compiles: the frontend, the passes and the
+# backends recurse once or more per nesting level of the IR, and a chain of elifs is one
+# level per branch (300 elifs passed the default limit of 1000 in the frontend; 600
+# compile with this one, in ~12 s)
+DEEP_RECURSION = 20000
+
+
+@contextlib.contextmanager
+def deep_nesting(name: str):
+    """Compile with at least DEEP_RECURSION as the recursion limit (the limit is the
+    interpreter's, restored after); past it, an UnsupportedError that says why instead of
+    a RecursionError from deep inside the compiler."""
+    old = sys.getrecursionlimit()
+    if old < DEEP_RECURSION:
+        sys.setrecursionlimit(DEEP_RECURSION)
+    try:
+        yield
+    except RecursionError:
+        raise UnsupportedError(
+            f"{name} nests blocks too deeply for solvent (the recursion limit of "
+            f"{sys.getrecursionlimit()} was reached while compiling it)",
+            hint="split a long if/elif chain (a dict or np.select of the cases) or a "
+                 "deep loop nest into functions") from None
+    finally:
+        if old < DEEP_RECURSION:
+            sys.setrecursionlimit(old)
 
 
 class _Stages(list):
@@ -224,6 +254,10 @@ class JitFunction:
         return tuple(bound.arguments[n] for n in self.signature.parameters)
 
     def compile(self, args, trace=None, fresh=False) -> Compiled:
+        with deep_nesting(self.pyfn.__qualname__):
+            return self._compile(args, trace, fresh)
+
+    def _compile(self, args, trace=None, fresh=False) -> Compiled:
         type_key = tuple(_type_key(a) for a in args)
         static = self._static.get(type_key, frozenset())
         key = type_key + tuple((i, value_key(args[i])) for i in sorted(static))
@@ -307,6 +341,10 @@ class JitFunction:
         return self._slow_call(args, kwargs)
 
     def _slow_call(self, args, kwargs):
+        with deep_nesting(self.pyfn.__qualname__):   # XLA traces the IR on the first run
+            return self._slow_call_deep(args, kwargs)
+
+    def _slow_call_deep(self, args, kwargs):
         # a cached call: positional arguments, no mesh, a version in the cache whose guards
         # hold. It computes the same key as ``compile``, and registers a fast-path runner
         if not kwargs and len(args) == self._plain_arity and self.placement is None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis.accesses import collect
-from ...analysis.dependence import _error_slots as _error_pairs, _test_pair
+from ...analysis.dependence import _error_slots as _error_pairs, array_conflicts
 from ...analysis.reductions import chain, dead_slot, loop_reduction, reduction_kind
 from ...ir.core import Operation
 from ...ir.types import np_dtype
@@ -211,12 +211,8 @@ class Slots:
         if use.problem:
             raise Refuse(use.problem)
         trip = info.trip_max(loop)
-        for w in use.accesses:
-            if w.write:
-                for x in use.accesses:
-                    dep = _test_pair(info, loop, use.name, w, x, trip)
-                    if dep is not None:
-                        raise Refuse(dep.describe())
+        for dep in array_conflicts(info, loop, use, trip):
+            raise Refuse(dep.describe())
         b.env[seed] = (init, False)
         b.versions.add(seed)
 
