@@ -21,15 +21,16 @@ comparisons of an integer with a known interval narrow the other side's interval
 Float scalars get an interval too, meaning "not NaN and within [lo, hi]" (bounds may be
 infinite): constants, integers converted exactly, ``trunc``/``floor``/``ceil``/``neg``/
 ``max``/``min`` and float64 ``add``/``sub``/``mul`` of known intervals (rounding to nearest is
-monotone, so the rounded corners bound the rounded results), and a true ordered comparison
+monotone, so the rounded corners bound the rounded results; widened by one float each way,
+as a fused multiply-add rounds once), and a true ordered comparison
 inside an ``if`` (``if v >= 0 and v < n: counts[int(v)]``: ``v`` is no NaN and lies in
 [0, n), a strict bound one float below n). ``isnan`` of such a value is known false,
 ``isinf`` too when both bounds are finite, and its conversion to an integer (truncation)
 gets the truncated bounds, so the checks of ``int(v)`` (NaN, infinity, beyond 2**63) and of
 the index it makes are proven (also when the guard and the index read the same element
 twice: a scalar read repeated in a block inside the first one's has its interval). A false
-comparison narrows nothing for floats (NaN fails
-every ordered comparison) unless both sides are known not to be NaN.
+comparison narrows nothing for floats (NaN fails every ordered comparison) unless both sides
+are known not to be NaN.
 
 Identity: a check that holds on every value its operands can take changes nothing when
 removed. Checks are never removed on a guess: an unknown interval keeps the check.
@@ -209,8 +210,12 @@ class _Intervals:
             iv = (-hi, -lo)
         elif name in _INT_BIN and all(i in self.iv for i in ins) and \
                 (dtype == "f64" or name in ("tensor.max", "tensor.min")):
-            # Python floats are float64: its rounding, so only float64 arithmetic
+            # Python floats are float64: its rounding, so only float64 arithmetic; add,
+            # sub and mul widened by one float each way, for a backend that fuses a
+            # multiply and an add into one rounding (an FMA): the result may differ there
             iv = _INT_BIN[name](*(self.iv[i] for i in ins))
+            if name not in ("tensor.max", "tensor.min"):
+                iv = (math.nextafter(iv[0], -math.inf), math.nextafter(iv[1], math.inf))
         if iv is not None and not any(math.isnan(b) for b in iv) and iv[0] <= iv[1]:
             self.iv[out] = iv
 
