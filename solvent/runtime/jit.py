@@ -38,32 +38,21 @@ from . import fast_path
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
 
-# Python's recursion limit while solvent compiles: the frontend, the passes and the
-# backends recurse once or more per nesting level of the IR, and a chain of elifs is one
-# level per branch (300 elifs passed the default limit of 1000 in the frontend; 600
-# compile with this one, in ~12 s)
-DEEP_RECURSION = 20000
-
-
 @contextlib.contextmanager
 def deep_nesting(name: str):
-    """Compile with at least DEEP_RECURSION as the recursion limit (the limit is the
-    interpreter's, restored after); past it, an UnsupportedError that says why instead of
-    a RecursionError from deep inside the compiler."""
-    old = sys.getrecursionlimit()
-    if old < DEEP_RECURSION:
-        sys.setrecursionlimit(DEEP_RECURSION)
+    """A RecursionError while solvent compiles or first runs ``name`` (the frontend, the
+    passes and the backends recurse once or more per nesting level of the IR, and each
+    branch of an elif chain is a level: ~200 reach Python's limit of 1000) becomes an
+    UnsupportedError that says why. The limit is left as it is: raised to 20,000, 250
+    elifs compiled and then crashed the process in XLA's tracing (a C stack overflow)."""
     try:
         yield
     except RecursionError:
         raise UnsupportedError(
-            f"{name} nests blocks too deeply for solvent (the recursion limit of "
+            f"{name} nests blocks too deeply for solvent (Python's recursion limit of "
             f"{sys.getrecursionlimit()} was reached while compiling it)",
             hint="split a long if/elif chain (a dict or np.select of the cases) or a "
                  "deep loop nest into functions") from None
-    finally:
-        if old < DEEP_RECURSION:
-            sys.setrecursionlimit(old)
 
 
 class _Stages(list):
@@ -341,10 +330,6 @@ class JitFunction:
         return self._slow_call(args, kwargs)
 
     def _slow_call(self, args, kwargs):
-        with deep_nesting(self.pyfn.__qualname__):   # XLA traces the IR on the first run
-            return self._slow_call_deep(args, kwargs)
-
-    def _slow_call_deep(self, args, kwargs):
         # a cached call: positional arguments, no mesh, a version in the cache whose guards
         # hold. It computes the same key as ``compile``, and registers a fast-path runner
         if not kwargs and len(args) == self._plain_arity and self.placement is None:
@@ -366,7 +351,9 @@ class JitFunction:
 
     def _run(self, c: Compiled, args):
         try:
-            return run_compiled(c, args)
+            # (not around a fallback="python" call: the user's own recursion keeps its limit)
+            with deep_nesting(self.pyfn.__qualname__):   # XLA traces the IR on a first run
+                return run_compiled(c, args)
         except ClampedWindowError as e:
             return self._run_clamped(args, e)
 

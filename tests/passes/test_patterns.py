@@ -218,9 +218,18 @@ def _elif_chain(branches):
 
 
 def test_a_long_elif_chain_compiles_and_matches_numpy():
-    """200 elifs, each a level of nesting: the frontend recursed past Python's limit of
-    1000 (RecursionError), and 150 took 6.8 s to compile (the dependence test of every pair
-    of the 150 writes, walks of every nested block per level); now ~1.4 s."""
+    """150 elifs, each a level of nesting: 6.8 s to compile (the dependence test of every
+    pair of the 150 writes, walks of every nested block once per level); now ~1 s."""
     from tests.differential import check
-    x = np.random.default_rng(1).uniform(-0.1, 2.1, 300)
-    check(_elif_chain(200), x, np.zeros(300), backend="interp")
+    x = np.random.default_rng(1).uniform(-0.1, 1.6, 300)
+    check(_elif_chain(150), x, np.zeros(300), backend="interp")
+
+
+def test_an_elif_chain_past_the_recursion_limit_is_refused_with_the_reason():
+    """260 elifs reach Python's recursion limit in the frontend: an UnsupportedError that
+    says so and what to do, not a RecursionError from inside the compiler."""
+    fn = _elif_chain(260)
+    x = np.zeros(4)
+    with pytest.raises(solvent.UnsupportedError, match="nests blocks too deeply") as e:
+        solvent.jit(fn, backend="interp")(x, np.zeros(4))
+    assert "np.select" in str(e.value)
