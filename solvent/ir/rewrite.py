@@ -151,11 +151,10 @@ def _dead(op: Operation) -> bool:
             and not any(r.has_uses for r in op.results))
 
 
-# rewrites allowed per op of the function, beyond ``max_rewrites``: a read pushed back
-# through the other slots' updates of its array is one rewrite per update, so long
-# straight-line code (1500 unrolled statements over 50 slots: ~70 rewrites per statement,
-# ~12 per op) legitimately needs more than any fixed budget; a pattern set that cycles
-# still stops, later
+# rewrites allowed per op of the function, beyond ``max_rewrites``: the rewrites a
+# fixpoint needs grow with the code (long straight-line code made more than any fixed
+# budget allowed when a read moved back one update per rewrite; read_after_update now
+# moves it past the whole chain at once); a pattern set that cycles still stops, later
 REWRITES_PER_OP = 50
 
 
