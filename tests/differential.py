@@ -39,6 +39,17 @@ def passes_for_check(passes):
         _JITS.clear()
 
 
+def function_from_source(src: str, name: str, tag: str, env: dict | None = None):
+    """The function ``name`` defined by ``src`` (generated test code), its source kept in
+    linecache under ``<tag>`` so that solvent (inspect) can read it as a file's."""
+    import linecache
+    filename = f"<{tag}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    ns = dict(env or {})
+    exec(compile(src, filename, "exec"), ns)
+    return ns[name]
+
+
 def jitted(fn, backend):
     key = (fn, backend)
     if key not in _JITS:

@@ -42,6 +42,7 @@ import math
 import numpy as np
 
 from ..ir.core import Block, Function
+from ..ir.types import is_int
 from .base import Pass
 
 _INT_BIN = {
@@ -66,10 +67,6 @@ _FLOATS = ("f32", "f64")
 _FLOAT_UN = {"tensor.trunc": math.trunc, "tensor.floor": math.floor, "tensor.ceil": math.ceil}
 # integers a float of the dtype holds exactly
 _EXACT_INT = {"f32": 2 ** 24, "f64": 2 ** 53}
-
-
-def _is_int(dtype: str) -> bool:
-    return dtype[0] in "iu" and dtype != "i1"
 
 
 class _Intervals:
@@ -149,7 +146,7 @@ class _Intervals:
             lo, hi = self.iv[ins[0]]
             if _fits(out.type.dtype, -hi, -lo):
                 self.iv[out] = (-hi, -lo)
-        elif name == "tensor.convert" and ins[0] in self.iv and _is_int(out.type.dtype):
+        elif name == "tensor.convert" and ins[0] in self.iv and is_int(out.type.dtype):
             lo, hi = self.iv[ins[0]]
             if ins[0].type.dtype in _FLOATS:   # C's truncation toward zero
                 if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -195,7 +192,7 @@ class _Intervals:
         elif name == "tensor.convert" and ins[0] in self.iv:
             lo, hi = self.iv[ins[0]]
             src = ins[0].type.dtype
-            if _is_int(src) and max(-lo, hi) <= _EXACT_INT[dtype]:
+            if is_int(src) and max(-lo, hi) <= _EXACT_INT[dtype]:
                 iv = (float(lo), float(hi))
             elif src in _FLOATS and (src == dtype or dtype == "f64"):   # exact widening
                 iv = (lo, hi)
@@ -309,7 +306,7 @@ class _Intervals:
             return out
         a, b = ins
         floats = a.type.dtype in _FLOATS
-        if not floats and not _is_int(a.type.dtype):
+        if not floats and not is_int(a.type.dtype):
             return out
         if floats and not truth and not all(v in out or v in self.iv for v in ins):
             return out   # a false comparison: either side may be NaN

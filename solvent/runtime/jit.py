@@ -9,7 +9,6 @@ scalars are always run-time values.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import signal
@@ -38,21 +37,17 @@ from . import fast_path
 from .cache import DEFAULT_MAX_VERSIONS, VersionCache
 
 
-@contextlib.contextmanager
-def deep_nesting(name: str):
-    """A RecursionError while solvent compiles or first runs ``name`` (the frontend, the
-    passes and the backends recurse once or more per nesting level of the IR, and each
-    branch of an elif chain is a level: ~200 reach Python's limit of 1000) becomes an
-    UnsupportedError that says why. The limit is left as it is: raised to 20,000, 250
-    elifs compiled and then crashed the process in XLA's tracing (a C stack overflow)."""
-    try:
-        yield
-    except RecursionError:
-        raise UnsupportedError(
-            f"{name} nests blocks too deeply for solvent (Python's recursion limit of "
-            f"{sys.getrecursionlimit()} was reached while compiling it)",
-            hint="split a long if/elif chain (a dict or np.select of the cases) or a "
-                 "deep loop nest into functions") from None
+def too_deep(name: str) -> UnsupportedError:
+    """The error for a RecursionError while solvent compiles or first runs ``name`` (the
+    frontend, the passes and the backends recurse once or more per nesting level of the IR,
+    and each branch of an elif chain is a level: ~200 reach Python's limit of 1000). The
+    limit is left as it is: raised to 20,000, 250 elifs compiled and then crashed the
+    process in XLA's tracing (a C stack overflow)."""
+    return UnsupportedError(
+        f"{name} nests blocks too deeply for solvent (Python's recursion limit of "
+        f"{sys.getrecursionlimit()} was reached while compiling it)",
+        hint="split a long if/elif chain (a dict or np.select of the cases) or a "
+             "deep loop nest into functions")
 
 
 class _Stages(list):
@@ -243,8 +238,10 @@ class JitFunction:
         return tuple(bound.arguments[n] for n in self.signature.parameters)
 
     def compile(self, args, trace=None, fresh=False) -> Compiled:
-        with deep_nesting(self.pyfn.__qualname__):
+        try:
             return self._compile(args, trace, fresh)
+        except RecursionError:
+            raise too_deep(self.pyfn.__qualname__) from None
 
     def _compile(self, args, trace=None, fresh=False) -> Compiled:
         type_key = tuple(_type_key(a) for a in args)
@@ -351,9 +348,11 @@ class JitFunction:
 
     def _run(self, c: Compiled, args):
         try:
-            # (not around a fallback="python" call: the user's own recursion keeps its limit)
-            with deep_nesting(self.pyfn.__qualname__):   # XLA traces the IR on a first run
-                return run_compiled(c, args)
+            return run_compiled(c, args)
+        except RecursionError:
+            # XLA traces the IR on a first run (a fallback="python" call is not made here:
+            # the user's own RecursionError stays theirs)
+            raise too_deep(self.pyfn.__qualname__) from None
         except ClampedWindowError as e:
             return self._run_clamped(args, e)
 

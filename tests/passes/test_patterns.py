@@ -19,6 +19,7 @@ from solvent.passes.patterns.updates import SINK_UPDATES
 from solvent.passes.patterns.window_chains import WINDOW_CHAINS
 from solvent.passes.patterns._samples import unary_chain
 from solvent.backends.native.reread_updates import REREAD_UPDATES
+from tests.differential import check, function_from_source
 
 SHAPES = [(0, 3), (1, 1), (3, 5), (4, 2)]
 
@@ -178,16 +179,11 @@ def test_reads_pushed_through_a_dag_do_not_copy_it_per_path():
 def _unrolled(n_statements, slots):
     """Straight-line code as generated or hand-unrolled: every statement reads one slot of
     ``b`` and of ``a`` and writes a slot of ``b``."""
-    import linecache
     lines = ["def unrolled(a, b):"] + [
         f"    b[{i % slots}] = b[{i % slots}] + a[{(i * 7) % slots}] * {i % 5 + 1}.0"
         for i in range(n_statements)] + ["    return b"]
-    src = "\n".join(lines) + "\n"
-    name = f"<unrolled-{n_statements}-{slots}>"
-    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-    env = {}
-    exec(compile(src, name, "exec"), env)
-    return env["unrolled"]
+    return function_from_source("\n".join(lines) + "\n", "unrolled",
+                                f"unrolled-{n_statements}-{slots}")
 
 
 @pytest.mark.parametrize("backend", ["interp", "native"])
@@ -196,7 +192,6 @@ def test_long_straight_line_code_compiles_and_matches_numpy(backend):
     updates of other slots. One rewrite per update passed was ~11,000 rewrites, beyond the
     driver's budget of 10,000 (IRError), and 1500 statements took 75 s; the whole chain is
     one rewrite now."""
-    from tests.differential import check
     fn = _unrolled(300, 40)
     rng = np.random.default_rng(0)
     check(fn, rng.random(40), rng.random(40), backend=backend)
@@ -204,23 +199,17 @@ def test_long_straight_line_code_compiles_and_matches_numpy(backend):
 
 def _elif_chain(branches):
     """A lookup written as a chain of elifs, as code ported from C's else-if ladders."""
-    import linecache
     src = ("def ladder(x, out):\n    for i in range(x.shape[0]):\n        v = x[i]\n"
            "        if v < 0.0:\n            out[i] = -1.0\n" +
            "".join(f"        elif v < {k / 100:.2f}:\n            out[i] = {k}.0\n"
                    for k in range(1, branches)) +
            "        else:\n            out[i] = 1000.0\n    return out\n")
-    name = f"<ladder-{branches}>"
-    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-    env = {}
-    exec(compile(src, name, "exec"), env)
-    return env["ladder"]
+    return function_from_source(src, "ladder", f"ladder-{branches}")
 
 
 def test_a_long_elif_chain_compiles_and_matches_numpy():
     """150 elifs, each a level of nesting: 6.8 s to compile (the dependence test of every
     pair of the 150 writes, walks of every nested block once per level); now ~1 s."""
-    from tests.differential import check
     x = np.random.default_rng(1).uniform(-0.1, 1.6, 300)
     check(_elif_chain(150), x, np.zeros(300), backend="interp")
 

@@ -1,14 +1,13 @@
 """prove_checks inside ``if``: the condition holds in the then-branch and fails in the
 else-branch, so ``if i < n: a[i]`` needs no run-time check; reads made unconditional by
 if-conversion and then raised keep clamping their other subscripts."""
-import linecache
 import math
 
 import numpy as np
 import pytest
 
 import solvent
-from tests.differential import check
+from tests.differential import check, function_from_source
 
 BACKENDS = ["interp", "native", "xla"]
 
@@ -240,11 +239,8 @@ def test_generated_float_guards_raise_or_count_as_python(seed):
     rng = np.random.default_rng(seed)
     for k in range(8):
         src = _guarded_bin_source(rng, k)
-        env = {"np": np, "math": math}
-        name = f"<prove-checks-gen-{seed}-{k}>"   # inspect reads the source from linecache
-        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-        exec(compile(src, name, "exec"), env)
-        fn = env[f"gen{k}"]
+        fn = function_from_source(src, f"gen{k}", f"prove-checks-gen-{seed}-{k}",
+                                  {"np": np, "math": math})
         dtype = np.float32 if k % 2 else np.float64
         x = rng.uniform(-8.0, 8.0, 12).astype(dtype)
         x[:3] = [-6.0, 5.999, 6.0]
@@ -258,3 +254,27 @@ def test_generated_float_guards_raise_or_count_as_python(seed):
             else:
                 assert isinstance(got, np.ndarray) and np.array_equal(got, want), \
                     (src, xs, want, got)
+
+
+def binned_into(nbins, lo, x, counts):
+    """As ported from C: the bin count and origin first, the caller's counts array filled in
+    place (any integer dtype: a uint8 count wraps as NumPy's does)."""
+    for i in range(x.shape[0]):
+        v = x[i] - lo
+        if 0.0 <= v and v < nbins:
+            counts[math.floor(v)] += 1
+    return counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [0, 1, 300])
+@pytest.mark.parametrize("layout", ["strided", "reversed"])
+@pytest.mark.parametrize("dtype,cdtype", [(np.float32, np.uint8), (np.float64, np.int8)])
+def test_float_guards_as_a_stranger_calls_them(backend, n, layout, dtype, cdtype):
+    """The guard v < nbins against a run-time nbins proves only that floor(v) is no NaN and
+    no infinity: the int64-range and index checks stay, and NumPy's answer holds."""
+    base = np.random.default_rng(n).normal(3.0, 3.0, 2 * n + 1).astype(dtype)
+    if n:
+        base[0] = np.nan
+    x = {"strided": base[::2][:n], "reversed": base[::-2][:n]}[layout]
+    check(binned_into, 6, -0.5, x, np.zeros(6, cdtype), backend=backend)
