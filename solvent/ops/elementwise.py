@@ -350,7 +350,9 @@ def _float_to_int_as_numpy(x, target):
 
 register(OpDef(
     name="tensor.convert",
-    doc="x.astype(dtype) (C casting: float to int truncates toward zero)",
+    doc="x.astype(dtype) (C casting: float to int truncates toward zero); ``in_range = "
+        "true`` (float to i64): a pass proved the operand inside int64's range, where a "
+        "backend may skip NumPy's handling of NaN and values out of range (it agrees there)",
     infer=_convert_infer,
     elementwise=True,
 ), interp=_convert_interp, xla=_convert_xla)

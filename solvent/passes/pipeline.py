@@ -37,6 +37,7 @@ from .raising.contraction import RaiseContractions
 from .raising.raise_loops import RaiseLoops
 from .sink_updates import SinkUpdates
 from .undo_writes import UndoWrites
+from .speculate_checks import SpeculateChecks
 from .version_checks import VersionChecks
 
 # the order: barriers (solvent/simt) lowered first, on the array level, then functionalize
@@ -47,10 +48,11 @@ from .version_checks import VersionChecks
 # LICM runs again after raising: a raised inner loop's batched index checks on arrays the
 # outer loop never changes are invariant in it (spmv_ell_loops: 1.95M -> 0.55M elements a
 # time step natively, native 31.8 -> ~21 ms, CPU, loaded host);
-# versioning (native only) before the checks become values: the clean copy carries none;
+# versioning and speculation (native only) before the checks become values: the clean copy
+# carries none;
 # the parallel marks go on last, on the loops the backends will see
-ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, ChecksToValues,
-         Canonicalize, CSE, IfToSelect,
+ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, SpeculateChecks,
+         ChecksToValues, Canonicalize, CSE, IfToSelect,
          LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
          MarkParallel]
 

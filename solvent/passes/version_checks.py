@@ -157,9 +157,14 @@ def _version(loop: Operation) -> bool:
         for c in checks:
             ok = _emit("tensor.and", [ok, _at(c.operands[0], iv, end, inside, loop, memo)],
                        loop)
-    # then: a copy without the checks; else: the loop as it was
-    vmap: dict = {}
-    clean = clone_op(loop, vmap)
+    versioned(loop, ok, checks)
+    return True
+
+
+def versioned(loop: Operation, ok, checks: list) -> dict:
+    """``loop.if ok { a copy of loop without checks } else { loop as it was }`` in
+    ``loop``'s place; the map from ``loop``'s ops to the copy's."""
+    clean = clone_op(loop, {})
     copies = dict(zip(loop.walk(), clean.walk()))
     for c in checks:
         copies[c].erase()
@@ -174,22 +179,24 @@ def _version(loop: Operation) -> bool:
     loop._detach()
     other.append(loop)
     other.append(Operation("loop.yield", list(loop.results), [], {}, None, loop.loc))
-    return True
+    return copies
 
 
-def _run(block: Block) -> int:
+def each_for_loop(block: Block, transform) -> int:
+    """``transform`` on every ``loop.for`` under ``block``, outermost first; the loops it
+    transforms (returns True for) are not entered."""
     n = 0
     for op in list(block.ops):
-        if op.name == "loop.for" and _version(op):
+        if op.name == "loop.for" and transform(op):
             n += 1
             continue
         for region in op.regions:
-            n += _run(region.block)
+            n += each_for_loop(region.block, transform)
     return n
 
 
 def version_checks(fn: Function) -> Function:
-    _run(fn.body)
+    each_for_loop(fn.body, _version)
     return fn
 
 

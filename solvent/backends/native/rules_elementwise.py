@@ -86,7 +86,7 @@ def _convert(ctx, op, vals):
     src, dst = op.operands[0].type.dtype, op.results[0].type.dtype
     if is_complex(src) or is_complex(dst):
         return rules_complex.convert(ctx, src, dst, vals[0])
-    return scalar_math.convert(ctx, src, dst, vals[0])
+    return scalar_math.convert(ctx, src, dst, vals[0], op.attrs.get("in_range", False))
 
 
 RULES = {f"tensor.{name}": _unary(name, fn)

@@ -382,13 +382,17 @@ def _fptosi_numpy(b, v, width: int):
     return b.select(inside, t, ir.Constant(it, -2 ** (width - 1)))
 
 
-def convert(ctx, src: str, dst: str, v):
+def convert(ctx, src: str, dst: str, v, in_range: bool = False):
     """``x.astype(dst)`` of one scalar (float to int truncates toward zero; NaN and values
-    out of range as NumPy on x86-64, see ``_fptosi_numpy``, instead of LLVM's poison)."""
+    out of range as NumPy on x86-64, see ``_fptosi_numpy``, instead of LLVM's poison).
+    ``in_range``: the op's mark that a pass proved a float operand inside int64's range
+    (ops/elementwise.py, tensor.convert): a plain ``fptosi``, which agrees there."""
     b = ctx.b
     if src == dst:
         return v
     t = reg_type(dst)
+    if in_range and is_float(src) and dst == "i64":
+        return b.fptosi(v, t)
     if dst == "i1":
         return b.fcmp_unordered("!=", v, _zero(src)) if is_float(src) else \
             b.icmp_unsigned("!=", v, _zero(src))

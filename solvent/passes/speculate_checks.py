@@ -1,0 +1,204 @@
+"""A loop whose value checks test what it reads from its inputs runs without them once a
+check-only pass over the same range has found that none of them fails.
+
+``version_checks`` drops the index checks of an index affine in the counter, and raising
+batches the index checks of gathers; the checks this pass takes are the others, the checks
+of values (any kind but IndexError): ``math.floor(v)``'s "NaN / infinity / beyond 2**63" for
+a sample ``v = x[i]``, ``math.sqrt``'s and ``math.log``'s domain, ``math.exp``'s range. A
+``loop.for`` at the function's top level with no loop inside it, some of whose value checks
+lie directly in its body with a condition *speculable* there (computed from the counter,
+values defined outside the loop and pure region-free scalar ops of the body, element reads
+of arrays defined outside the loop included; no value the loop carries), becomes
+
+    ok = loop.for (same range) acc = true { acc and <every such condition> }
+    results = loop.if ok { the loop without those checks } else { the loop as it was }
+
+Identity: the speculable conditions of iteration ``i`` are functions of ``i`` and of values
+that do not change while the loop runs (SSA values defined outside it), so the check-only
+pass computes in its iteration ``i`` exactly the values the loop would; when all of them
+hold, none of those checks can fail in the loop, and dropping them changes no result. When
+one fails, the loop runs as it was and raises at the same check of the same iteration with
+the same payload. In the copy without checks, a float-to-int64 conversion of a value such a
+check proved inside int64's range is marked ``in_range`` (ops/elementwise.py): NumPy's
+out-of-range handling, two compares and selects, is not needed there. The check-only pass
+runs its ops whether or not the loop would have reached them (a loop that stops at the
+first failure): pure ops are total in this IR, and its element reads are marked
+``unchecked`` (``indexspec.speculated_attrs``: a bad index clamps instead of raising), as
+if-conversion does.
+
+Why: a check left in a loop becomes a chain of selects carrying the error code through
+every iteration (checks_to_values), and raising turns it into per-element codes and a search
+for the first failing element; the check-only pass is one and-reduction, which raising
+turns into a vectorized ``reduce_all``, and the loop it guards is the plain loop
+(histogram_loops' ``math.floor`` of each sample). Index checks are left alone: raising
+batches them into a gather's checks, which speculating would split from the products it
+forms. So are loops nested in another loop: in a time loop the check-only pass runs every
+step, where raising fuses the checks, flags over the whole row, into the loop's own
+vectorized pass (exp_1d_steps of tests/backends/native/test_native_parallel_sweeps.py, 100k
+points: 0.42 ms speculated against 0.29 ms raised). The native backend turns it on
+(``NativeBackend.pass_defaults``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..ir.core import Block, Function, Operation, Region, clone_op
+from ..ir.registry import get
+from ..ir.types import TensorType, np_dtype
+from ..ops.indexspec import speculated_attrs
+from .base import Pass
+from .licm import _defined_inside
+from .version_checks import versioned
+
+I1 = TensorType((), "i1")
+_LOOPS = ("loop.for", "loop.while")
+
+
+_INT64_END = 2.0 ** 63
+
+# the check-only pass reads its arrays once more: beyond this many bytes they no longer stay
+# in cache for the loop that follows, which then streams them from memory a second time
+# (histogram_loops natively, 8-byte samples: 1.10x faster at 90k and 500k samples, 0.93x at
+# 1M, 0.95x at 2M)
+SPECULATE_MAX_BYTES = 4 << 20
+
+
+def _bytes_read(loop: Operation, ops: set) -> float:
+    """How many bytes the check-only pass of ``ops`` reads: per element read, the loop's
+    trip count (or, when that is known only at run time, the array's size) times the
+    element's size; infinite when neither is known."""
+    lb, ub = (_int_const(v) for v in loop.operands[:2])
+    trips = max(0, ub - lb) if lb is not None and ub is not None else None
+    total = 0.0
+    for o in ops:
+        if o.name != "tensor.slice":
+            continue
+        t = o.operands[0].type
+        n = trips
+        if n is None:
+            if any(d is None for d in t.shape):
+                return float("inf")
+            n = math.prod(t.shape)
+        total += n * np_dtype(t.dtype).itemsize
+    return total
+
+
+def _int_const(v):
+    o = v.owner
+    if isinstance(o, Operation) and o.name == "tensor.constant" and v.type.rank == 0 and \
+            v.type.dtype[0] in "iu":
+        return int(o.attrs["value"])
+    return None
+
+
+def _float_const(v):
+    o = v.owner
+    if isinstance(o, Operation) and o.name == "tensor.constant" and v.type.rank == 0 and \
+            v.type.dtype in ("f32", "f64"):
+        return float(o.attrs["value"])
+    return None
+
+
+def _fits_int64(cond):
+    """``v`` when ``cond`` is ``v >= -2**63 and v < 2**63`` (the frontend's test that int()
+    of a float fits, npapi_math._check_fits_int64), else None."""
+    o = cond.owner
+    if not (isinstance(o, Operation) and o.name == "tensor.and"):
+        return None
+    parts = sorted((p.owner for p in o.operands if isinstance(p.owner, Operation)),
+                   key=lambda p: p.name)
+    if [p.name for p in parts] != ["tensor.ge", "tensor.lt"]:
+        return None
+    ge, lt = parts
+    v = ge.operands[0]
+    if lt.operands[0] is not v or _float_const(ge.operands[1]) != -_INT64_END or \
+            _float_const(lt.operands[1]) != _INT64_END:
+        return None
+    return v
+
+
+def _slice(cond, iv, body: Block, inside: set, ops: set) -> bool:
+    """Add to ``ops`` the body ops ``cond`` is computed by; False when ``cond`` is not
+    speculable (see the module docstring)."""
+    stack = [cond]
+    seen = set()
+    while stack:
+        v = stack.pop()
+        if v is iv or v not in inside or v in seen:
+            continue
+        seen.add(v)
+        o = v.owner
+        if not isinstance(o, Operation) or o.parent is not body or o.regions:
+            return False   # a carried value, or one computed in a branch or a nested op
+        if not get(o.name).pure or any(r.type.rank for r in o.results):
+            return False
+        ops.add(o)
+        stack.extend(o.operands)
+    return True
+
+
+def _speculate(loop: Operation) -> bool:
+    body = loop.regions[0].block
+    if any(o.name in _LOOPS for o in body.walk()):
+        return False
+    iv, inside = body.args[0], _defined_inside(loop)
+    taken, ops = [], set()
+    for c in body.ops:
+        if c.name != "error.check" or c.attrs["kind"] == "IndexError":
+            continue
+        part: set = set()
+        if _slice(c.operands[0], iv, body, inside, part):
+            taken.append(c)
+            ops |= part
+    if not taken or _bytes_read(loop, ops) > SPECULATE_MAX_BYTES:
+        return False
+    # the check-only pass: the conditions' ops in body order, and-ed into one carried flag
+    pre_body = Block()
+    vmap = {iv: pre_body.add_arg(iv.type, iv.hint)}
+    acc = pre_body.add_arg(I1, "ok")
+    for o in body.ops:
+        if o in ops:
+            new = clone_op(o, vmap)
+            new.attrs = speculated_attrs(o.name, new.attrs)
+            pre_body.append(new)
+    for c in taken:
+        a = Operation("tensor.and", [acc, vmap.get(c.operands[0], c.operands[0])], [I1], {},
+                      None, c.loc)
+        pre_body.append(a)
+        acc = a.result
+    pre_body.append(Operation("loop.yield", [acc], [], {}, None, loop.loc))
+    true = Operation("tensor.constant", [], [I1], {"dtype": "i1", "value": True}, None,
+                     loop.loc)
+    loop.parent.insert_before(loop, true)
+    pre = Operation("loop.for", list(loop.operands[:3]) + [true.result], [I1], {},
+                    [Region(pre_body)], loop.loc)
+    loop.parent.insert_before(loop, pre)
+    # then: a copy without the checks; else: the loop as it was
+    copies = versioned(loop, pre.result, taken)
+    fits = {v for c in taken for v in [_fits_int64(c.operands[0])] if v is not None}
+    for o in body.ops:
+        if o.name == "tensor.convert" and o.operands[0] in fits and \
+                o.results[0].type.dtype == "i64":
+            copies[o].attrs["in_range"] = True
+    return True
+
+
+def speculate_checks(fn: Function) -> Function:
+    for op in list(fn.body.ops):   # loops not nested in another one (module docstring)
+        if op.name == "loop.for":
+            _speculate(op)
+    return fn
+
+
+@dataclass(frozen=True)
+class SpeculateChecksOptions:
+    enabled: bool = False   # the native backend sets it (pass_defaults)
+
+
+class SpeculateChecks(Pass):
+    name = "speculate_checks"
+    Options = SpeculateChecksOptions
+
+    def run(self, fn: Function) -> Function:
+        return speculate_checks(fn) if self.options.enabled else fn
