@@ -7,11 +7,14 @@ from .dependence import analyze
 
 def tensor_ir(pyfn, *args, raised: bool = False) -> Function:
     """The tensor IR the compiler produces for ``pyfn(*args)``: after the whole pipeline
-    with ``raised``, else with the raising passes off (the loops as written, which is what
-    the dependence analysis classifies)."""
+    with ``raised``, else with the raising passes off, and the native backend's copies of
+    loops without their checks (the loops as written, which is what the dependence
+    analysis classifies)."""
     from ..runtime.jit import JitFunction
     off = None if raised else {"raise_loops": {"enabled": False},
-                               "raise_contractions": {"enabled": False}}
+                               "raise_contractions": {"enabled": False},
+                               "version_checks": {"enabled": False},
+                               "speculate_checks": {"enabled": False}}
     return JitFunction(pyfn, passes=off).compile(tuple(args)).fn
 
 

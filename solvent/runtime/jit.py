@@ -280,18 +280,17 @@ class JitFunction:
         auto = self.backend is None and self.placement is None
         head = shared_prefix(passes, _backend_pass_names()) if auto else len(passes)
         fn = run_pipeline(tr.fn, trace=snap, passes=passes[:head])
+        shown = len(stages)   # an idle pass shows no stage: stages need not match passes
         kept = clone_function(fn) if head < len(passes) else None
         fn = run_pipeline(fn, trace=snap, passes=passes[head:], start=False)
         backend, reason = choose_backend(fn, self.backend)
-        if auto and any(
-                self._pass_options(backend).get("raise_loops", {}).get(k) !=
-                self._pass_options(None).get("raise_loops", {}).get(k) for k in fn.raised_with):
-            # raising built something the chosen backend's pass_defaults refuse (a masked
-            # batch under a carried loop, a strided interchange: Function.raised_with): the
-            # rest of the pipeline again with its options, on the backend already chosen
-            del stages[head + 1:]
+        rerun = self._rerun_options(backend, fn) if auto else None
+        if rerun is not None:
+            # the chosen backend's pass_defaults would have built another program: the rest
+            # of the pipeline again with its options, on the backend already chosen
+            del stages[shown:]
             fn = run_pipeline(kept, trace=snap, start=False,
-                              passes=build_pipeline(self._pass_options(backend))[head:])
+                              passes=build_pipeline(rerun)[head:])
             backend, _ = choose_backend(fn, backend)
             reason += f" (compiled with {backend}'s pass options)"
         if self.placement is not None:
@@ -305,6 +304,25 @@ class JitFunction:
                      names + arg_trees.leaf_paths(args, names))
         self._cache.put(key, c)
         return c
+
+    def _rerun_options(self, backend: str, fn: Function) -> dict | None:
+        """The pass options to build the program again with when ``backend``'s change what
+        automatic choice built with the shared ones, else None. Raising is redone with the
+        backend's raise_loops options only when it built something they refuse (a masked
+        batch under a carried loop, a strided interchange: ``Function.raised_with``); the
+        backend's other options always count (the native backend's version_checks and
+        speculate_checks: without them knapsack_items ran 1.45x slower under automatic
+        choice than on the native backend forced)."""
+        mine, shared = self._pass_options(backend), self._pass_options(None)
+        if any(mine.get("raise_loops", {}).get(k) != shared.get("raise_loops", {}).get(k)
+               for k in fn.raised_with):
+            return mine
+        if all(mine.get(k) == shared.get(k) for k in mine if k != "raise_loops"):
+            return None
+        out = {k: v for k, v in mine.items() if k != "raise_loops"}
+        if "raise_loops" in shared:
+            out["raise_loops"] = shared["raise_loops"]
+        return out
 
     def _pass_options(self, backend: str | None) -> dict:
         """The pass options for ``backend``: its ``pass_defaults`` under the user's own."""

@@ -174,3 +174,13 @@ def test_index_checks_stay_and_carried_values_and_large_inputs_are_left_alone():
     fn = _after_version_checks(sqrt_rows, 2.0, np.ones(64), np.zeros(64))
     assert any(op.name == "loop.if" for op in speculate_checks(fn).body.ops)
 
+
+def test_automatic_choice_compiles_with_the_native_options():
+    # choosing the native backend reruns the passes its options change (version and
+    # speculate checks), and explain shows each stage once
+    text = solvent.jit(floor_hist).explain(8, -2.0, 2.0, np.zeros(300))
+    assert "## backend: native" in text and "compiled with native's pass options" in text
+    final = text.split("## after mark_parallel", 1)[1]
+    assert "in_range = true" in final
+    for name in ("version_checks", "speculate_checks", "checks_to_values"):
+        assert text.count(f"## after {name}\n") == 1, name
