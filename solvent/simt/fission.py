@@ -167,10 +167,11 @@ class Fission:
     def uniform(self, expr, node, what):
         bad = sorted(names_read(expr) & self.vary)
         if bad:
-            shown = [b for b in bad if not b.startswith("__simt_")] or ["the thread index"]
+            shown = [b for b in bad if not b.startswith("__simt_")]
+            through = f" (through {', '.join(map(repr, shown))})" if shown else ""
             raise self.error(
                 node, f"cuda.syncthreads() is reached under {what}, which depends on the "
-                f"thread index (through {', '.join(map(repr, shown))}): threads of one block "
+                f"thread index{through}: threads of one block "
                 "would not all reach the same barrier", "make the condition the same for all "
                 "threads of a block, or move the barrier out of it", DivergentBarrierError)
 
