@@ -287,10 +287,17 @@ class JitFunction:
         rerun = self._rerun_options(backend, fn) if auto else None
         if rerun is not None:
             # the chosen backend's pass_defaults would have built another program: the rest
-            # of the pipeline again with its options, on the backend already chosen
-            del stages[shown:]
-            fn = run_pipeline(kept, trace=snap, start=False,
-                              passes=build_pipeline(rerun)[head:])
+            # of the pipeline again with its options, on the backend already chosen (twice
+            # when raising, redone, built something they refuse: the versioned copy of a
+            # loop without its checks raises where the loop did not)
+            for _ in range(2):
+                del stages[shown:]
+                fn = run_pipeline(clone_function(kept), trace=snap, start=False,
+                                  passes=build_pipeline(rerun)[head:])
+                again = self._rerun_options(backend, fn)
+                if again is None or again == rerun:
+                    break
+                rerun = again
             backend, _ = choose_backend(fn, backend)
             reason += f" (compiled with {backend}'s pass options)"
         if self.placement is not None:

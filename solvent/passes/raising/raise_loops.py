@@ -192,6 +192,8 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
             raise Refuse("its reads need a gather (gathers=False)")
         if not data_gathers and "gather" in b.what:
             raise Refuse("its reads need a gather of data (data_gathers=False)")
+        if "gather" in b.what:
+            used.add("data_gathers")   # raised only because data_gathers is on
     except Refuse:
         b.abandon()
         raise
