@@ -290,14 +290,14 @@ class JitFunction:
             # of the pipeline again with its options, on the backend already chosen (twice
             # when raising, redone, built something they refuse: the versioned copy of a
             # loop without its checks raises where the loop did not)
-            for _ in range(2):
+            mine = self._pass_options(backend)
+            while True:
                 del stages[shown:]
                 fn = run_pipeline(clone_function(kept), trace=snap, start=False,
                                   passes=build_pipeline(rerun)[head:])
-                again = self._rerun_options(backend, fn)
-                if again is None or again == rerun:
+                if rerun == mine or not self._raise_refused(backend, fn):
                     break
-                rerun = again
+                rerun = mine
             backend, _ = choose_backend(fn, backend)
             reason += f" (compiled with {backend}'s pass options)"
         if self.placement is not None:
@@ -321,8 +321,7 @@ class JitFunction:
         speculate_checks: without them knapsack_items ran 1.45x slower under automatic
         choice than on the native backend forced)."""
         mine, shared = self._pass_options(backend), self._pass_options(None)
-        if any(mine.get("raise_loops", {}).get(k) != shared.get("raise_loops", {}).get(k)
-               for k in fn.raised_with):
+        if self._raise_refused(backend, fn):
             return mine
         if all(mine.get(k) == shared.get(k) for k in mine if k != "raise_loops"):
             return None
@@ -330,6 +329,13 @@ class JitFunction:
         if "raise_loops" in shared:
             out["raise_loops"] = shared["raise_loops"]
         return out
+
+    def _raise_refused(self, backend: str, fn: Function) -> bool:
+        """Whether raising built ``fn`` with an option ``backend``'s options set otherwise
+        (``Function.raised_with``: the options that let a loop raise)."""
+        mine = self._pass_options(backend).get("raise_loops", {})
+        shared = self._pass_options(None).get("raise_loops", {})
+        return any(mine.get(k) != shared.get(k) for k in fn.raised_with)
 
     def _pass_options(self, backend: str | None) -> dict:
         """The pass options for ``backend``: its ``pass_defaults`` under the user's own."""

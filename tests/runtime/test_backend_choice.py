@@ -14,7 +14,9 @@ from solvent.backends.choice import (DOT_SHARE, GEMM_MIN_MADDS, SMALL_WORK, STEP
 
 
 def _ir(fn, *args):
-    return solvent.jit(fn).compile(args).fn
+    """The program automatic choice decides on (raising with the shared options: a native
+    pick would build it again without raising gathers of data)."""
+    return solvent.jit(fn, passes={"raise_loops": {"data_gathers": True}}).compile(args).fn
 
 
 @pytest.fixture

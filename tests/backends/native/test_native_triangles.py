@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import solvent
+from solvent.ir.printer import print_function
 from solvent.corpus import csr_spmv, lu_nopivot
 
 from differential import check
@@ -92,7 +93,12 @@ def test_raising_records_the_options_it_needed():
     options, version_checks')."""
     xla = solvent.jit(lu, backend="xla").compile(_lu_args(7))
     assert xla.fn.raised_with == {"masked_under_carried"}
-    assert solvent.jit(lu, backend="native").compile(_lu_args(7)).fn.raised_with == set()
+    native = solvent.jit(lu, backend="native").compile(_lu_args(7))
+    assert native.fn.raised_with == set()
+    # automatic choice picks native and builds native's program, the triangle not raised
+    auto_lu = solvent.jit(lu).compile(_lu_args(7))
+    assert auto_lu.backend == "native"
+    assert print_function(auto_lu.fn) == print_function(native.fn)
     C = np.random.default_rng(1).random((6, 6))
     auto = solvent.jit(rows_under_independent).compile((2.0, C))
     assert auto.fn.raised_with == set() and auto.backend == "native"
