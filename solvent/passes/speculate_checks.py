@@ -66,20 +66,21 @@ SPECULATE_MAX_BYTES = 4 << 20
 
 def _bytes_read(loop: Operation, ops: set) -> float:
     """How many bytes the check-only pass of ``ops`` reads: per element read, the loop's
-    trip count (or, when that is known only at run time, the array's size) times the
-    element's size; infinite when neither is known."""
-    lb, ub = (_int_const(v) for v in loop.operands[:2])
-    trips = max(0, ub - lb) if lb is not None and ub is not None else None
+    trip count (any step) or the array's size, the smaller one known, times the element's
+    size; infinite when neither is known."""
+    lb, ub, step = (_int_const(v) for v in loop.operands[:3])
+    trips = len(range(lb, ub, step)) if None not in (lb, ub, step) and step else None
     total = 0.0
     for o in ops:
         if o.name != "tensor.slice":
             continue
         t = o.operands[0].type
-        n = trips
-        if n is None:
-            if any(d is None for d in t.shape):
+        if any(d is None for d in t.shape):
+            if trips is None:
                 return float("inf")
-            n = math.prod(t.shape)
+            n = trips
+        else:
+            n = math.prod(t.shape) if trips is None else min(trips, math.prod(t.shape))
         total += n * np_dtype(t.dtype).itemsize
     return total
 

@@ -184,3 +184,20 @@ def test_automatic_choice_compiles_with_the_native_options():
     assert "in_range = true" in final
     for name in ("version_checks", "speculate_checks", "checks_to_values"):
         assert text.count(f"## after {name}\n") == 1, name
+
+
+def sqrt_backwards(x, out):
+    for i in range(x.shape[0] - 1, -1, -1):
+        out[i] = math.sqrt(x[i])
+
+
+def test_a_backward_loop_counts_its_trips():
+    # a negative step: the check-only pass still reads every element once
+    n = SPECULATE_MAX_BYTES // 8 + 1
+    fn = _after_version_checks(sqrt_backwards, np.ones(n), np.zeros(n))
+    assert not any(op.name == "loop.if" for op in speculate_checks(fn).body.ops)
+    fn = _after_version_checks(sqrt_backwards, np.ones(64), np.zeros(64))
+    assert any(op.name == "loop.if" for op in speculate_checks(fn).body.ops)
+    x = np.array([1.0, 4.0, -1.0, 9.0])
+    assert same_as_python(sqrt_backwards, x, np.zeros(4)) is ValueError
+    assert same_as_python(sqrt_backwards, np.abs(x), np.zeros(4)) is None
