@@ -45,15 +45,12 @@ from dataclasses import dataclass
 
 from ..ir.core import Block, Function, Operation, Region, clone_op
 from ..ir.registry import get
-from ..ir.types import TensorType, np_dtype
+from ..ir.rewrite import constant_value
+from ..ir.types import np_dtype
 from ..ops.indexspec import speculated_attrs
 from .base import Pass
 from .licm import _defined_inside
-from .version_checks import versioned
-
-I1 = TensorType((), "i1")
-_LOOPS = ("loop.for", "loop.while")
-
+from .version_checks import _LOOPS, I1, versioned
 
 _INT64_END = 2.0 ** 63
 
@@ -68,7 +65,7 @@ def _bytes_read(loop: Operation, ops: set) -> float:
     """How many bytes the check-only pass of ``ops`` reads: per element read, the loop's
     trip count (any step) or the array's size, the smaller one known, times the element's
     size; infinite when neither is known."""
-    lb, ub, step = (_int_const(v) for v in loop.operands[:3])
+    lb, ub, step = (constant_value(v) for v in loop.operands[:3])
     trips = len(range(lb, ub, step)) if None not in (lb, ub, step) and step else None
     total = 0.0
     for o in ops:
@@ -85,22 +82,6 @@ def _bytes_read(loop: Operation, ops: set) -> float:
     return total
 
 
-def _int_const(v):
-    o = v.owner
-    if isinstance(o, Operation) and o.name == "tensor.constant" and v.type.rank == 0 and \
-            v.type.dtype[0] in "iu":
-        return int(o.attrs["value"])
-    return None
-
-
-def _float_const(v):
-    o = v.owner
-    if isinstance(o, Operation) and o.name == "tensor.constant" and v.type.rank == 0 and \
-            v.type.dtype in ("f32", "f64"):
-        return float(o.attrs["value"])
-    return None
-
-
 def _fits_int64(cond):
     """``v`` when ``cond`` is ``v >= -2**63 and v < 2**63`` (the frontend's test that int()
     of a float fits, npapi_math._check_fits_int64), else None."""
@@ -113,8 +94,9 @@ def _fits_int64(cond):
         return None
     ge, lt = parts
     v = ge.operands[0]
-    if lt.operands[0] is not v or _float_const(ge.operands[1]) != -_INT64_END or \
-            _float_const(lt.operands[1]) != _INT64_END:
+    if lt.operands[0] is not v or v.type.dtype not in ("f32", "f64") or \
+            constant_value(ge.operands[1]) != -_INT64_END or \
+            constant_value(lt.operands[1]) != _INT64_END:
         return None
     return v
 

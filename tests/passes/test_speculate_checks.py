@@ -14,8 +14,7 @@ from solvent.ir.verifier import verify
 from solvent.corpus.histogram_loops import kernel as floor_hist
 from solvent.passes.speculate_checks import SPECULATE_MAX_BYTES, speculate_checks
 
-JITS: dict = {}
-
+from differential import copy_keep_layout, jitted
 
 def sqrt_rows(scale, x, out):
     for i in range(x.shape[0]):
@@ -31,9 +30,11 @@ def running_sqrt(x, out):
 
 
 def same_as_python(fn, *args):
-    f = JITS.setdefault(fn, solvent.jit(fn, backend="native"))
-    py_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    sv_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    """Python's outcome (result, or exception type) and solvent native's agree, the
+    arguments keep their layout (strided, reversed, Fortran) on both sides."""
+    f = jitted(fn, "native")
+    py_args = [copy_keep_layout(a) for a in args]
+    sv_args = [copy_keep_layout(a) for a in args]
     try:
         want = fn(*py_args)
     except (ValueError, OverflowError) as e:
@@ -87,7 +88,7 @@ def test_the_first_failing_sample_raises_as_python(bad, error, at):
 def test_beyond_int64_still_refused_with_the_reason():
     x = np.array([0.1, 1e300, 0.5])
     with pytest.raises(OverflowError, match="beyond 2\\*\\*63"):
-        JITS.setdefault(floor_hist, solvent.jit(floor_hist, backend="native"))(4, -1.0, 1.0, x)
+        jitted(floor_hist, "native")(4, -1.0, 1.0, x)
 
 
 @pytest.mark.parametrize("neg_at", [None, 0, 13, 63])
@@ -97,6 +98,30 @@ def test_sqrt_domain_checks(neg_at):
         x[neg_at] = -0.5
     want = None if neg_at is None else ValueError
     assert same_as_python(sqrt_rows, 2.5, x, np.zeros(64)) is want
+
+
+def col_log(k, scale, A, out):
+    # compile-time column and a scalar before the arrays, as ported from C
+    n = A.shape[0]
+    for i in range(n):
+        out[i] = math.log(A[i, k]) * scale
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("rows", [0, 1, 9])
+def test_a_column_read_in_any_layout(layout, dtype, rows):
+    rng = np.random.default_rng(rows)
+    A = (rng.random((2 * rows, 6)) + 0.5).astype(dtype)
+    A = A[::2, ::2] if layout == "strided" else A[:rows, :3]
+    if layout == "F":
+        A = np.asfortranarray(A)
+    out = np.zeros(rows, dtype)
+    assert same_as_python(col_log, 1, 2.0, A, out) is None
+    if rows:
+        A = copy_keep_layout(A)
+        A[rows - 1, 1] = 0.0 if rows > 1 else -1.0   # log(0): ValueError too, as math.log
+        assert same_as_python(col_log, 1, 2.0, A, out) is ValueError
 
 
 def test_a_carried_value_keeps_the_loop_as_it_was():
@@ -164,7 +189,7 @@ def test_index_checks_stay_and_carried_values_and_large_inputs_are_left_alone():
     assert same_as_python(gather_sqrt, x, np.array([0, 1, 3, 1]), np.zeros(4)) is None
     assert same_as_python(gather_sqrt, x, np.array([0, 2, 3, 1]), np.zeros(4)) is ValueError
     with pytest.raises(IndexError, match="index 7 is out of bounds"):
-        JITS[gather_sqrt](x, np.array([0, 7, 2, 1]), np.zeros(4))
+        jitted(gather_sqrt, "native")(x, np.array([0, 7, 2, 1]), np.zeros(4))
     fn = _after_version_checks(running_sqrt, np.ones(8), np.zeros(8))
     before = str(fn)
     assert str(speculate_checks(fn)) == before
