@@ -19,6 +19,9 @@ times those without running their Python loops under NumPy) the arguments are bu
 * JAX: the hand port named by ``JAX_PORT`` in ``benchmarks/jax_ports.py``, run under
   ``jax.enable_x64(True)``; timed calls include ``block_until_ready``.
 
+After the first calls, the timed calls of the competitors are interleaved, one call each per
+round, so that every ratio compares calls made at the same moments (``measure_all``).
+
 Each competitor's first-call results are compared to NumPy (``np.allclose`` with
 rtol 1e-6 for 64-bit floats, 1e-4 for 32-bit; exact for ints/bools; same dtype and
 shape).  In-place competitors (solvent, Numba) are compared on their returns and on
@@ -192,26 +195,43 @@ def jax_runner(jax, port):
     return run
 
 
-def measure(run, base_args, repeat, reference):
-    """First call (compile + run), check against reference, then median of ``repeat``."""
-    rec = {"status": "ok"}
-    first, out = run(copy_args(base_args))
-    rec["first_s"] = first
-    if reference is not None:
-        why = compare(reference, out)
-        if why is not None:
-            rec.update(status="mismatch", detail=why)
-            return rec, out
-    del out
-    times = []
-    for _ in range(repeat):
-        args = copy_args(base_args)
-        dt, _out = run(args)
-        times.append(dt)
-        del _out, args
-    rec["times_s"] = times
-    rec["steady_ms"] = median_ms(times)
-    return rec, None
+def measure_all(entries, repeat):
+    """Time several competitors on the same arguments, their calls interleaved.
+
+    ``entries``: ``(label, make_runner, base_args, reference)``. Each runner is made and
+    called once (compile + run, ``first_s``; its outputs checked against ``reference`` unless
+    that is None), then the competitors still ``ok`` are called in rounds, one call each
+    per round on fresh copies of their arguments, the order rotated each round, ``repeat``
+    rounds. Measured one after the other, two competitors saw different moments of a shared
+    machine's load (a kernel's NumPy time moved 2x between runs minutes apart here), so
+    their ratio did too; interleaved, both see the same. Returns ``{label: record}``."""
+    recs, runners = {}, {}
+    for label, make_runner, base, reference in entries:
+        try:
+            run = make_runner()
+            first, out = run(copy_args(base))
+            rec = {"status": "ok", "first_s": first}
+            why = None if reference is None else compare(reference, out)
+            del out
+            if why is not None:
+                rec.update(status="mismatch", detail=why)
+            else:
+                runners[label] = (run, base)
+                rec["times_s"] = []
+        except Exception as e:  # noqa: BLE001 - a benchmark reports, never stops
+            rec = error_rec(e)
+        recs[label] = rec
+    order = list(runners)
+    for r in range(repeat):
+        for label in order[r % len(order):] + order[:r % len(order)] if order else ():
+            run, base = runners[label]
+            args = copy_args(base)
+            dt, _out = run(args)
+            recs[label]["times_s"].append(dt)
+            del _out, args
+    for label in runners:
+        recs[label]["steady_ms"] = median_ms(recs[label]["times_s"])
+    return recs
 
 
 # --------------------------------------------------------------------------- main
@@ -366,7 +386,7 @@ def main(argv=None):
         base = k.make_args(size, np.random.default_rng(0))
         arr_idx = array_arg_indices(base)
 
-        # NumPy: reference and baseline
+        # NumPy: the reference (its first call), then every competitor timed interleaved
         try:
             ref_args = copy_args(base)
             t0 = time.perf_counter()
@@ -375,48 +395,38 @@ def main(argv=None):
             reference = ref_ret + [ref_args[i] for i in arr_idx]
             mutated = [i for i in arr_idx if not _equal_nan(base[i], ref_args[i])]
             jax_reference = ref_ret + [ref_args[i] for i in mutated]
-            np_rec, _ = measure(inplace_runner(k.func, arr_idx), base, a.repeat, None)
-            np_rec["first_s"] = first
             rec["mutated_args"] = mutated
         except Exception as e:
-            np_rec = error_rec(e)
             reference = jax_reference = None
-            details.append(f"{k.name} [numpy]: {np_rec['error']}")
-        rec["numpy"] = np_rec
-
-        def run_comp(label, make_runner, ref):
-            if reference is None:
-                return {"status": "skipped", "why": "numpy reference failed"}
-            try:
-                r, _ = measure(make_runner(), base, a.repeat, ref)
-            except Exception as e:
-                r = error_rec(e)
+            rec["numpy"] = error_rec(e)
+            details.append(f"{k.name} [numpy]: {rec['numpy']['error']}")
+        entries = []
+        if reference is not None:
+            entries.append(("numpy", lambda: inplace_runner(k.func, arr_idx), base, None))
+            if "solvent" in wanted and solvent is not None:
+                entries.append(("solvent", lambda: inplace_runner(solvent.jit(k.func), arr_idx),
+                                base, reference))
+            if numba is not None and k.numba_ok:
+                entries.append(("numba", lambda: inplace_runner(numba.njit(k.func), arr_idx),
+                                base, reference))
+            if jax is not None and k.jax_port:
+                entries.append(("jax", lambda: jax_runner(jax, getattr(jax_ports, k.jax_port)),
+                                base, jax_reference))
+        recs = measure_all(entries, a.repeat)
+        for label, r in recs.items():
             if r["status"] == "mismatch":
                 details.append(f"{k.name} [{label}]: MISMATCH {r['detail']}")
             elif r["status"] == "error":
                 details.append(f"{k.name} [{label}]: {r['error']}")
                 if a.verbose:
                     details.append(r["traceback"])
-            return r
-
-        # solvent
-        if "solvent" in wanted and solvent is not None:
-            rec["solvent"] = run_comp(
-                "solvent", lambda: inplace_runner(solvent.jit(k.func), arr_idx), reference)
-        else:
-            rec["solvent"] = None
-        # numba
-        if numba is not None and k.numba_ok:
-            rec["numba"] = run_comp(
-                "numba", lambda: inplace_runner(numba.njit(k.func), arr_idx), reference)
-        else:
-            rec["numba"] = None
-        # jax
-        if jax is not None and k.jax_port:
-            rec["jax"] = run_comp(
-                "jax", lambda: jax_runner(jax, getattr(jax_ports, k.jax_port)), jax_reference)
-        else:
-            rec["jax"] = None
+        if reference is not None:
+            rec["numpy"] = recs["numpy"]
+            rec["numpy"]["first_s"] = first
+        skipped = {"status": "skipped", "why": "numpy reference failed"}
+        for c in ("solvent", "numba", "jax"):
+            rec[c] = recs.get(c, skipped if reference is None and c in wanted else None)
+        np_rec = rec["numpy"]
 
         sol = rec["solvent"]
         rec["ratio_vs_numpy"] = ratio(np_rec, sol)

@@ -4,7 +4,7 @@
 Usage::
 
     python benchmarks/loop_twins.py [--kernels a_loops,b_loops] [--repeat N] [--size-scale F]
-                                    [--clock wall|cpu]
+                                    [--clock wall|cpu] [--stat median|min]
 
 For every loop twin (``solvent.corpus.<name>_loops``, see ``solvent/corpus/__init__.py``) the
 arguments are built once at the twin's ``BENCH_SIZE`` (times ``--size-scale``); every call
@@ -17,10 +17,10 @@ gets fresh copies (copying is not timed). Columns:
   names the backend it chose for the loops).
 * ``numba loop``: ``numba.njit`` of the same loop source, where the module says ``NUMBA_OK``.
 
-Times are medians of N calls (with ``--clock cpu``: of the process's CPU time, summed over its
-threads, which a loaded machine disturbs less; first calls then count CPU time too) after a
-first call (see ``bench.measure``); the first call of the
-loop twin (translation + compilation + one run) is listed separately for solvent and Numba.
+Times are medians (``--stat min``: the least) of N calls (with ``--clock cpu``: of the
+process's CPU time, summed over its threads, which a loaded machine disturbs less; first
+calls then count CPU time too) after a first call, the competitors' calls interleaved round
+by round (``bench.measure_all``); the first call of the loop twin (translation + compilation + one run) is listed separately for solvent and Numba.
 Every first call's results are compared with the reference (``bench.compare``); a difference
 prints MISMATCH instead of a time. Ratios: ``loop/vec`` = solvent loop time / solvent
 vectorized time (1 = the loops cost nothing over whole-array code); ``numba/loop`` = Numba loop
@@ -28,6 +28,7 @@ time / solvent loop time (> 1: solvent is faster on the same loop source).
 """
 import argparse
 import os
+import statistics
 import sys
 import time
 import warnings
@@ -41,7 +42,7 @@ sys.path.insert(0, HERE)
 import solvent  # noqa: E402
 import bench  # noqa: E402
 from bench import (array_arg_indices, copy_args, error_rec, fmt_ms, geomean,  # noqa: E402
-                   inplace_runner, measure, ratio)
+                   inplace_runner, measure_all, ratio)
 from solvent import corpus  # noqa: E402
 
 COLS = [("loop twin", 22), ("n", 6), ("numpy vec", 10), ("solvent vec", 12),
@@ -71,35 +72,29 @@ def bench_twin(k, size, repeat, numba, details):
     # the twin's arguments that hold the vectorized twin's arrays, in the vectorized order
     twin_idx = [k.twin_args.index(p) for p in vec_idx]
 
-    def run(label, make_runner, base, reference):
-        try:
-            rec, _ = measure(make_runner(), base, repeat, reference)
-        except Exception as e:  # noqa: BLE001 - a benchmark reports, never stops
-            rec = error_rec(e)
-        if rec["status"] == "mismatch":
-            details.append(f"{k.name} [{label}]: MISMATCH {rec['detail']}")
-        elif rec["status"] == "error":
-            details.append(f"{k.name} [{label}]: {rec['error']}")
-        return rec
-
     ref_args = copy_args(vargs)
     ret = vec.func(*ref_args)
     reference = (list(ret) if isinstance(ret, tuple) else [] if ret is None else [ret]) + \
         [ref_args[i] for i in vec_idx]
-    recs = {"numpy_vec": run("numpy vec", lambda: inplace_runner(vec.func, vec_idx), vargs, None)}
-    recs["solvent_vec"] = run("solvent vec", lambda: inplace_runner(solvent.jit(vec.func), vec_idx),
-                              vargs, reference)
     loop = solvent.jit(k.func)
-    recs["solvent_loop"] = run("solvent loop", lambda: inplace_runner(loop, twin_idx), args,
-                               reference)
+    entries = [("numpy_vec", lambda: inplace_runner(vec.func, vec_idx), vargs, None),
+               ("solvent_vec", lambda: inplace_runner(solvent.jit(vec.func), vec_idx), vargs,
+                reference),
+               ("solvent_loop", lambda: inplace_runner(loop, twin_idx), args, reference)]
+    if numba is not None and k.numba_ok:
+        entries.append(("numba_loop", lambda: inplace_runner(numba.njit(k.func), twin_idx),
+                        args, reference))
+    recs = measure_all(entries, repeat)
+    for label, rec in recs.items():
+        if rec["status"] == "mismatch":
+            details.append(f"{k.name} [{label.replace('_', ' ')}]: MISMATCH {rec['detail']}")
+        elif rec["status"] == "error":
+            details.append(f"{k.name} [{label.replace('_', ' ')}]: {rec['error']}")
     try:
         recs["picks"] = loop.compile(args).backend
     except Exception:  # noqa: BLE001
         recs["picks"] = "-"
-    recs["numba_loop"] = None
-    if numba is not None and k.numba_ok:
-        recs["numba_loop"] = run("numba loop", lambda: inplace_runner(numba.njit(k.func), twin_idx),
-                                 args, reference)
+    recs.setdefault("numba_loop", None)
     return recs
 
 
@@ -110,7 +105,10 @@ def main(argv=None):
     p.add_argument("--size-scale", type=float, default=1.0, help="multiply BENCH_SIZE by this")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="cpu: the process's CPU time (all its threads) instead of wall time")
+    p.add_argument("--stat", choices=("median", "min"), default="median",
+                   help="the statistic over the timed calls (min: on a shared, loaded machine)")
     a = p.parse_args(argv)
+    bench.TIMING["stat"] = {"median": statistics.median, "min": min}[a.stat]
     bench.TIMING["clock"] = {"wall": time.perf_counter, "cpu": time.process_time}[a.clock]
     twins = corpus.loop_twins()
     if a.kernels:
@@ -125,7 +123,7 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001
         numba = None
         print(f"NOTE: numba unavailable ({e})")
-    print(f"repeat={a.repeat} size-scale={a.size_scale} clock={a.clock}  (times: median ms; first calls in s; "
+    print(f"repeat={a.repeat} size-scale={a.size_scale} clock={a.clock}  (times: {a.stat} ms; first calls in s; "
           "loop/vec: solvent loop / solvent vectorized; numba/loop > 1: solvent faster)\n")
     header = _row([c for c, _ in COLS])
     print(header)
