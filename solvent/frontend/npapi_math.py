@@ -656,6 +656,8 @@ def _py_ctor(dt):
         if dt == "i64" and t.dtype[0] == "f":
             t = fe.ufunc(np.trunc, t)
             _check_fits_int64(fe, t)
+            return Tensor(fe.b.one("tensor.convert", t.v, dtype=dt, fits_checked=True),
+                          weak=True, deps=t.deps)
         return Tensor(fe.convert(t, dt).v, weak=True, deps=t.deps)
     return handler
 

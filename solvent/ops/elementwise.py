@@ -352,7 +352,12 @@ register(OpDef(
     name="tensor.convert",
     doc="x.astype(dtype) (C casting: float to int truncates toward zero); ``in_range = "
         "true`` (float to i64): a pass proved the operand inside int64's range, where a "
-        "backend may skip NumPy's handling of NaN and values out of range (it agrees there)",
+        "backend may skip NumPy's handling of NaN and values out of range (it agrees there); "
+        "``fits_checked = true`` (float to i64, Python's int()): a run-time check made just "
+        "before it tests that the operand fits int64. Backends still convert as NumPy does "
+        "(after a failed check the program runs on to its end, then raises), but a rewrite "
+        "may drop that handling from a float computed only from the result (float(int(t)), "
+        "which is discarded when the check fails)",
     infer=_convert_infer,
     elementwise=True,
 ), interp=_convert_interp, xla=_convert_xla)

@@ -106,11 +106,19 @@ class _Threader:
             ks.append(len(self.errors))
         loc = run[-1].loc
         oks = [op.operands[0] for op in run]
+        # a condition `c or x` whose `c` is another of the run's conditions holds wherever c
+        # does, so the conjunction needs only the others (c and (c or x) = c: int() of a
+        # float tests `fits or not isnan`, `fits or not isinf`, `fits`: all hold iff fits)
+        by = [_absorbed_by(ok, oks) for ok in oks]
+        kept = [ok for ok, c in zip(oks, by) if c is None]
+        tests = oks
+        if len(kept) == 1:   # which is read only where kept[0] fails: there `c or x` is x
+            tests = [_other(ok, c) if c is kept[0] else ok for ok, c in zip(oks, by)]
         which = self.const(out, ks[-1], CODE)
-        for ok, k in zip(reversed(oks[:-1]), reversed(ks[:-1])):
+        for ok, k in zip(reversed(tests[:-1]), reversed(ks[:-1])):
             which = self.emit(out, "tensor.select", [ok, which, self.const(out, k, CODE)], loc)
-        all_ok = oks[0]
-        for ok in oks[1:]:
+        all_ok = kept[0]
+        for ok in kept[1:]:
             all_ok = self.emit(out, "tensor.and", [all_ok, ok], loc)
         zero = self.const(out, 0, CODE)
         clean = self.emit(out, "tensor.eq", [code, zero], loc)
@@ -187,7 +195,9 @@ def _payload_free_run(ops: list, start: int) -> tuple[list, list, int]:
     sets the same code and payload. The ops between them read neither (only checks and
     prints do), so they may stay before it. One condition per run instead of one chain
     per check: a raised loop carries the code per element, where each check cost four ops
-    per step."""
+    per step. A condition ``c or x`` with ``c`` another condition of the run drops out of
+    the conjunction (it holds wherever ``c`` does); when one condition ``c`` is left, the
+    select reads ``x`` for ``c or x``, equal to it where the select is read (``c`` false)."""
     run, between, end, pending = [], [], start, []
     for k in range(start, len(ops)):
         op = ops[k]
@@ -202,6 +212,21 @@ def _payload_free_run(ops: list, start: int) -> tuple[list, list, int]:
         else:
             break
     return run, between, end
+
+
+def _absorbed_by(ok: Value, oks: list):
+    """The other condition ``c`` of ``oks`` when ``ok`` is ``c or x`` (either order)."""
+    o = ok.owner
+    if isinstance(o, Operation) and o.name == "tensor.or":
+        for c in o.operands:
+            if c is not ok and any(c is other for other in oks):
+                return c
+    return None
+
+
+def _other(ok: Value, c: Value) -> Value:
+    a, b = ok.owner.operands
+    return b if a is c else a
 
 
 def _has_checks_in(block: Block) -> bool:

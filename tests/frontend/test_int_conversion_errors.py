@@ -112,11 +112,12 @@ def two_ints_in_loop(x, y, out):
         out[i] = int(x[i]) - int(y[i])
 
 
-@pytest.mark.parametrize("backend", ["native"])   # the one whose test changed; compiles ~1 s
+@pytest.mark.parametrize("backend", ["native", "xla"])
 def test_in_a_loop_the_first_failing_conversion_is_the_one_raised(backend):
     """Each kind in a loop, and two failing conversions in one iteration: Python's first.
     (The native backend branches on the checks' conditions, not on the code they set:
-    backends/native/error_exit.failed_condition.)"""
+    backends/native/error_exit.failed_condition; XLA runs the raised loop, whose six checks
+    are one run with two conditions left in its conjunction, checks_to_values.)"""
     f = solvent.jit(two_ints_in_loop, backend=backend)
     why = {"nan": (ValueError, "float NaN"), "inf": (OverflowError, "float infinity"),
            "big": (OverflowError, "64-bit")}
@@ -145,7 +146,9 @@ def test_a_floors_checks_set_the_code_in_one_select_and_carry_no_payload():
     """math.floor's three checks (NaN, infinity, beyond int64) set the error code in one
     select (checks_to_values' runs), and the raised loop over j carries no per-element
     payload through the time loop (they have none: dce.forward_constant_carries); the kind
-    raised is still Python's."""
+    raised is still Python's. The run's conjunction is the fits-int64 test alone (the other
+    two are `fits or ...`: no `or` is left), and float(math.floor(t)) keeps no fallback for
+    values beyond int64 (no `abs`): there the check has failed."""
     from solvent.frontend.translator import translate
     from solvent.ir.printer import print_function
     from solvent.passes.pipeline import run_pipeline
@@ -159,13 +162,18 @@ def test_a_floors_checks_set_the_code_in_one_select_and_carry_no_payload():
              and op.results[0].type.dtype == "i32" and op.operands[2] in
              inner[0].regions[0].block.args]
     assert len(codes) == 1, text
-    f = solvent.jit(wrap_in_time_loop, backend="native")
-    want = np.zeros(3)
-    wrap_in_time_loop(3, x, want)
-    f(3, x, out)
-    assert np.array_equal(out, want)
-    for bad, err in [(np.nan, ValueError), (np.inf, OverflowError)]:
-        y, o = np.array([1.0, bad, np.nan]), np.full(3, 9.0)
-        with pytest.raises(err, match="NaN" if err is ValueError else "infinity"):
-            f(3, y, o)
-        assert (o == 9.0).all()
+    names = [op.name for op in inner[0].regions[0].block.ops]
+    assert "tensor.or" not in names and "tensor.abs" not in names, text
+    for backend in BACKENDS:
+        f = solvent.jit(wrap_in_time_loop, backend=backend)
+        want, out = np.zeros(3), np.zeros(3)
+        wrap_in_time_loop(3, x, want)
+        f(3, x, out)
+        assert np.array_equal(out, want), backend
+        for bad, err, msg in [(np.nan, ValueError, "NaN"), (np.inf, OverflowError, "infinity"),
+                              (-np.inf, OverflowError, "infinity"),
+                              (1e300, OverflowError, "64-bit")]:
+            y, o = np.array([1.0, bad, np.nan]), np.full(3, 9.0)
+            with pytest.raises(err, match=msg):
+                f(3, y, o)
+            assert (o == 9.0).all(), backend

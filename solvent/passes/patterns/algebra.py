@@ -155,9 +155,12 @@ def _int64_round_trip(op, rw):
         return False
     if t.type.dtype != op.result.type.dtype:
         t = rw.one("tensor.convert", t, dtype=op.result.type.dtype)
-    inside = rw.one("tensor.lt", rw.one("tensor.abs", t), rw.constant_like(t, 2.0 ** 63))
     zero = rw.constant_like(t, 0.0)   # -0.0 -> 0.0, as int64 does (XLA folds t + 0.0 to t)
     plain = rw.one("tensor.select", rw.one("tensor.eq", t, zero), zero, t)
+    if inner.attrs.get("fits_checked"):   # outside int64 a check has failed: no result kept
+        rw.replace_op(op, [plain])
+        return True
+    inside = rw.one("tensor.lt", rw.one("tensor.abs", t), rw.constant_like(t, 2.0 ** 63))
     rw.replace_op(op, [rw.one("tensor.select", inside, plain,
                               rw.constant_like(op.result, -2.0 ** 63))])
     return True
@@ -243,6 +246,23 @@ def _not_not(op, rw):
     if inner is None or inner.operands[0].type != op.result.type:
         return False
     rw.replace_op(op, [inner.operands[0]])
+    return True
+
+
+def _idempotent(op, rw):
+    x = op.operands[0]
+    if op.operands[1] is not x or x.type != op.result.type:
+        return False
+    rw.replace_op(op, [x])
+    return True
+
+
+def _select_not(op, rw):
+    c, a, b = op.operands
+    inner = defining(c, "tensor.not")
+    if inner is None or inner.operands[0].type != c.type:
+        return False
+    rw.replace_op(op, [rw.one("tensor.select", inner.operands[0], b, a)])
     return True
 
 
@@ -447,7 +467,10 @@ ALGEBRA = [
             "int64's minimum, which NumPy's cast gives on x86-64 (cvttsd2si; elsewhere the "
             "cast is platform-defined). It is Python's `2.0 * math.pi * math.floor(a)`, an "
             "int round trip that x86 without AVX-512 converts one element at a time, where "
-            "the select vectorizes (polar_helper_loops)",
+            "the select vectorizes (polar_helper_loops). When the inner conversion is "
+            "Python's int() (``fits_checked``: its check that t fits int64 comes first), "
+            "select(t == 0, 0.0, t): where t does not fit, the check has failed and the "
+            "function raises, whatever the value",
             sample=unary_chain(_round_trip_sample, "f64", rank=2)),
     Pattern("select-constant", "tensor.select", _select_constant,
             "select(True, a, b) -> a; select(False, a, b) -> b (same shape)",
@@ -481,6 +504,18 @@ ALGEBRA = [
     Pattern("not-not", "tensor.not", _not_not, "not(not(x)) -> x (booleans)",
             sample=unary_chain(lambda b, x: b.one("tensor.not", b.one("tensor.not", x)),
                                "i1", rank=2)),
+    *[Pattern(f"{name.split('.')[1]}-self", name, _idempotent,
+              f"x {sym} x -> x (booleans): two run-time checks of "
+              "one condition (math.cos and math.sin of one angle) made one conjunction of "
+              "it with itself",
+              sample=unary_chain(lambda b, x, name=name: b.one(name, x, x), dt, rank=2))
+      for name, sym, dt in (("tensor.and", "and", "i1"), ("tensor.or", "or", "i1"))],
+    Pattern("select-not", "tensor.select", _select_not,
+            "select(not c, a, b) -> select(c, b, a) (c boolean): the code of a failed check "
+            "picked by a condition written `not isnan(t)`",
+            sample=unary_chain(lambda b, x: b.one(
+                "tensor.select", b.one("tensor.not", b.one("tensor.gt", x, b.constant(
+                    0.0, "f64"))), x, b.one("tensor.neg", x)), "f64", rank=2)),
     Pattern("eq-self", "tensor.eq", _eq_self,
             "x == x -> True for integers and booleans (floats: NaN == NaN is False); the "
             "run-time checks compare an error code with itself where it is a constant",
