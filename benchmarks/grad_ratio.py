@@ -260,10 +260,12 @@ def main():
             mutated = [i for i, (a, b) in enumerate(zip(args, after))
                        if isinstance(a, np.ndarray) and not np.array_equal(a, b)]
             rng = np.random.default_rng(1)
-            ret_ws = [rng.standard_normal(np.shape(x))
+            # the weights in each output's dtype, as a cotangent is (jax.vjp requires it):
+            # float64 weights of a float32 output were converted on every vjp_fn call
+            ret_ws = [rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype)
                       if x is not None and np.asarray(x).dtype.kind == "f" else None
                       for x in _leaves(ref)]
-            mut_ws = [rng.standard_normal(args[i].shape) for i in mutated]
+            mut_ws = [rng.standard_normal(args[i].shape).astype(args[i].dtype) for i in mutated]
             if not any(w is not None for w in ret_ws) and not mut_ws:
                 refused.append((k.name, "no float output"))
                 continue
