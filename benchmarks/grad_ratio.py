@@ -9,8 +9,8 @@ Usage::
 
 For each corpus kernel, arguments are built at ``BENCH_SIZE * size-scale`` (rounded, at least
 the kernel's largest test size). The loss is a fixed random linear functional of the
-outputs (returned float values and the final values of mutated arguments), differentiated
-with respect to every float argument.
+outputs (returned float values and the final values of mutated arguments; its weights, the
+cotangents, in each output's dtype), differentiated with respect to every float argument.
 
 * primal: ``solvent.jit(kernel)``; on fresh copies made before each call (not timed) when
   the kernel writes into its arguments.

@@ -20,7 +20,8 @@ gets fresh copies (copying is not timed). Columns:
 Times are medians (``--stat min``: the least) of N calls (with ``--clock cpu``: of the
 process's CPU time, summed over its threads, which a loaded machine disturbs less; first
 calls then count CPU time too) after a first call, the competitors' calls interleaved round
-by round (``bench.measure_all``); the first call of the loop twin (translation + compilation + one run) is listed separately for solvent and Numba.
+by round (``bench.measure_all``); the first call of the loop twin (translation +
+compilation + one run) is listed separately for solvent and Numba.
 Every first call's results are compared with the reference (``bench.compare``); a difference
 prints MISMATCH instead of a time. Ratios: ``loop/vec`` = solvent loop time / solvent
 vectorized time (1 = the loops cost nothing over whole-array code); ``numba/loop`` = Numba loop
