@@ -59,7 +59,6 @@ from .error_slots import error_slots
 from .reductions import dead_slot, loop_reduction, reduction_kind, rounding_note
 
 INDEPENDENT, REDUCTION, CARRIED = "independent", "reduction", "carried"
-_STRUCTURAL = {"loop.for", "loop.while", "loop.if", "loop.yield", "loop.condition"}
 
 
 @dataclass
@@ -342,7 +341,7 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
     block = loop.regions[0].block
     for op in block.walk():
         opdef = REGISTRY.get(op.name)
-        if op.name not in _STRUCTURAL and (opdef is None or not opdef.pure):
+        if opdef is None or not (opdef.pure or opdef.structural):
             return LoopReport(loop, var, line, CARRIED, f"unknown: {op.name} has side effects")
     _, _, step = info.loop_bounds(loop)
     if step is None:

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
+from ..ops.elementwise import INT64_END
 from ..ops.reductions import reduced_shape
 from .npapi_creation import (_transpose as nd_transpose, implements, python_result,
                              reshape_value, static_dtype)
@@ -662,9 +663,6 @@ def _py_ctor(dt):
     return handler
 
 
-_INT64_END = 9.223372036854775808e18   # 2**63, exact in float32 and float64
-
-
 def _check_fits_int64(fe, t) -> None:
     """Python's errors for int() of a float that is NaN or infinite (int(), math.floor...
     gave int64's minimum before: a silent wrong answer), and an OverflowError for a finite
@@ -675,8 +673,8 @@ def _check_fits_int64(fe, t) -> None:
     ``not fits``. The native backend branches on the disjunction of the failed conditions
     (error_exit.failed_condition), ``(not fits and isnan) or ... or not fits``, which LLVM
     reduces to ``not fits``; NaN and infinity are told apart only where it failed."""
-    fits = fe.ufunc(np.logical_and, fe.ufunc(np.greater_equal, t, Const(-_INT64_END)),
-                    fe.ufunc(np.less, t, Const(_INT64_END)))
+    fits = fe.ufunc(np.logical_and, fe.ufunc(np.greater_equal, t, Const(-INT64_END)),
+                    fe.ufunc(np.less, t, Const(INT64_END)))
     fe.check(fe.ufunc(np.logical_or, fits, fe.ufunc(np.logical_not, fe.ufunc(np.isnan, t))),
              "ValueError", "cannot convert float NaN to integer")
     fe.check(fe.ufunc(np.logical_or, fits, fe.ufunc(np.logical_not, fe.ufunc(np.isinf, t))),

@@ -81,6 +81,12 @@ class OpDef:
         """Ends a region; its operands are the region's results."""
         return self.level == "terminator"
 
+    @property
+    def structural(self) -> bool:
+        """Control flow or a region's terminator: it does what the ops in its regions do
+        (it computes a pure function of its operands when they all are pure)."""
+        return self.level in ("control", "terminator")
+
 
 REGISTRY: dict[str, OpDef] = {}
 # backend name -> op name -> rule (op, operand values, ctx) -> result values

@@ -304,6 +304,11 @@ register(OpDef(
 ), interp=lambda op, args, ctx: [np.where(*args)], xla=lambda op, args, ctx: [jnp.where(*args)])
 
 
+# 2**63, exact in float32 and float64: a float t converts to int64 exactly when
+# -INT64_END <= t < INT64_END (the frontend's check of Python's int(), the passes reading it)
+INT64_END = 9.223372036854775808e18
+
+
 def _convert_infer(types, attrs):
     expect(len(types) == 1 and isinstance(types[0], TensorType), "tensor.convert takes a tensor")
     return [TensorType(types[0].shape, attrs["dtype"])]

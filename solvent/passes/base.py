@@ -48,6 +48,26 @@ class Pass:
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in opts.items())})"
 
 
+@dataclasses.dataclass(frozen=True)
+class OffByDefault:
+    enabled: bool = False   # a backend turns it on (its ``pass_defaults``)
+
+
+class BackendPass(Pass):
+    """A pass off unless a backend's ``pass_defaults`` turn it on. ``transform(fn)`` changes
+    ``fn`` in place and returns how many places it changed; none leaves the pass ``idle``,
+    which automatic choice reads (runtime.jit: a backend's options that changed nothing
+    need no second build)."""
+    Options: ClassVar[type] = OffByDefault
+
+    def transform(self, fn: Function) -> int:
+        raise NotImplementedError
+
+    def run(self, fn: Function) -> Function:
+        self.idle = not self.options.enabled or not self.transform(fn)
+        return fn
+
+
 class RulesPass(Pass):
     """A pass that applies one rule set (``rules``: pattern records, each stating its
     identity) to a fixpoint with ``ir.rewrite.apply_patterns``."""

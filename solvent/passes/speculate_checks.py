@@ -41,18 +41,16 @@ points: 0.42 ms speculated against 0.29 ms raised). The native backend turns it 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..ir.core import Block, Function, Operation, Region, clone_op
 from ..ir.registry import get
 from ..ir.rewrite import constant_value
 from ..ir.types import np_dtype
+from ..ops.elementwise import INT64_END
 from ..ops.indexspec import speculated_attrs
-from .base import Pass
+from .base import BackendPass
 from .licm import _defined_inside
 from .version_checks import _LOOPS, I1, versioned
-
-_INT64_END = 2.0 ** 63
 
 # the check-only pass reads its arrays once more: beyond this many bytes they no longer stay
 # in cache for the loop that follows, which then streams them from memory a second time
@@ -95,8 +93,8 @@ def _fits_int64(cond):
     ge, lt = parts
     v = ge.operands[0]
     if lt.operands[0] is not v or v.type.dtype not in ("f32", "f64") or \
-            constant_value(ge.operands[1]) != -_INT64_END or \
-            constant_value(lt.operands[1]) != _INT64_END:
+            constant_value(ge.operands[1]) != -INT64_END or \
+            constant_value(lt.operands[1]) != INT64_END:
         return None
     return v
 
@@ -167,21 +165,18 @@ def _speculate(loop: Operation) -> bool:
     return True
 
 
+def _speculate_all(fn: Function) -> int:
+    """Speculate every loop not nested in another one (module docstring); how many."""
+    return sum(_speculate(op) for op in list(fn.body.ops) if op.name == "loop.for")
+
+
 def speculate_checks(fn: Function) -> Function:
-    for op in list(fn.body.ops):   # loops not nested in another one (module docstring)
-        if op.name == "loop.for":
-            _speculate(op)
+    _speculate_all(fn)
     return fn
 
 
-@dataclass(frozen=True)
-class SpeculateChecksOptions:
-    enabled: bool = False   # the native backend sets it (pass_defaults)
-
-
-class SpeculateChecks(Pass):
+class SpeculateChecks(BackendPass):
     name = "speculate_checks"
-    Options = SpeculateChecksOptions
 
-    def run(self, fn: Function) -> Function:
-        return speculate_checks(fn) if self.options.enabled else fn
+    def transform(self, fn: Function) -> int:
+        return _speculate_all(fn)

@@ -26,12 +26,10 @@ The native backend turns it on (``NativeBackend.pass_defaults``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..ir.core import Block, Function, Operation, Region, clone_op
 from ..ir.registry import get
 from ..ir.types import TensorType
-from .base import Pass
+from .base import BackendPass
 from .licm import _defined_inside
 
 I64 = TensorType((), "i64")
@@ -200,14 +198,8 @@ def version_checks(fn: Function) -> Function:
     return fn
 
 
-@dataclass(frozen=True)
-class VersionChecksOptions:
-    enabled: bool = False   # the native backend sets it (pass_defaults)
-
-
-class VersionChecks(Pass):
+class VersionChecks(BackendPass):
     name = "version_checks"
-    Options = VersionChecksOptions
 
-    def run(self, fn: Function) -> Function:
-        return version_checks(fn) if self.options.enabled else fn
+    def transform(self, fn: Function) -> int:
+        return each_for_loop(fn.body, _version)

@@ -475,3 +475,45 @@ def test_a_native_pick_compiles_the_program_native_compiles():
     assert print_function(auto.fn) == print_function(native.fn)
     text = solvent.jit(m.kernel).explain(*args)
     assert text.count("## after version_checks\n") == 1
+
+
+def test_a_native_pick_whose_loops_have_no_checks_left_is_not_built_twice(monkeypatch):
+    """When the native backend's own passes (version_checks, speculate_checks) find nothing
+    to do, the program the shared options built is native's: the rest of the pipeline does
+    not run again, and explain shows no stage for those passes. Called as a stranger would:
+    the step count first, then a Fortran-ordered matrix; and with a sample, as the
+    histogram's math.floor is, that its speculated checks must see (built again)."""
+    from solvent.corpus import histogram_loops
+    from solvent.ir.printer import print_function
+    from solvent.runtime import jit as jit_module
+
+    def sweeps(steps, A):
+        n = A.shape[0]
+        for t in range(steps):
+            for i in range(1, n - 1):
+                A[i, 1:-1] = 0.5 * A[i, 1:-1] + 0.25 * (A[i - 1, 1:-1] + A[i + 1, 1:-1])
+        return A
+
+    built = []
+    tail = jit_module.JitFunction._tail
+
+    def spy(self, *a):
+        out = tail(self, *a)
+        built.append(out is not None)
+        return out
+    monkeypatch.setattr(jit_module.JitFunction, "_tail", spy)
+    A = np.asfortranarray(np.random.default_rng(0).random((6, 5)))
+    auto = solvent.jit(sweeps).compile((3, A))
+    native = solvent.jit(sweeps, backend="native").compile((3, A))
+    assert auto.backend == "native" and built == [False]
+    assert print_function(auto.fn) == print_function(native.fn)
+    text = solvent.jit(sweeps).explain(3, A)
+    assert "## after version_checks" not in text and "## after speculate_checks" not in text
+    want = sweeps(3, A.copy())
+    np.testing.assert_allclose(solvent.jit(sweeps)(3, A.copy()), want, rtol=1e-14)
+    built.clear()
+    args = histogram_loops.make_args(histogram_loops.SIZES[-1], np.random.default_rng(0))
+    auto = solvent.jit(histogram_loops.kernel).compile(args)
+    native = solvent.jit(histogram_loops.kernel, backend="native").compile(args)
+    assert auto.backend == "native" and built == [True]
+    assert print_function(auto.fn) == print_function(native.fn)

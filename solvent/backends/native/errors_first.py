@@ -13,8 +13,8 @@ the native code returns as soon as the code is known nonzero (``Ctx.lower_block`
 ``error_exit.return_if_failed``). A failing call then returns before it wrote anything, and
 the executable needs no backup (``decided_before_writes``).
 
-Identity: the body's ops are pure tensor ops (checks are values), or ``loop.for`` and
-``loop.if`` holding only such ops, so any order in which every
+Identity: the body's ops are pure tensor ops (checks are values), or control flow holding
+only such ops, so any order in which every
 op comes after the ops defining its operands computes the same values. The order kept is:
 every op that neither computes a written-back value (transitively) nor reads one, in its
 program order, then those, in theirs; the ops the error code and payload are computed from
@@ -52,11 +52,6 @@ def _slice(values, block: Block) -> set[int]:
     return seen
 
 
-# control ops that compute pure functions of their operands when every op inside them is
-# pure (a loop.if of speculate_checks' check-only pass and its two copies of a loop)
-_PURE_IF_BODY = frozenset({"loop.if", "loop.for", "loop.yield"})
-
-
 def sink_writebacks(fn: Function) -> bool:
     """Reorder ``fn``'s body as the module doc says; returns whether anything moved."""
     if not fn.errors:
@@ -68,8 +63,9 @@ def sink_writebacks(fn: Function) -> bool:
     if len(rets) < 2 or not back:
         return False
     ops = block.ops[:-1]
-    if any(not get(o.name).pure and o.name not in _PURE_IF_BODY
-           for op in ops for o in op.walk()):
+    # control flow counts as pure when every op inside it is (speculate_checks' loop.if of a
+    # loop's two copies): the walk sees those ops too
+    if any(not (d := get(o.name)).pure and not d.structural for op in ops for o in op.walk()):
         return False
     needed = _slice(rets[-2:], block)
     sunk = _slice(back, block) - needed

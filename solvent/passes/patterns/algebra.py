@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ...ir.rewrite import Pattern, constant_value, defining
+from ...ops.elementwise import INT64_END
 from ._samples import binary_with_constant, unary_chain
 from .shapes import operand_if_same_type
 
@@ -160,9 +161,9 @@ def _int64_round_trip(op, rw):
     if inner.attrs.get("fits_checked"):   # outside int64 a check has failed: no result kept
         rw.replace_op(op, [plain])
         return True
-    inside = rw.one("tensor.lt", rw.one("tensor.abs", t), rw.constant_like(t, 2.0 ** 63))
+    inside = rw.one("tensor.lt", rw.one("tensor.abs", t), rw.constant_like(t, INT64_END))
     rw.replace_op(op, [rw.one("tensor.select", inside, plain,
-                              rw.constant_like(op.result, -2.0 ** 63))])
+                              rw.constant_like(op.result, -INT64_END))])
     return True
 
 
