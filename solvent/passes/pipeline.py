@@ -21,6 +21,7 @@ from .canonicalize import Canonicalize
 from .checks_to_values import ChecksToValues
 from .cse import CSE
 from .dce import DCE
+from .flag_checks import FlagChecks
 from .forward_slots import ForwardSlots
 from .functionalize import Functionalize
 from .gradient_rules import GradientRules
@@ -52,6 +53,7 @@ from .version_checks import VersionChecks
 # carries none;
 # the parallel marks go on last, on the loops the backends will see
 ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, SpeculateChecks,
+         FlagChecks,
          ChecksToValues, Canonicalize, CSE, IfToSelect,
          LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
          MarkParallel]

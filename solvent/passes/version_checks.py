@@ -166,18 +166,25 @@ def versioned(loop: Operation, ok, checks: list) -> dict:
     copies = dict(zip(loop.walk(), clean.walk()))
     for c in checks:
         copies[c].erase()
+    or_as_it_was(loop, ok, [clean], list(clean.results))
+    return copies
+
+
+def or_as_it_was(loop: Operation, ok, then_ops: list, then_values: list) -> None:
+    """``loop.if ok { then_ops; yield then_values } else { loop as it was }`` in ``loop``'s
+    place (``then_values`` stand for ``loop``'s results)."""
     branch = Operation("loop.if", [ok], [r.type for r in loop.results], {},
                        [Region(Block()), Region(Block())], loop.loc)
     loop.parent.insert_before(loop, branch)
     for r, n in zip(loop.results, branch.results):
         r.replace_all_uses_with(n)
     then, other = branch.regions[0].block, branch.regions[1].block
-    then.append(clean)
-    then.append(Operation("loop.yield", list(clean.results), [], {}, None, loop.loc))
+    for o in then_ops:
+        then.append(o)
+    then.append(Operation("loop.yield", then_values, [], {}, None, loop.loc))
     loop._detach()
     other.append(loop)
     other.append(Operation("loop.yield", list(loop.results), [], {}, None, loop.loc))
-    return copies
 
 
 def each_for_loop(block: Block, transform) -> int:

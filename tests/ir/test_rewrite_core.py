@@ -119,9 +119,10 @@ def test_constant_value_sees_through_broadcasts():
 
 def test_pass_options_are_typed_and_the_pipeline_is_built_in_one_place():
     passes = build_pipeline({"if_to_select": {"max_ops": 8}})
-    assert [p.name for p in passes][:7] == ["lower_barriers", "functionalize", "prove_checks",
+    assert [p.name for p in passes][:8] == ["lower_barriers", "functionalize", "prove_checks",
                                             "hoist_checks", "version_checks",
-                                            "speculate_checks", "checks_to_values"]
+                                            "speculate_checks", "flag_checks",
+                                            "checks_to_values"]
     ifs = [p for p in passes if p.name == "if_to_select"][0]
     assert ifs.options.max_ops == 8 and "max_ops=8" in repr(ifs)
     with pytest.raises(TypeError, match="no option 'nope'"):

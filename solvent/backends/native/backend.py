@@ -79,6 +79,7 @@ class NativeBackend(Backend):
     # a parallel loop over rows, its rows raised; jacobi_2d_loops 2.4 -> 1.5-1.7 ms, jacobi_1d_loops
     # 2.6-3.0 -> 1.7-1.9 ms on 2 cores)
     pass_defaults = {"version_checks": {"enabled": True}, "speculate_checks": {"enabled": True},
+                     "flag_checks": {"enabled": True},
                      "raise_loops": {"masked_under_carried": False,
                                      "strided_interchange": False, "data_gathers": False,
                                      "sweep_min_work": threads.DEFAULT_THRESHOLD}}
