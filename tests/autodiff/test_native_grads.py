@@ -71,9 +71,13 @@ def diagonal_trace_plus(a):
 
 
 @pytest.mark.parametrize("backend", ["interp", "native", "xla"])
-def test_gather_cotangent_scatters_into_the_other_cotangent(backend):
+def test_gather_cotangent_scatters_into_the_other_cotangent(backend, monkeypatch):
     """The diagonal's cotangent is scattered into the broadcast's cotangent (one pass over
-    the few slots), not into a zero matrix then added (two more passes over the matrix)."""
+    the few slots), not into a zero matrix then added (two more passes over the matrix).
+    (Natively the loop raised by the default pipeline: the natively raised one keeps it a
+    loop, which then has no gather.)"""
+    from solvent.autodiff import api
+    monkeypatch.setattr(api, "NATIVE_RAISING_TAPE", None)
     a = np.random.default_rng(5).standard_normal((4, 4))
     grad = solvent.grad(diagonal_trace_plus, backend=backend)
     np.testing.assert_allclose(grad(a), fd_grad(diagonal_trace_plus, (a,), 0), rtol=1e-6,
@@ -125,3 +129,55 @@ def test_native_gradient_keeps_large_temporaries_between_calls():
     for x in xs + xs[:1]:
         for a, b in zip(gn(x, 0.3), gi(x, 0.3)):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def _loops(fn) -> int:
+    return sum(op.name == "loop.for" for op in fn.walk())
+
+
+def _levinson_args(n):
+    from solvent.corpus import levinson
+    return levinson, levinson.make_args(n, np.random.default_rng(n))
+
+
+@pytest.mark.parametrize("n", [2, 5, 12])
+def test_a_gradient_of_the_natively_raised_primal_where_its_tape_stays_small(n, monkeypatch):
+    """levinson's triangular loops stay exact-trip loops natively (not masked full-length
+    vectors): its gradient is differentiated from that primal, whose tape grows by 1.3%, and
+    matches the default gradient, finite differences and the interpreter's."""
+    from solvent.autodiff import api
+    mod, args = _levinson_args(n)
+    g = api.Gradient(mod.kernel, args, (0,))
+    if n > 2:
+        assert g.backend == "native"
+    with monkeypatch.context() as m:
+        m.setattr(api, "NATIVE_RAISING_TAPE", None)   # the default gradient only
+        d = api.Gradient(mod.kernel, args, (0,))
+    if n > 2:
+        assert _loops(g.primal) > _loops(d.primal)   # the inner loops kept
+        assert g.report["tape_bytes"] <= api.NATIVE_RAISING_TAPE * d.report["tape_bytes"]
+
+    def loss(r, a, tmp):
+        return mod.kernel(r, a, tmp)
+
+    r = args[0]
+    want = fd_grad(lambda rr: mod.kernel(rr, args[1].copy(), args[2].copy()), (r,), 0)
+    got = solvent.grad(loss, 0)(*[x.copy() for x in args])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    interp = solvent.grad(loss, 0, backend="interp")(*[x.copy() for x in args])
+    np.testing.assert_allclose(got, interp, rtol=1e-10, atol=1e-12)
+
+
+def test_the_default_gradient_where_the_natively_raised_tape_would_grow(monkeypatch):
+    """lu_nopivot natively keeps its elimination loops, which update the matrix element by
+    element: differentiated, the tape would hold the matrix once per inner trip (57x);
+    the default primal (masked raising) is differentiated instead."""
+    from solvent.autodiff import api
+    from solvent.corpus import lu_nopivot
+    args = lu_nopivot.make_args(12, np.random.default_rng(0))
+    g = api.Gradient(lu_nopivot.kernel, args, (0,))
+    with monkeypatch.context() as m:
+        m.setattr(api, "NATIVE_RAISING_TAPE", 1e9)   # always the natively raised one
+        n = api.Gradient(lu_nopivot.kernel, args, (0,))
+    assert n.report["tape_bytes"] > api.NATIVE_RAISING_TAPE * g.report["tape_bytes"]
+    assert _loops(n.primal) > _loops(g.primal)
