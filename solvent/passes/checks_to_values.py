@@ -109,7 +109,7 @@ class _Threader:
         # a condition `c or x` whose `c` is another of the run's conditions holds wherever c
         # does, so the conjunction needs only the others (c and (c or x) = c: int() of a
         # float tests `fits or not isnan`, `fits or not isinf`, `fits`: all hold iff fits)
-        by = [_absorbed_by(ok, oks) for ok in oks]
+        by = [absorbed_by(ok, oks) for ok in oks]
         kept = [ok for ok, c in zip(oks, by) if c is None]
         tests = oks
         if len(kept) == 1:   # which is read only where kept[0] fails: there `c or x` is x
@@ -214,7 +214,7 @@ def _payload_free_run(ops: list, start: int) -> tuple[list, list, int]:
     return run, between, end
 
 
-def _absorbed_by(ok: Value, oks: list):
+def absorbed_by(ok: Value, oks: list):
     """The other condition ``c`` of ``oks`` when ``ok`` is ``c or x`` (either order)."""
     o = ok.owner
     if isinstance(o, Operation) and o.name == "tensor.or":

@@ -50,7 +50,7 @@ from ..ir.core import Block, Function, Operation, Value, clone_op
 from ..ir.registry import get
 from ..ops.indexspec import speculated_attrs
 from .base import BackendPass
-from .checks_to_values import _absorbed_by
+from .checks_to_values import absorbed_by
 from .version_checks import I1, each_for_loop, or_as_it_was
 
 _THREAD = ("loop.for", "loop.if")
@@ -122,7 +122,7 @@ def _thread(block: Block, ok: Value) -> Value:
         if op.name == "error.check":
             cond = op.operands[0]
             # c and (c or x) is c; c and c is c
-            if _absorbed_by(cond, conds) is None and cond not in seen:
+            if absorbed_by(cond, conds) is None and cond not in seen:
                 seen.add(cond)
                 ok = _and(ok, cond, op)
             op.erase()

@@ -145,6 +145,11 @@ def test_the_clean_copy_holds_none_of_the_checks():
     pre = next(op for op in fn.body.ops if op.name == "loop.for")
     assert [r.type.dtype for r in pre.results] == ["i1"]
     assert not any(op.name == "error.check" for op in pre.walk())
+    # int()'s three conditions (fits or not NaN, fits or not infinite, fits): one and
+    body = pre.regions[0].block
+    last = body.terminator.operands[0].owner
+    assert last.name == "tensor.and" and last.operands[0] is body.args[1]
+    assert last.operands[1].owner.name == "tensor.and"     # ge and lt: fits int64
     branch = next(op for op in fn.body.ops if op.name == "loop.if")
     assert branch.operands[0] is pre.results[0]
     clean, checked = ([op for op in r.block.ops if op.name == "loop.for"][0]
