@@ -39,6 +39,7 @@ from .raising.raise_loops import RaiseLoops
 from .sink_updates import SinkUpdates
 from .undo_writes import UndoWrites
 from .speculate_checks import SpeculateChecks
+from .split_products_native import SplitProductsNative
 from .version_checks import VersionChecks
 
 # the order: barriers (solvent/simt) lowered first, on the array level, then functionalize
@@ -51,12 +52,14 @@ from .version_checks import VersionChecks
 # time step natively, native 31.8 -> ~21 ms, CPU, loaded host);
 # versioning and speculation (native only) before the checks become values: the clean copy
 # carries none;
+# natively, products over a concatenation that raising made are split whatever their depth
+# (split_products_native), before the last cleanup;
 # the parallel marks go on last, on the loops the backends will see
 ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, SpeculateChecks,
          FlagChecks,
          ChecksToValues, Canonicalize, CSE, IfToSelect,
-         LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts, CSE, Canonicalize, DCE,
-         MarkParallel]
+         LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts,
+         SplitProductsNative, CSE, Canonicalize, DCE, MarkParallel]
 
 
 # a gradient program (autodiff.api), after ``transform.vjp_function`` made it from the

@@ -15,6 +15,7 @@ from solvent.ir.types import np_dtype
 from solvent.ir.verifier import verify
 from solvent.passes.patterns import ALL
 from solvent.passes.patterns.algebra import GRADIENT_ONLY
+from solvent.passes.patterns.split_products import NATIVE_SPLIT
 from solvent.passes.patterns.updates import SINK_UPDATES
 from solvent.passes.patterns.window_chains import WINDOW_CHAINS
 from solvent.passes.patterns._samples import unary_chain
@@ -66,7 +67,7 @@ def _same(a, b):
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("pattern", ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS +
-                         REREAD_UPDATES, ids=lambda p: p.name)
+                         REREAD_UPDATES + NATIVE_SPLIT, ids=lambda p: p.name)
 def test_pattern_fires_and_keeps_results(pattern, shape):
     assert pattern.doc and pattern.sample is not None, f"{pattern.name}: identity and sample"
     fired, results = validate(pattern, shape)
@@ -96,7 +97,7 @@ def test_a_wrong_pattern_is_caught():
 def test_pattern_names_are_unique_and_rows_compose():
     from solvent.passes.patterns import (ALGEBRA, MASKS, PRODUCTS, READ_AFTER_UPDATE, SHAPES,
                                          SPLIT_PRODUCTS)
-    names = [p.name for p in ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS]
+    names = [p.name for p in ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS + NATIVE_SPLIT]
     assert len(names) == len(set(names))
     assert ALL == ALGEBRA + SHAPES + READ_AFTER_UPDATE + PRODUCTS + SPLIT_PRODUCTS + MASKS
 

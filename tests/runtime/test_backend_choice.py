@@ -15,8 +15,11 @@ from solvent.backends.choice import (DOT_SHARE, GEMM_MIN_MADDS, SMALL_WORK, STEP
 
 def _ir(fn, *args):
     """The program automatic choice decides on (raising with the shared options: a native
-    pick would build it again without raising gathers of data)."""
-    return solvent.jit(fn, passes={"raise_loops": {"data_gathers": True}}).compile(args).fn
+    pick would build it again without raising gathers of data, and with products over
+    concatenations split: split_products_native)."""
+    return solvent.jit(fn, passes={"raise_loops": {"data_gathers": True},
+                                   "split_products_native": {"enabled": False}}
+                       ).compile(args).fn
 
 
 @pytest.fixture

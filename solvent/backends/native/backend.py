@@ -80,6 +80,7 @@ class NativeBackend(Backend):
     # 2.6-3.0 -> 1.7-1.9 ms on 2 cores)
     pass_defaults = {"version_checks": {"enabled": True}, "speculate_checks": {"enabled": True},
                      "flag_checks": {"enabled": True},
+                     "split_products_native": {"enabled": True},
                      "raise_loops": {"masked_under_carried": False,
                                      "strided_interchange": False, "data_gathers": False,
                                      "sweep_min_work": threads.DEFAULT_THRESHOLD}}

@@ -161,6 +161,39 @@ _ARITH = frozenset({"tensor.add", "tensor.sub", "tensor.mul", "tensor.neg", "ten
                     "tensor.gt", "tensor.abs"})
 
 
+# a sum of at least this many gemm products (``p1 + p2 + ... + pn``: split_products_native's
+# pieces, or written so) is neither fused into its consumer nor a multi-output group's member:
+# each add is computed at its place, where accumulate_products makes its product one gemm with
+# beta = 1 into the running sum's buffer. Fused, every product wrote a temporary the size of
+# the result and the consumer read them all: seven 32 x 16 @ 16 x 19994 products written
+# straight (notes/s23/onedot.py) 9.6 -> 5.0 ms, NumPy 8.2 (one thread, CPU time)
+SUM_OF_PRODUCTS = 2
+
+
+def sum_of_products(op: Operation) -> int:
+    """How many gemm products (accumulate_products.gemm_once, each read only here) the chain
+    of adds ending at ``op`` sums, 0 when ``op`` is not such an add."""
+    from .accumulate_products import gemm_once
+    if op.name != "tensor.add":
+        return 0
+    n = 0
+    for v in op.operands:
+        o = v.owner
+        if not isinstance(o, Operation) or v.type != op.results[0].type or \
+                len(v.live_uses()) != 1:
+            return 0
+        if o.name == "tensor.dot_general" and gemm_once(o):
+            n += 1
+        elif o.name == "tensor.add":
+            k = sum_of_products(o)
+            if not k:
+                return 0
+            n += k
+        else:
+            return 0
+    return n
+
+
 class Plan:
     def __init__(self, fn: Function, recompute: int = 0, multi_output: bool = True):
         """``recompute``: the most ``_ARITH`` ops of a value computed again in each of
@@ -455,6 +488,8 @@ class Plan:
             if op.name not in ELEMENTWISE and op.name not in ("tensor.slice", "tensor.iota") \
                     and not pointwise_gather(op) and not self._view_reshape(op):
                 continue
+            if sum_of_products(op) >= SUM_OF_PRODUCTS:
+                continue   # summed into one buffer by gemm instead (accumulate_products)
             r = op.results[0]
             # the buffers the fused computation reads: at its own index (an elementwise
             # operand of its full shape: ``aligned``) or at other indices (a slice, a

@@ -86,7 +86,10 @@ def _shape(op: Operation):
     if op.name == "tensor.pow" and r.type.dtype[0] != "f":
         return None   # a loop over the exponent's bits per element: it keeps LLVM from
         # vectorizing any loop it is in, so it gets its own
+    from .bufferize import SUM_OF_PRODUCTS, sum_of_products
     if op.name in ELEMENTWISE:
+        if sum_of_products(op) >= SUM_OF_PRODUCTS:
+            return None   # summed in place by gemm (bufferize.SUM_OF_PRODUCTS)
         t = r.type
     elif op.name in REDUCTIONS and op.operands[0].type.rank > 0 and r.type.static:
         t = op.operands[0].type

@@ -114,6 +114,53 @@ def _slice_drops_unit_dims(op, rw):
     return True
 
 
+def _inserted_unit_dims(shape_in, shape_out):
+    """Each way a reshape from ``shape_in`` to ``shape_out`` only puts in unit dims: the
+    positions of ``shape_out`` taken as the inserted ones (with 1s in both, more than one)."""
+    import itertools
+    extra = len(shape_out) - len(shape_in)
+    units = [d for d, n in enumerate(shape_out) if n == 1]
+    if extra <= 0:
+        return
+    for ins in itertools.combinations(units, extra):
+        if [n for d, n in enumerate(shape_out) if d not in ins] == list(shape_in):
+            yield list(ins)
+
+
+def slice_of_unit_reshape(op, rw):
+    """reshape(x, x's shape with unit dims put in)[spec] -> x[spec without the unit dims'
+    items], reshaped to the result's shape: the unit dims hold no elements of their own, so
+    the slice reads the same elements of x in the same order; the reshape goes outside,
+    where it meets another (a product's operand is then a window of x, read in place)."""
+    inner = defining(op.operands[0], "tensor.reshape")
+    spec = op.attrs["spec"]
+    if inner is None or len(op.operands) != 1 or len(spec) != inner.result.type.rank or \
+            any(it[0] not in ("s", "c") for it in spec):
+        return False
+    x = inner.operands[0]
+    if not x.type.static:
+        return False
+    for inserted in _inserted_unit_dims(x.type.shape, inner.result.type.shape):
+        if any(spec[d] not in (["s", 0, 1, 1], ["c", 0]) for d in inserted):
+            continue
+        kept = [it for d, it in enumerate(spec) if d not in inserted]
+        if not kept:
+            return False
+        v = rw.one("tensor.slice", x, spec=kept)
+        if v.type.shape != op.result.type.shape:
+            v = rw.one("tensor.reshape", v, shape=list(op.result.type.shape))
+        rw.replace_op(op, [v])
+        return True
+    return False
+
+
+def window_of_unit_reshape(b, x):
+    """x [m, n] put into [m, 1, n], its columns 1..n read as [m, 1, n - 1]."""
+    m, n = x.type.shape
+    y = b.one("tensor.reshape", x, shape=[m, 1, n])
+    return b.one("tensor.slice", y, spec=[["s", 0, m, 1], ["s", 0, 1, 1], ["s", min(1, n), n, 1]])
+
+
 def _element_of_elementwise(op, rw):
     """f(x, y, ..)[e] -> f(x[e], y[e], ..) for an elementwise f and one element ``e``
     (every spec item an index): the element computed alone, so ``f``'s array is not kept

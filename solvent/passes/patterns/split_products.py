@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ...ir.rewrite import Pattern, defining
 from ._samples import unary_chain
+from .shapes import slice_of_unit_reshape, window_of_unit_reshape
 
 MAX_PIECES = 16
 # the least number of multiply-adds per result element in each piece's product: below it the
@@ -59,7 +60,7 @@ def _piece_product(rw, op, side, a, piece, lax_, sax, off, n):
     return rw.one("tensor.dot_general", *xs, **attrs)
 
 
-def _split_over_concatenation(op, rw):
+def _split_over_concatenation(op, rw, min_depth: int = MIN_PIECE_DEPTH):
     for side, key, other in ((1, "rhs", "lhs"), (0, "lhs", "rhs")):
         cat = defining(op.operands[side], "tensor.concatenate")
         if cat is None or len(cat.operands) > MAX_PIECES or \
@@ -77,7 +78,7 @@ def _split_over_concatenation(op, rw):
         depth = 1
         for d in contract:
             depth *= shape[d] if d != sax else min(lens)
-        if depth < MIN_PIECE_DEPTH:
+        if depth < min_depth:
             continue
         a = op.operands[1 - side]
         if not a.type.static:
@@ -121,4 +122,44 @@ SPLIT_PRODUCTS = [
             "16 pieces of at least 64 multiply-adds per result element, the concatenation "
             "read only here)",
             sample=unary_chain(_sample, "i64", rank=2)),
+]
+
+
+def _split_any_depth(op, rw):
+    return _split_over_concatenation(op, rw, 0)
+
+
+def _unit_windows(b, x):
+    """concatenate of x's windows [m, 1, n - 1] at offsets 0 and 1 along a unit axis (a
+    raised convolution's stack), contracted with x[:, :2] over both stacked axes: pieces of
+    depth m, each a slice of a reshape that only inserts the unit axis."""
+    m, n = x.type.shape
+    y = b.one("tensor.reshape", x, shape=[m, 1, n])
+    k = max(n - 1, 0)
+    wins = [b.one("tensor.slice", y, spec=[["s", 0, m, 1], ["s", 0, 1, 1],
+                                           ["s", o, o + k, 1]]) for o in (0, 1)]
+    cat = b.one("tensor.concatenate", *wins, axis=1)
+    w = b.one("tensor.slice", x, spec=[["s", 0, m, 1], ["s", 0, min(2, n), 1]])
+    w = b.one("tensor.broadcast_to", b.one("tensor.reshape", b.one("tensor.slice", w, spec=[
+        ["s", 0, m, 1], ["s", 0, 1, 1]]), shape=[1, m, 1]), shape=[3, m, 2])
+    return b.one("tensor.dot_general", w, cat, lhs_batch=[], rhs_batch=[],
+                 lhs_contract=[1, 2], rhs_contract=[0, 1])
+
+
+# natively only (passes/split_products_native.py): the split whatever the pieces' depth, the
+# native backend summing the pieces' products in place (gemm, beta = 1 into one buffer:
+# accumulate_products, bufferize.SUM_OF_PRODUCTS), so no product streams the result through
+# memory again; and a piece that is a window of a unit-axis reshape read as a window of the
+# array itself, which BLAS reads in place
+NATIVE_SPLIT = [
+    Pattern("split-product-over-concatenation-any-depth", "tensor.dot_general",
+            _split_any_depth,
+            "dot_general(A, concatenate(B_0..B_m) along a contracted axis) -> sum_i "
+            "dot_general(A's rows of piece i, B_i), pieces of any depth (block product; the "
+            "sum regrouped)",
+            sample=unary_chain(_unit_windows, "i64", rank=2)),
+    Pattern("slice-of-unit-reshape", "tensor.slice", slice_of_unit_reshape,
+            "reshape(x, x's shape with 1s put in)[spec] -> reshape(x[spec without the 1s' "
+            "items], the result's shape)",
+            sample=unary_chain(window_of_unit_reshape, "f64", rank=2)),
 ]
