@@ -121,13 +121,14 @@ def _sample(b, x):
                  lhs_contract=[1, 2], rhs_contract=[0, 1])
 
 
+_BLOCK_PRODUCT = ("dot_general(A, concatenate(B_0..B_m) along a contracted axis) -> sum_i "
+                  "dot_general(A's rows of piece i, B_i) (block product; the sum regrouped; "
+                  "at most 16 pieces, the concatenation read only here")
+
 SPLIT_PRODUCTS = [
     Pattern("split-product-over-concatenation", "tensor.dot_general",
             _split_over_concatenation,
-            "dot_general(A, concatenate(B_0..B_m) along a contracted axis) -> sum_i "
-            "dot_general(A's rows of piece i, B_i) (block product; the sum regrouped; at most "
-            "16 pieces of at least 64 multiply-adds per result element, the concatenation "
-            "read only here)",
+            _BLOCK_PRODUCT + "; at least 64 multiply-adds per result element)",
             sample=unary_chain(_sample, "i64", rank=2)),
 ]
 
@@ -147,9 +148,9 @@ def _unit_windows(b, x):
     wins = [b.one("tensor.slice", y, spec=[["s", 0, m, 1], ["s", 0, 1, 1],
                                            ["s", o, o + k, 1]]) for o in (0, 1)]
     cat = b.one("tensor.concatenate", *wins, axis=1)
-    w = b.one("tensor.slice", x, spec=[["s", 0, m, 1], ["s", 0, min(2, n), 1]])
-    w = b.one("tensor.broadcast_to", b.one("tensor.reshape", b.one("tensor.slice", w, spec=[
-        ["s", 0, m, 1], ["s", 0, 1, 1]]), shape=[1, m, 1]), shape=[3, m, 2])
+    column = b.one("tensor.slice", x, spec=[["s", 0, m, 1], ["s", 0, 1, 1]])
+    w = b.one("tensor.broadcast_to", b.one("tensor.reshape", column, shape=[1, m, 1]),
+              shape=[3, m, 2])
     return b.one("tensor.dot_general", w, cat, lhs_batch=[], rhs_batch=[],
                  lhs_contract=[1, 2], rhs_contract=[0, 1])
 
@@ -161,10 +162,7 @@ def _unit_windows(b, x):
 # array itself, which BLAS reads in place
 NATIVE_SPLIT = [
     Pattern("split-product-over-concatenation-any-depth", "tensor.dot_general",
-            _split_any_depth,
-            "dot_general(A, concatenate(B_0..B_m) along a contracted axis) -> sum_i "
-            "dot_general(A's rows of piece i, B_i), pieces of any depth (block product; the "
-            "sum regrouped)",
+            _split_any_depth, _BLOCK_PRODUCT + "; pieces of any depth)",
             sample=unary_chain(_unit_windows, "i64", rank=2)),
     Pattern("slice-of-unit-reshape", "tensor.slice", slice_of_unit_reshape,
             "reshape(x, x's shape with 1s put in)[spec] -> reshape(x[spec without the 1s' "

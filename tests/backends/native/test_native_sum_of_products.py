@@ -64,3 +64,24 @@ def test_a_raised_convolution_is_split_into_window_products():
                       passes={"split_products_native": {"enabled": False}})
     stacked = off.explain(*args).split("## after mark_parallel", 1)[1].split("\n## ", 1)[0]
     assert "tensor.concatenate" in stacked and stacked.count("tensor.dot_general") == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int8])
+@pytest.mark.parametrize("layout", ["strided", "reversed"])
+@pytest.mark.parametrize("cols", [7, 8, 40])
+def test_tap_sums_as_a_stranger_calls_them(dtype, layout, cols):
+    """Other dtypes (complex and integer products are no gemm: summed as before), strided
+    and reversed arguments, one output column (cols = 7) up to many: NumPy's answer."""
+    rng = np.random.default_rng(cols)
+    x = (rng.standard_normal((16, 2 * cols)) * 3).astype(dtype)
+    w = (rng.standard_normal((8, 16, 7)) * 3).astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        x = x + 1j * x[::-1]
+    x = x[:, ::2] if layout == "strided" else x[:, ::-1][:, :cols]
+    want = taps(w, x)
+    got = solvent.jit(taps, backend="native")(w, x)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if dtype == np.int8:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
