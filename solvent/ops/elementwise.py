@@ -11,8 +11,8 @@ import os
 
 import numpy as np
 
-from ..ir.types import TensorType, is_bool, is_complex, is_float, is_int
-from ..ir.registry import OpDef, expect, register
+from ..ir.types import DTYPES, TensorType, is_bool, is_complex, is_float, is_int
+from ..ir.registry import IRError, OpDef, expect, register
 
 try:  # jax is needed only for lowering; the interpreter works without it.
     import jax.numpy as jnp
@@ -29,7 +29,7 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
     infers every elementwise op's type after every pass, and equal shapes, the usual case,
     return at once."""
     first = shapes[0]
-    if all(s == first for s in shapes):
+    if shapes.count(first) == len(shapes):
         return tuple(first)
     from ..ir.types import DYN
     rank = max(len(s) for s in shapes)
@@ -254,15 +254,25 @@ def _result_dtype(dtype: str, rule: str) -> str:
 
 
 def _make_infer(name: str, arity: int, kinds: str, rule: str):
+    # the result dtype of each operand dtype the op accepts (the verifier infers every
+    # elementwise op after every pass under test: messages are formatted only on failure)
+    result = {d: _result_dtype(d, rule) for d in DTYPES if _kinds_ok(d, kinds)}
+
     def infer(types, attrs):
-        expect(len(types) == arity, f"{name} takes {arity} operands, got {len(types)}")
-        expect(all(isinstance(t, TensorType) for t in types), f"{name} takes tensors")
-        dtypes = {t.dtype for t in types}
-        expect(len(dtypes) == 1, f"{name} operands must share one dtype, got {sorted(dtypes)}")
+        if len(types) != arity:
+            raise IRError(f"{name} takes {arity} operands, got {len(types)}")
+        if not all(type(t) is TensorType for t in types):
+            expect(all(isinstance(t, TensorType) for t in types), f"{name} takes tensors")
         dtype = types[0].dtype
-        expect(_kinds_ok(dtype, kinds), f"{name} does not accept dtype {dtype}")
-        shape = broadcast_shapes(*(t.shape for t in types))
-        return [TensorType(shape, _result_dtype(dtype, rule))]
+        if arity == 2 and types[1].dtype != dtype:
+            raise IRError(f"{name} operands must share one dtype, got "
+                          f"{sorted({t.dtype for t in types})}")
+        out = result.get(dtype)
+        if out is None:
+            raise IRError(f"{name} does not accept dtype {dtype}")
+        if arity == 1:
+            return [TensorType(types[0].shape, out)]
+        return [TensorType(broadcast_shapes(types[0].shape, types[1].shape), out)]
     return infer
 
 

@@ -33,8 +33,9 @@ def slice_len(start: int, stop: int, step: int) -> int:
 
 def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[int, ...]:
     dims = [it for it in spec if it[0] != "n"]
-    expect(len(dims) == len(in_shape),
-           f"index spec {spec} covers {len(dims)} dims of a rank-{len(in_shape)} value")
+    if len(dims) != len(in_shape):   # formatted only on failure: the verifier runs this often
+        raise IRError(f"index spec {spec} covers {len(dims)} dims of a rank-{len(in_shape)} "
+                      "value")
     out = []
     d = 0
     for it in spec:
@@ -50,19 +51,23 @@ def result_shape(in_shape: tuple[int, ...], spec: list, num_dyn: int) -> tuple[i
                    f"bad run-time slice {it}")
             out.append(DYN)
             continue
-        expect(n is not DYN or kind == "i",
-               f"index item {it} needs a static dim (use a run-time slice)")
+        if n is DYN and kind != "i":
+            raise IRError(f"index item {it} needs a static dim (use a run-time slice)")
         if kind == "c":
-            expect(0 <= it[1] < n, f"index {it[1]} out of bounds for dim of size {n}")
+            if not 0 <= it[1] < n:
+                raise IRError(f"index {it[1]} out of bounds for dim of size {n}")
         elif kind == "i":
-            expect(0 <= it[1] < num_dyn, f"index operand {it[1]} missing")
+            if not 0 <= it[1] < num_dyn:
+                raise IRError(f"index operand {it[1]} missing")
         elif kind == "s":
             start, stop, step = it[1:]
             expect(step != 0, "slice step is zero")
             out.append(slice_len(start, stop, step))
         elif kind == "d":
-            expect(0 <= it[1] < num_dyn, f"index operand {it[1]} missing")
-            expect(0 <= it[2] <= n, f"dynamic slice of size {it[2]} in dim of size {n}")
+            if not 0 <= it[1] < num_dyn:
+                raise IRError(f"index operand {it[1]} missing")
+            if not 0 <= it[2] <= n:
+                raise IRError(f"dynamic slice of size {it[2]} in dim of size {n}")
             out.append(it[2])
         else:
             raise IRError(f"bad index item {it}")
@@ -242,7 +247,8 @@ def _select_update(x, vb, starts, sizes, steps):
 
 def check_spec_operands(spec, dyn_types) -> None:
     for t in dyn_types:
-        expect(t.rank == 0 and (t.dtype[0] in "iu"), f"index operands must be integer scalars, got {t}")
+        if t.shape or t.dtype[0] not in "iu":
+            raise IRError(f"index operands must be integer scalars, got {t}")
 
 
 def speculated_attrs(name: str, attrs: dict) -> dict:

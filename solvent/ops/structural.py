@@ -5,7 +5,7 @@ import numpy as np
 
 from ..ir.types import DYN, TensorType, dims_agree, is_static, np_dtype
 from . import indexspec
-from ..ir.registry import OpDef, expect, get, register
+from ..ir.registry import IRError, OpDef, expect, get, register
 
 try:
     import jax.numpy as jnp
@@ -15,7 +15,8 @@ except ImportError:  # pragma: no cover
 
 
 def _one(types, name):
-    expect(len(types) >= 1 and isinstance(types[0], TensorType), f"{name} takes a tensor first")
+    if not types or not isinstance(types[0], TensorType):
+        raise IRError(f"{name} takes a tensor first")
     return types[0]
 
 
