@@ -51,7 +51,7 @@ REDUCTIONS = frozenset(f"tensor.reduce_{k}" for k in
 class Group:
     """Members of one fused loop over ``shape``, in program order; ``sinks`` are those whose
     results leave the loop (written or folded), the rest are computed inside it only."""
-    __slots__ = ("shape", "members", "sinks", "reads", "writes", "deferred")
+    __slots__ = ("shape", "members", "sinks", "reads", "writes", "deferred", "late_reads")
 
     def __init__(self, shape):
         self.shape = shape
@@ -63,6 +63,9 @@ class Group:
         # at the loop's own index
         self.reads: dict = {}
         self.writes: set[int] = set()      # operand buffers its sinks write into
+        # buffers the deferred ops read after the loop (members' results among them): a
+        # candidate writing into one of them may not join (its store would come first)
+        self.late_reads: set = set()
 
     @property
     def last(self) -> Operation:
@@ -184,6 +187,9 @@ def find_groups(plan, block: Block) -> None:
             g = next(iter(touched))
             g.deferred.append(op)
             deferred_of[op] = g
+            g.late_reads |= {k for k in bufs if not isinstance(k, tuple)}
+            g.late_reads |= {id(plan.of[m.results[0]]) for m in members
+                             if m.results[0] in plan.of}
             continue
         # the buffer this op writes that existed before it (an operand's, reused)
         wrote = id(plan.of[op.results[0]]) if shape is not None and (
@@ -193,6 +199,10 @@ def find_groups(plan, block: Block) -> None:
                 close(g)
             elif wrote is not None and wrote in g.reads and not (
                     g in touched and g.reads[wrote]):
+                close(g)
+            elif wrote is not None and wrote in g.late_reads:
+                # ``v = x * 2; a = v.reshape(2, 1); w = -v`` with w into v's buffer: the
+                # reshape, deferred after the loop, would read w
                 close(g)
             elif shape is None and plan._writes(op) and plan._writes_into(op, set(g.reads)):
                 close(g)
@@ -212,6 +222,7 @@ def find_groups(plan, block: Block) -> None:
                 new.reads[k] = new.reads.get(k, True) and a
             new.writes |= g.writes
             new.deferred += g.deferred
+            new.late_reads |= g.late_reads
             close(g)
         new.members.append(op)
         new.members.sort(key=block.ops.index)
