@@ -216,8 +216,24 @@ class Gradient:
             raise_if_failed(self.primal.errors, primal[-2], primal[-1])
         return primal, [np.asarray(g) for g in grads]
 
-    def returned(self, primal, args):
+    def returned(self, primal, args, finals=None):
+        """The Python return value. An argument returned (or a view of one) that the
+        function mutated is its final value, as NumPy's call returns it (``finals``: the
+        final arrays by argument position, ``final_values``), never the caller's array,
+        which the gradient leaves unchanged."""
+        finals = self.final_values(primal, args) if finals is None else finals
+        if finals:
+            args = [finals.get(k, a) for k, a in enumerate(args)]
         return _rebuild(self.translation.result, primal, args)
+
+    def final_values(self, primal, args) -> dict:
+        """Argument position -> a new array of the final value of that mutated argument."""
+        out = {}
+        for r, k in enumerate(self.primal.writeback):
+            if k is not None:
+                pos = self.translation.arg_map[k]
+                out[pos] = np.array(primal[r], dtype=args[pos].dtype).reshape(args[pos].shape)
+        return out
 
     def mutated(self) -> list[int]:
         """IR result indices of the written-back arguments' final values."""
@@ -264,16 +280,23 @@ class _Cache:
         return g
 
 
-def _bind(f, args) -> tuple:
-    """``args`` with the defaults of the parameters not passed (as ``solvent.jit`` does)."""
+def _bind(f, args, kwargs=None) -> tuple:
+    """``args`` (and ``kwargs``, by parameter name) in parameter order with the defaults of
+    the parameters not passed (as ``solvent.jit`` does); ``argnums`` count parameters."""
     from ..frontend.arg_trees import extend
     try:
         sig = inspect.signature(f)
     except (TypeError, ValueError):
+        if kwargs:
+            raise TypeError(f"{getattr(f, '__name__', f)!r}: keyword arguments need a "
+                            "function whose signature Python can read") from None
         return extend(tuple(args))
-    if len(args) >= len(sig.parameters):   # already bound (and extended) when longer
+    if not kwargs and len(args) >= len(sig.parameters):   # already bound (and extended)
         return tuple(args) if len(args) > len(sig.parameters) else extend(tuple(args))
-    bound = sig.bind(*args)
+    try:
+        bound = sig.bind(*args, **(kwargs or {}))
+    except TypeError as e:
+        raise TypeError(f"{getattr(f, '__qualname__', f)}(): {e}") from None
     bound.apply_defaults()
     # the leaves of containers passed in (a dict of parameters) follow, as in solvent.jit
     return extend(tuple(bound.args))
@@ -313,8 +336,8 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=Non
     single, nums = _argnums(argnums)
     cache = _Cache(f, nums, backend, optimize, checkpoints)
 
-    def wrapped(*args):
-        args = _bind(f, args)
+    def wrapped(*args, **kwargs):
+        args = _bind(f, args, kwargs)
         g = cache.get(args)
         i = _loss_index(g)
         primal, grads = g.run(args, {} if i is None else {i: 1.0})
@@ -332,8 +355,8 @@ def grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=None):
     vg = value_and_grad(f, argnums, backend=backend, optimize=optimize,
                         checkpoints=checkpoints)
 
-    def wrapped(*args):
-        return vg(*args)[1]
+    def wrapped(*args, **kwargs):
+        return vg(*args, **kwargs)[1]
 
     wrapped.__name__ = f"grad({getattr(f, '__name__', 'f')})"
     wrapped.compiled = vg.compiled
@@ -351,18 +374,18 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     _, nums = _argnums(argnums)
     g = _vjp_cache(f, nums, backend, optimize, checkpoints).get(args)
     primal, _ = g.run(args, {})
-    ret = g.returned(primal, args)
+    finals = g.final_values(primal, args)
+    ret = g.returned(primal, args, finals)
     mutated = g.mutated()
-    outputs = (ret, *[np.array(primal[r]) for r in mutated]) if mutated else ret
+    wb, arg_map = g.primal.writeback, g.translation.arg_map
+    outputs = (ret, *[finals[arg_map[wb[r]]] for r in mutated]) if mutated else ret
 
     # what every call of vjp_fn shares, found once: the program's arguments, the written
-    # arguments, the result spec, how each gradient takes its argument's type
+    # arguments, the result spec
     ir_args = g.ir_args(args)
     written = {g.translation.arg_map[k]: r for r, k in enumerate(g.primal.writeback)
                if k is not None}
     spec = g.translation.result
-    likes = [(k, args[k].dtype, args[k].shape) if isinstance(args[k], np.ndarray)
-             else (k, None, None) for k in nums]
 
     def vjp_fn(ct):
         cts: dict = {}
@@ -381,10 +404,10 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
                 cts[r] = c if r not in cts else cts[r] + np.asarray(c)
         _, grads = g.run_ir(ir_args, cts, grads_only=True)   # the outputs are known already
         out = []
-        for gr, (k, dt, shape) in zip(grads, likes):
+        for gr, k in zip(grads, nums):
             if k in direct and k not in written:  # returned unchanged: the identity
                 gr = gr + np.asarray(direct[k])
-            out.append(float(gr) if dt is None else np.asarray(gr, dtype=dt).reshape(shape))
+            out.append(_like(gr, args[k]))
         return tuple(out)
 
     return outputs, vjp_fn
@@ -447,6 +470,10 @@ def _view_adjoint(shape, steps, ct):
 
 
 def _like(g, arg):
+    """A gradient of the argument's type: an array of its dtype and shape, a NumPy scalar
+    of its type (np.float32 stays np.float32), or a Python float."""
     if isinstance(arg, np.ndarray):
         return np.asarray(g, dtype=arg.dtype).reshape(arg.shape)
+    if isinstance(arg, np.generic):
+        return type(arg)(g)
     return float(g)

@@ -104,6 +104,40 @@ def test_function_that_mutates_its_argument(backend):
     np.testing.assert_allclose(gw, fd_grad(loss, (u, w), 1), rtol=1e-6, atol=1e-8)
 
 
+def set_and_return(x):
+    x[0] = 7.0
+    return x
+
+
+def scale_a_view_and_return_it(x):
+    y = x[1:]
+    y *= 2.0
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS + ["native"])
+@pytest.mark.parametrize("fn", [set_and_return, scale_a_view_and_return_it])
+def test_vjp_returns_a_mutated_argument_at_its_final_value(fn, backend):
+    """``return x`` (or a view of x) after mutating x: the returned value is x's final value,
+    as NumPy's call returns it (it was the caller's unchanged array), and a new array: the
+    caller's stays as it was."""
+    x = np.array([1.0, 2.0, 3.0])
+    ref = x.copy()
+    want = fn(ref)
+    (ret, final), vjp_fn = solvent.vjp(fn, x, backend=backend)
+    np.testing.assert_array_equal(ret, want)
+    np.testing.assert_array_equal(final, ref)
+    np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
+    assert not np.shares_memory(ret, x)
+    ct_r, ct_x = np.array([0.5, -1.0, 2.0])[:want.shape[0]], np.array([1.0, 3.0, -2.0])
+
+    def loss(x_):
+        v = x_.copy()
+        return float(np.sum(fn(v) * ct_r) + np.sum(v * ct_x))
+    np.testing.assert_allclose(vjp_fn((ct_r, ct_x))[0], fd_grad(loss, (x,), 0), rtol=1e-6,
+                               atol=1e-8)
+
+
 def branchy(x, c):
     s = 0.0
     for i in range(4):
@@ -230,6 +264,28 @@ def test_op_without_a_vjp_rule_names_op_and_line(monkeypatch):
     with pytest.raises(solvent.DifferentiationError,
                        match=rf"tensor.sin at line {line}\b.*no VJP rule"):
         solvent.grad(sine_loop)(np.ones(3), 4)
+
+
+def scaled_sum(x, s):
+    return np.sum(x * s)
+
+
+def test_keyword_arguments_and_numpy_scalars():
+    """Arguments passed by keyword count by parameter position (``argnums``); a NumPy
+    float32 scalar's gradient is an np.float32 (a Python float's a float); an unknown
+    keyword names the user's function, not a wrapper."""
+    x = np.array([1.0, 2.0])
+    assert solvent.grad(scaled_sum, 1)(x, s=2.0) == pytest.approx(3.0)
+    v, (gx, gs) = solvent.value_and_grad(scaled_sum, (0, 1))(s=3.0, x=x)
+    assert v == pytest.approx(9.0)
+    np.testing.assert_array_equal(gx, [3.0, 3.0])
+    assert gs == pytest.approx(3.0) and type(gs) is float
+    g32 = solvent.grad(scaled_sum, 1)(x.astype(np.float32), np.float32(2.0))
+    assert type(g32) is np.float32 and g32 == pytest.approx(3.0)
+    _, vjp_fn = solvent.vjp(scaled_sum, x.astype(np.float32), np.float32(2.0))
+    assert type(vjp_fn(np.float32(1.0))[1]) is np.float32
+    with pytest.raises(TypeError, match=r"scaled_sum\(\): got an unexpected keyword"):
+        solvent.grad(scaled_sum)(x, 2.0, t=1.0)
 
 
 def test_grad_needs_a_float_scalar():
