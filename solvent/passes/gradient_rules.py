@@ -13,6 +13,9 @@ pipeline applies none of them as a set of its own.
   an array read or written, and reshapes of reshapes (a row sum's ``(n, 1)`` view taken back
   to ``(n,)``): the value itself, so a backend's fused loops are not closed by copies of it
   (gemver: the four sums over its 500x500 cotangent run in one pass).
+* ``window_updates``: a cotangent accumulated into a window of a window
+  (``nested_updates.py``): one update of the array (a stencil's reverse step; XLA:CPU
+  miscompiles the nested form).
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from ..ir.core import Function
 from ..ir.rewrite import apply_patterns
 from .base import Pass
 from .patterns.algebra import GRADIENT_ONLY
+from .patterns.nested_updates import NESTED_UPDATES
 from .patterns.shapes import DOT_OF_TRANSPOSE, SHAPES, TRANSPOSE_DOT
 
 
@@ -28,6 +32,7 @@ STAGES = [
     ("gradient_algebra", GRADIENT_ONLY),
     ("whole_values", [p for p in SHAPES if p.name in ("update-full", "slice-full",
                                                       "reshape-reshape", "reshape-same")]),
+    ("window_updates", NESTED_UPDATES),
 ]
 
 

@@ -95,11 +95,12 @@ def test_a_wrong_pattern_is_caught():
 
 
 def test_pattern_names_are_unique_and_rows_compose():
-    from solvent.passes.patterns import (ALGEBRA, MASKS, PRODUCTS, READ_AFTER_UPDATE, SHAPES,
-                                         SPLIT_PRODUCTS)
+    from solvent.passes.patterns import (ALGEBRA, MASKS, NESTED_UPDATES, PRODUCTS,
+                                         READ_AFTER_UPDATE, SHAPES, SPLIT_PRODUCTS)
     names = [p.name for p in ALL + GRADIENT_ONLY + SINK_UPDATES + WINDOW_CHAINS + NATIVE_SPLIT]
     assert len(names) == len(set(names))
-    assert ALL == ALGEBRA + SHAPES + READ_AFTER_UPDATE + PRODUCTS + SPLIT_PRODUCTS + MASKS
+    assert ALL == ALGEBRA + SHAPES + READ_AFTER_UPDATE + NESTED_UPDATES + PRODUCTS + \
+        SPLIT_PRODUCTS + MASKS
 
 
 def test_int_range_bounds_and_refusals():
