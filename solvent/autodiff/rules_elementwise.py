@@ -11,9 +11,11 @@ gives ``ct z / |z|``; ``convert`` between real and complex keeps the real part.
 """
 from __future__ import annotations
 
+import cmath
 import math
 
 from ..ir.registry import register_vjp
+from ..ir.rewrite import constant_value, defining
 from . import emit as E
 from .rules_complex import conj_if_complex as _cj
 
@@ -29,11 +31,43 @@ def _c(b, x, v):
     return b.constant(v, x.type.dtype)
 
 
+def nothing_from_zero(b, ct, v):
+    """``v`` (a product of the cotangent ``ct`` and a local derivative), but zero where
+    ``ct`` is zero. Identity: the adjoint of a value the loss does not depend on is zero,
+    whatever the local derivative there; ``0 * inf`` and ``0 * nan`` would make it NaN. A
+    branch not taken gets a zero cotangent once ``if`` became ``select`` (``sqrt(y)`` on the
+    ``y > 0`` path at y = -1: sqrt'(-1) is NaN), as does a pair a triangular loop skips once
+    raised with a mask (``1 / (p[i] - p[j])`` at i == j: inf); the unoptimized program never
+    differentiated them, and the optimized program's gradient must equal its gradient.
+    ``ct`` times a finite constant (``0.5 * (u - v)``'s rule) needs no guard."""
+    if _times_finite_constant(v, ct):
+        return v
+    zero = b.constant(0, v.type.dtype)
+    return b.one("tensor.select", b.one("tensor.eq", ct, b.constant(0, ct.type.dtype)), zero, v)
+
+
+def _times_finite_constant(v, ct) -> bool:
+    """``v`` is ``ct * c``, ``c * ct`` or ``ct / c`` (c a finite constant, nonzero to divide),
+    possibly negated."""
+    op = defining(v)
+    if op is not None and op.name == "tensor.neg":
+        op = defining(op.operands[0])
+    if op is None or op.name not in ("tensor.mul", "tensor.div"):
+        return False
+    x, y = op.operands
+    if op.name == "tensor.mul" and y is ct:
+        x, y = y, x
+    c = constant_value(y)
+    if x is not ct or c is None:
+        return False
+    return cmath.isfinite(c) and (op.name == "tensor.mul" or c != 0)
+
+
 def _unary(dydx):
     """Rule from ``dydx(b, x, y) -> dy/dx`` (emitted)."""
     def rule(b, op, xs, ys, cts):
         (x,), (y,), (ct,) = xs, ys, cts
-        return [mul(b, ct, dydx(b, x, y))]
+        return [nothing_from_zero(b, ct, mul(b, ct, dydx(b, x, y)))]
     return rule
 
 
@@ -81,12 +115,15 @@ for _name in PIECEWISE_CONSTANT:
     register_vjp(f"tensor.{_name}", lambda b, op, xs, ys, cts: [None])
 
 
-def _binary(da, db):
-    """Rule from the partial derivatives ``da(b, x, y, out, ct)`` (already times ct)."""
+def _binary(da, db, linear=False):
+    """Rule from the partial derivatives ``da(b, x, y, out, ct)`` (already times ct);
+    ``linear``: they are ``ct`` or ``-ct`` (add, sub), else each is ``nothing_from_zero``."""
     def rule(b, op, xs, ys, cts):
         (x, y), (out,), (ct,) = xs, ys, cts
-        return [E.unbroadcast(b, da(b, x, y, out, ct), x.type.shape),
-                E.unbroadcast(b, db(b, x, y, out, ct), y.type.shape)]
+        full = [da(b, x, y, out, ct), db(b, x, y, out, ct)]
+        if not linear:
+            full = [nothing_from_zero(b, ct, v) for v in full]
+        return [E.unbroadcast(b, v, s.type.shape) for v, s in zip(full, (x, y))]
     return rule
 
 
@@ -135,7 +172,7 @@ BINARY_PARTIALS = {
               lambda b, x, y, o, ct: div(b, mul(b, ct, y), o)),
 }
 for _name, (_da, _db) in BINARY_PARTIALS.items():
-    register_vjp(f"tensor.{_name}", _binary(_da, _db))
+    register_vjp(f"tensor.{_name}", _binary(_da, _db, linear=_name in ("add", "sub")))
 
 
 def _minmax(cmp):
@@ -171,8 +208,9 @@ register_vjp("tensor.select", _select)
 def _abs(b, op, xs, ys, cts):
     (x,), (ct,) = xs, cts
     if x.type.dtype[0] != "c":
-        return [mul(b, ct, b.one("tensor.sign", x))]
-    return [mul(b, b.one("tensor.convert", ct, dtype=x.type.dtype), b.one("tensor.sign", x))]
+        return [nothing_from_zero(b, ct, mul(b, ct, b.one("tensor.sign", x)))]
+    return [nothing_from_zero(b, ct, mul(b, b.one("tensor.convert", ct, dtype=x.type.dtype),
+                                         b.one("tensor.sign", x)))]
 
 
 register_vjp("tensor.abs", _abs)
@@ -216,8 +254,8 @@ def _binary_opt(da, db):
     def rule(b, op, xs, ys, cts):
         (x, y), (out,), (ct,) = xs, ys, cts
         full = [da(b, x, y, out, ct), db(b, x, y, out, ct)]
-        return [E.unbroadcast(b, v, s.type.shape) if v is not None else None
-                for v, s in zip(full, (x, y))]
+        return [E.unbroadcast(b, v if v is ct else nothing_from_zero(b, ct, v), s.type.shape)
+                if v is not None else None for v, s in zip(full, (x, y))]
     return rule
 
 

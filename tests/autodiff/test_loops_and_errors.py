@@ -3,6 +3,7 @@ unoptimized gradients; a while loop with a data-dependent trip count (which ``ja
 rejects on the direct JAX port)."""
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -264,6 +265,58 @@ def test_op_without_a_vjp_rule_names_op_and_line(monkeypatch):
     with pytest.raises(solvent.DifferentiationError,
                        match=rf"tensor.sin at line {line}\b.*no VJP rule"):
         solvent.grad(sine_loop)(np.ones(3), 4)
+
+
+def sqrt_or_linear(y):
+    if y > 0:
+        r = y ** 0.5
+    else:
+        r = 2.0 * y
+    return r
+
+
+def guarded_inverse(x):
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] != 0.0:
+            s += 1.0 / x[i]
+    return s
+
+
+def entropy(p):
+    s = 0.0
+    for i in range(len(p)):
+        if p[i] > 0:
+            s -= p[i] * math.log(p[i])
+    return s
+
+
+def pair_energy(p):
+    n = p.shape[0]
+    e = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            e += 1.0 / (p[i] - p[j]) ** 2
+    return e
+
+
+@pytest.mark.parametrize("backend", BACKENDS + ["native"])
+@pytest.mark.parametrize("fn,arg", [
+    (sqrt_or_linear, -1.0), (sqrt_or_linear, 4.0),
+    (guarded_inverse, np.array([2.0, 0.0, -0.5])),
+    (entropy, np.array([0.0, 0.25, 0.75, 0.0])),
+    (pair_energy, np.array([0.0, 1.0, 3.0, -2.0]))])
+def test_a_branch_not_taken_gives_no_nan(fn, arg, backend):
+    """Once ``if`` is a ``select`` (and a triangular loop a masked rectangle), the branch not
+    taken at an element is computed there too, and its derivative can be inf or NaN
+    (sqrt'(-1), 1/0 on the diagonal): its zero cotangent must contribute zero, as in the
+    unoptimized program, which never differentiates it."""
+    got = solvent.grad(fn, backend=backend)(arg)
+    want = solvent.grad(fn, backend="interp", optimize=False)(arg)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=0)
+    assert np.all(np.isfinite(got))
+    if fn in (sqrt_or_linear, pair_energy):   # (the others' zeros are a kink and a jump)
+        np.testing.assert_allclose(got, fd_grad(fn, (arg,), 0), rtol=1e-6, atol=1e-8)
 
 
 def scaled_sum(x, s):
