@@ -3,7 +3,8 @@
 
 Identities: d sum = the cotangent broadcast back over the reduced axes; max/min send the
 cotangent to the elements equal to the result, shared equally between ties (an equality
-mask); prod: ``ct * prod / x`` (nonzero operands); cumsum's adjoint is the reversed cumsum of
+mask); prod: ``ct`` times the product of the other elements (``prod / x`` without zeros,
+exact with them); cumsum's adjoint is the reversed cumsum of
 the reversed cotangent; cumprod's (exact with zeros, no division): ``ct_x[j] = y[j-1] * s[j]``
 with ``s[j] = ct[j] + x[j+1] s[j+1]``, a reverse loop over the axis; a running max/min
 (cummax/cummin) sends each ``ct[i]`` to the element that y[i] is a copy of, the last
@@ -40,11 +41,26 @@ def _extreme(b, op, xs, ys, cts):
 
 
 def _prod(b, op, xs, ys, cts):
-    x, y, ct = xs[0], ys[0], cts[0]
+    """``ct`` times the product of the other elements: ``prod / x`` where no element of the
+    group is zero; where one is, the product of the nonzero ones at that element and 0
+    elsewhere; where several are, 0 (``prod / x`` was 0 / 0 at a zero: NaN)."""
+    x, ct = xs[0], cts[0]
     axes, keep = op.attrs["axes"], op.attrs["keepdims"]
-    g = b.one("tensor.mul", E.expand_reduced(b, ct, x.type.shape, axes, keep),
-              E.expand_reduced(b, y, x.type.shape, axes, keep))
-    return [b.one("tensor.div", g, x)]
+    shape, dt = x.type.shape, x.type.dtype
+
+    def back(v):   # a keepdims reduction's value at every element of its group
+        return E.expand_reduced(b, v, shape, axes, True)
+    zero, one = b.constant(0, dt), b.constant(1, dt)
+    is_zero = b.one("tensor.eq", x, zero)
+    nonzero = b.one("tensor.select", is_zero, one, x)
+    p = back(b.one("tensor.reduce_prod", nonzero, axes=list(axes), keepdims=True))
+    zeros = back(b.one("tensor.reduce_sum", b.one("tensor.convert", is_zero, dtype=dt),
+                       axes=list(axes), keepdims=True))
+    at_zero = b.one("tensor.select", b.one("tensor.eq", zeros, one), p, zero)
+    elsewhere = b.one("tensor.select", b.one("tensor.eq", zeros, zero),
+                      b.one("tensor.div", p, nonzero), zero)
+    others = b.one("tensor.select", is_zero, at_zero, elsewhere)
+    return [b.one("tensor.mul", E.expand_reduced(b, ct, shape, axes, keep), others)]
 
 
 def _cumsum(b, op, xs, ys, cts):

@@ -123,3 +123,19 @@ def test_rule_matches_finite_differences(sample):
     jv_w = directional(loss, args, wrt, vs)
     v_jtw = sum(float(np.sum(v * np.asarray(gr))) for v, gr in zip(vs, grads))
     assert rel_close(jv_w, v_jtw, 1e-6, floor=1e-9), (jv_w, v_jtw)
+
+
+def _prod_rows(x):
+    return np.sum(np.prod(x, axis=-1) * np.arange(1.0, 1.0 + x.shape[0]))
+
+
+@pytest.mark.parametrize("backend", ["interp", "xla", "native"])
+def test_prod_with_zeros_gives_the_product_of_the_others(backend):
+    """d prod / dx_i is the product of the other elements: at the one zero of a row, the
+    product of the rest; with two zeros in a row, 0 everywhere in it (``prod / x`` gave NaN
+    at a zero)."""
+    x = np.array([[2.0, 0.0, 3.0], [0.0, 5.0, 0.0], [1.5, -2.0, 4.0]])
+    got = solvent.grad(_prod_rows, backend=backend)(x)
+    want = np.array([[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [-24.0, 18.0, -9.0]])
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    np.testing.assert_allclose(got, fd_grad(_prod_rows, (x,), 0), rtol=1e-7, atol=1e-7)
