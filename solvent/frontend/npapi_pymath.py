@@ -130,6 +130,27 @@ def _math_function(mf, uf):
 for _mf, _uf in MATH_UFUNC.items():
     implements(_mf)(_math_function(_mf, _uf))
 
+_log_e = _math_function(math.log, np.log)
+
+
+@implements(math.log)
+def _log(fe, x, base=None):
+    """math.log(x) and math.log(x, base): CPython's log(x) / log(base), each with its domain
+    error, and ZeroDivisionError('float division by zero') for base 1."""
+    if base is None:
+        return _log_e(fe, x)
+    num, den = _log_e(fe, x), _log_e(fe, base)
+    if isinstance(num, Const) and isinstance(den, Const):
+        if den.value == 0.0:
+            if fe.raise_now():
+                raise ZeroDivisionError(f"{fe.b.loc}: float division by zero")
+            fe.check(Const(False), "ZeroDivisionError", "float division by zero")
+            return Const(0.0)
+        return Const(num.value / den.value)
+    fe.check(fe.ufunc(np.not_equal, den, Const(0.0)), "ZeroDivisionError",
+             "float division by zero")
+    return _weak(fe, fe.ufunc(np.true_divide, num, den))
+
 def _rounded_int(np_fn, py_fn):
     """math.floor/ceil/trunc: an int (of a Python int, the int itself; of a float or a NumPy
     integer, which NumPy rounds through float64 as Python's math.floor(np.int64(k)) shows, the

@@ -491,6 +491,16 @@ def _m_atanh(A, out):
         out[i] = math.atanh(A[i])
 
 
+def _m_log_base2(A, out):
+    for i in range(A.shape[0]):
+        out[i] = math.log(A[i], 2)
+
+
+def _m_log_of_base(A, out):   # base 1: ZeroDivisionError, as CPython's log(x) / log(base)
+    for i in range(A.shape[0]):
+        out[i] = math.log(8.0, A[i])
+
+
 SPECIAL_MATH = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5,
                 1e-300, -1e-300, 1e300, -1e300]
 
@@ -498,7 +508,8 @@ SPECIAL_MATH = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
 @pytest.mark.parametrize("be", ["native", "xla", "interp"])
 @pytest.mark.parametrize("fn", [_m_sin, _m_cos, _m_tan, _m_sqrt, _m_log, _m_log2, _m_log10,
-                                _m_log1p, _m_asin, _m_acos, _m_acosh, _m_atanh],
+                                _m_log1p, _m_asin, _m_acos, _m_acosh, _m_atanh,
+                                _m_log_base2, _m_log_of_base],
                          ids=lambda f: f.__name__[3:])
 def test_math_domain_and_pole_errors_as_python_on_special_values(fn, be, dtype):
     """The checks are decided from the argument (sin: infinite, sqrt/log: < 0, asin: |x| >
@@ -518,7 +529,7 @@ def _as_python_on(fn, be, dtype, values):
         want, got = np.zeros(3), np.zeros(3)
         try:
             fn(A, want)   # math.* converts each element (float32, int8) to a double
-        except (ValueError, OverflowError) as e:
+        except (ValueError, OverflowError, ZeroDivisionError) as e:
             with pytest.raises(type(e), match=str(e)):
                 f(A, got)
             assert not got.any(), v
