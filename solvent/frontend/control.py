@@ -163,7 +163,8 @@ class ControlMixin:
             parts = [(k, self._merge_pair(f"{n}[{k!r}]", x, y, blocks, yields, c, born0))
                      for (k, x), (_, y) in zip(a.fields, b.fields)]
             return lambda results: replace(a, fields=tuple((k, p(results)) for k, p in parts))
-        if _is_array(a) or _is_array(b):
+        mixed = _array_and_scalar_0d(a, b)
+        if (_is_array(a) or _is_array(b)) and not mixed:
             if not (_is_array(a) and _is_array(b)) or a.shape != b.shape:
                 raise self.shape_conflict(n, a, b, c)
             dtype = dtype_name(np.result_type(np_dtype(a.dtype), np_dtype(b.dtype)))
@@ -176,7 +177,7 @@ class ControlMixin:
                 f"{n!r} refers to different arrays depending on a run-time condition; "
                 "writing into it cannot be resolved")
             return lambda results: self.new_buffer(Tensor(next(results)), n, guard)
-        if not (_is_number(a) and _is_number(b)):
+        if not (_is_number(a) and _is_number(b) or mixed):
             if _shown(n) == "the return value":
                 raise self.unsupported(
                     f"this function returns {_describe(a)} on one path and {_describe(b)} on "
@@ -192,7 +193,10 @@ class ControlMixin:
             with self.b.at(blocks[k]):
                 yields[k].append(self.convert(t, dtype).v)
         weak, deps = ta.weak and tb.weak, ta.deps | tb.deps
-        return lambda results: Tensor(next(results), weak=weak, deps=deps)
+        guard = (f"{_shown(n)} is a 0-d array on one path of this if and a number on the "
+                 "other: changing it in place would change the array on one path only"
+                 if mixed else _guard_of(a) or _guard_of(b))
+        return lambda results: Tensor(next(results), weak=weak, deps=deps, guard=guard)
 
     def _return_choice(self, choice, a, b, blocks, yields, c, born0, n):
         """The returned array is the caller's argument on some path: yield which path ran
@@ -480,6 +484,7 @@ class ControlMixin:
                       if n in entry_env or n in live or n == BREAK_FLAG]
         # per name: ("ref",) | ("value", dtype, shape, weak) | ("array", TensorType) | ("skip",)
         plan = {}
+        guards = {}   # carried numbers that are a 0-d array on some paths (Tensor.guard)
         for n in candidates:
             v = entry_env.get(n)
             if v is None:
@@ -489,6 +494,8 @@ class ControlMixin:
             elif _is_number(v):
                 t = self.tensor(v)
                 plan[n] = ("value", t.dtype, t.shape, t.weak)
+                if _guard_of(v):
+                    guards[n] = _guard_of(v)
             else:
                 plan[n] = ("const",)
         was_in_loop = self.in_loop
@@ -505,7 +512,7 @@ class ControlMixin:
             cond_blk = None
             body_args = [blk.add_arg(TensorType(plan[n][2], plan[n][1])) for n in carried]
             for n, a in zip(carried, body_args):
-                self.env[n] = Tensor(a, weak=plan[n][3])
+                self.env[n] = Tensor(a, weak=plan[n][3], guard=guards.get(n))
             for n, ref in merged_bufs.items():
                 self.env[n] = ref
             self.in_loop = True
@@ -517,7 +524,7 @@ class ControlMixin:
                     cond_args = [cond_blk.add_arg(a.type) for a in body_args]
                     env_body = dict(self.env)
                     for n, a in zip(carried, cond_args):
-                        self.env[n] = Tensor(a, weak=plan[n][3])
+                        self.env[n] = Tensor(a, weak=plan[n][3], guard=guards.get(n))
                     with self.b.at(cond_blk):
                         c = cond_fn()
                         if isinstance(c, Const):
@@ -533,7 +540,8 @@ class ControlMixin:
                         period = _rotation_period(plan, entry_env, exit_env)
                         if period:
                             raise _Rotation(period)
-                    changed = self._update_plan(plan, exit_env, entry_env, merged_bufs)
+                    changed = self._update_plan(plan, exit_env, entry_env, merged_bufs,
+                                                guards)
                     if not changed:
                         ys = []
                         for n in carried:
@@ -557,7 +565,7 @@ class ControlMixin:
                                    regions=[Region(cond_blk), Region(blk)])
             self.env = dict(entry_env)
             for n, r in zip(carried, op.results):
-                self.env[n] = Tensor(r, weak=plan[n][3])
+                self.env[n] = Tensor(r, weak=plan[n][3], guard=guards.get(n))
             for n, ref in merged_bufs.items():
                 self.env[n] = ref
             for n in assigned:  # body-local names are not visible after the loop
@@ -571,7 +579,7 @@ class ControlMixin:
         t = self.constant(0, dtype, weak=False) if v is None else self.tensor(v)
         return self.broadcast(self.convert(t, dtype), shape)
 
-    def _update_plan(self, plan, exit_env, entry_env, merged_bufs) -> bool:
+    def _update_plan(self, plan, exit_env, entry_env, merged_bufs, guards) -> bool:
         changed = False
         for n, p in list(plan.items()):
             v = exit_env.get(n)
@@ -582,6 +590,20 @@ class ControlMixin:
             kind = p[0]
             if kind == "ref":
                 if not same_binding(v, entry_env[n]):
+                    entry = entry_env[n]
+                    if _array_and_scalar_0d(v, entry):
+                        # ``s = s + x[i]`` of a 0-d array s: NumPy's s is a number from then
+                        # on, carried as one; when the array is seen by more than this name
+                        # (an argument), changing s in place is refused, since it would
+                        # reach the array on the first iteration (or none) only
+                        plan[n] = ("value", dtype_name(np.result_type(
+                            np_dtype(v.dtype), np_dtype(entry.dtype))), (), False)
+                        if _shared(n, entry, entry_env):
+                            guards[n] = (f"{n!r} is a 0-d array that others see until this loop "
+                                         "makes it a number: changing it in place would "
+                                         "change the array on some iterations only")
+                        changed = True
+                        continue
                     if not isinstance(v, ArrayRef) or v.shape != entry_env[n].shape:
                         raise self.unsupported(f"{n!r} changes from an array of shape "
                                                f"{entry_env[n].shape} to {_describe(v)} in the loop")
@@ -633,9 +655,7 @@ class ControlMixin:
     def _merged_buffer(self, n, entry, ty: TensorType, entry_env) -> ArrayRef:
         shared = False
         if isinstance(entry, ArrayRef):
-            shared = entry.buf.block is None or entry.chain != () or any(
-                isinstance(v, ArrayRef) and v.buf is entry.buf and k != n
-                for k, v in entry_env.items())
+            shared = _shared(n, entry, entry_env)
             init = self.convert(self.read(entry), ty.dtype)
         else:
             init = self.broadcast(self.convert(self.constant(0), ty.dtype), ty.shape)
@@ -680,6 +700,25 @@ def _rotation_period(plan, entry_env, exit_env) -> int:
             m, k = step[m], k + 1
         period = period * k // np.gcd(period, k)
     return int(period)
+
+
+def _shared(n, entry: ArrayRef, entry_env) -> bool:
+    """Whether the array ``n`` names at a loop's entry is seen by more than this name: an
+    argument, a view, or an array another name also holds."""
+    return entry.buf.block is None or entry.chain != () or any(
+        isinstance(v, ArrayRef) and v.buf is entry.buf and k != n for k, v in entry_env.items())
+
+
+def _guard_of(v) -> str | None:
+    return v.guard if isinstance(v, Tensor) else None
+
+
+def _array_and_scalar_0d(a, b) -> bool:
+    """One is a 0-d array variable, the other a number (``a = a * 2`` of a 0-d ``a``: NumPy
+    gives a scalar): the name is merged as a number (Tensor.guard refuses changing it in
+    place where that would reach an array on some paths only)."""
+    return any(isinstance(x, ArrayRef) and not x.type.rank and isinstance(y, Tensor)
+               and not y.type.rank for x, y in ((a, b), (b, a)))
 
 
 def _unguarded(ref: ArrayRef) -> ArrayRef:

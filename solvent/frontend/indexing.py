@@ -257,7 +257,10 @@ class IndexMixin:
             return self._gather(obj, spec, dyn, adv)
         from ..ops.indexspec import result_shape
         out_shape = result_shape(shape, spec, len(dyn))
-        if isinstance(obj, ArrayRef) and out_shape:
+        view0d = not out_shape and any(map(_is_ellipsis, items))
+        if isinstance(obj, ArrayRef) and (out_shape or view0d):
+            # a view; with an Ellipsis even a 0-d result is one (``x[2, ...]``, ``a[...]``),
+            # where integers alone give a scalar copy (``x[2]``, ``a[()]``), as in NumPy
             from ..ir.types import TensorType
             return ArrayRef(obj.buf, obj.chain + (("index", spec, tuple(dyn)),),
                             TensorType(out_shape, obj.dtype))
@@ -269,7 +272,8 @@ class IndexMixin:
         if isinstance(obj, ArrayRef) and not obj.chain:
             return Tensor(self.b.create("array.read", [obj.buf.ref, *dyn], attrs).result)
         t = self.tensor(obj)
-        return Tensor(self.b.create("tensor.slice", [t.v, *dyn], attrs).result, deps=t.deps)
+        return Tensor(self.b.create("tensor.slice", [t.v, *dyn], attrs).result, deps=t.deps,
+                      array0d=view0d)
 
     def _stand_in_read(self, obj, items):
         """``x[items]`` where a constant index into an empty axis fails at run time (its check

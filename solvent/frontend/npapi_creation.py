@@ -68,6 +68,8 @@ def runtime_length(shape):
 def filled_or_runtime(fe, shape, value, dtype: str) -> Tensor:
     """``np.full(shape, value, dtype)``; a run-time 1-D length gives a ``tensor.fill`` (a
     run-time length: the native backend runs it), checked as NumPy checks it."""
+    if isinstance(shape, ArrayRef) and not shape.type.rank:
+        shape = fe.read(shape)     # np.zeros(n) of a 0-d array n: its value, read here
     n = runtime_length(shape)
     if n is None:
         return filled(fe, static_shape(fe, shape), value, dtype)
@@ -285,7 +287,7 @@ def reshape_value(fe, a, shape):
     if int(np.prod(v, dtype=np.int64)) != t.size:
         raise ValueError(f"{fe.b.loc}: cannot reshape array of size {t.size} into shape "
                          f"{tuple(v)}")
-    if not v:  # NumPy gives a 0-d array (not a scalar)
+    if not v and not isinstance(a, ArrayRef):  # NumPy gives a 0-d array (not a scalar)
         r = fe.tensor(a)
         return Tensor(fe.b.one("tensor.reshape", r.v, shape=[]), deps=r.deps, array0d=True)
     return view_or_value(fe, a, ("reshape", tuple(v)))

@@ -36,7 +36,8 @@ METHOD_FUNCTIONS = {
 OWN_METHODS = {
     "sort": "in place, as np.sort along the last axis",
     "reshape": "view or copy as NumPy's layout rule decides", "transpose": "view",
-    "copy": "new array", "flatten": "new 1-D array", "astype": "new array of the dtype",
+    "copy": "new array", "flatten": "new 1-D array",
+    "astype": "new array of the dtype (copy=False and its own dtype: the array itself)",
     "fill": "in place, on an array variable", "item": "the element as a Python scalar",
 }
 ATTRIBUTES = ("shape", "ndim", "size", "dtype", "itemsize", "T", "real", "imag")
@@ -149,8 +150,7 @@ class ApiMixin:
         if name == "flatten":
             return cr._copy(self, cr._ravel(self, x))
         if name == "astype":
-            dt = cr.static_dtype(self, args[0] if args else kwargs["dtype"])
-            return self.convert(self.tensor(x), dt) if dt != x.dtype else cr._copy(self, x)
+            return astype(self, x, *args, **kwargs)
         if name == "fill":
             if not isinstance(x, ArrayRef):
                 raise self.unsupported(".fill() on a temporary value")
@@ -179,3 +179,32 @@ class ApiMixin:
             return self.inline_call(impl, [x, *args], kwargs, None, keep_loc=True)
         handler = cr.FUNCTIONS[fn]
         return handler(self, x, *args, **kwargs)
+
+
+def astype(fe, x, dtype, order=None, casting=None, subok=None, copy=None):
+    """``x.astype(dtype, order='K', casting='unsafe', subok=True, copy=True)``: a new array of
+    ``dtype``; with ``copy=False`` and ``x``'s own dtype, NumPy returns ``x`` itself (writes
+    through the result reach ``x``). A cast ``casting`` forbids is NumPy's TypeError."""
+    dt = cr.static_dtype(fe, dtype)
+    src = fe.tensor_type(x).dtype
+    how = "K" if order is None else fe.static(order, "order")
+    if how not in ("K", "A", "C", "F"):
+        raise ValueError(f"{fe.b.loc}: order must be one of 'C', 'F', 'A', or 'K' (got {how!r})")
+    rule = "unsafe" if casting is None else fe.static(casting, "casting")
+    if not np.can_cast(np_dtype(src), np_dtype(dt), casting=rule):
+        msg = (f"Cannot cast array data from dtype('{np_dtype(src)}') to "
+               f"dtype('{np_dtype(dt)}') according to the rule '{rule}'")
+        if fe.raise_now():
+            raise TypeError(f"{fe.b.loc}: {msg}")
+        fe.check(Const(False), "TypeError", msg)    # where it runs, as NumPy raises it
+    if dt == src and copy is not None and not fe.static(copy, "copy"):
+        if not isinstance(x, ArrayRef) or how == "K":
+            return x    # no copy needed: the array itself
+        if how == "C" and cr.is_c_contiguous(*cr.view_strides(x)):
+            return x
+        raise fe.unsupported(f"astype(copy=False, order={how!r}) of an array variable (NumPy "
+                             "returns the array itself or a copy depending on its memory layout)",
+                             "use order='K' (the default)")
+    t = fe.tensor(x)
+    out = fe.convert(t, dt) if dt != src else fe.tensor(cr._copy(fe, x))
+    return Tensor(out.v, deps=out.deps, array0d=True) if not out.type.rank else out

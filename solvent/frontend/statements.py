@@ -130,6 +130,9 @@ class StmtMixin:
                 new = op(self.read(cur), rhs)
                 self.check_inplace_cast(new, cur.dtype)
                 self.write_all(cur, new)
+            elif isinstance(cur, Tensor) and cur.guard:
+                raise self.unsupported(cur.guard, f"write {t.id} = {t.id} <op> ... to rebind "
+                                       "it, or copy the 0-d array first")
             else:
                 self.bind(t.id, op(cur, rhs))
         elif isinstance(t, ast.Subscript):
@@ -433,7 +436,8 @@ class StmtMixin:
 
     def bind(self, name: str, value) -> None:
         """Bind a name. Arrays computed by expressions get a fresh buffer (NumPy allocates)."""
-        if isinstance(value, Tensor) and value.type.rank >= 1:
+        if isinstance(value, Tensor) and (value.type.rank >= 1 or value.array0d):
+            # a 0-d array too: ``b = a; b += 1`` changes ``a``
             value = self.new_buffer(value, name)
         elif isinstance(value, TupleVal):
             value = like_seq(value, tuple(self.new_buffer(v, name) if isinstance(v, Tensor)

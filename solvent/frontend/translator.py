@@ -332,9 +332,6 @@ def _arg_value(fe, block, name, value, index, static_args):
             raise UnsupportedError(f"argument {name!r} has dtype {value.dtype}, which solvent "
                                    "does not compile",
                                    hint="use bool, integer, float or complex arrays") from None
-        if value.ndim == 0:
-            a = block.add_arg(TensorType((), dt), name)
-            return Tensor(a), a
         a = block.add_arg(RefType(value.shape, dt), name)
         buf = Buffer(a, name, None, strides=element_strides(value))
         return ArrayRef(buf, (), TensorType(value.shape, dt)), a
@@ -528,7 +525,9 @@ def _one_result(fe, value, out: list, arg_map):
             return ("arg", arg_map[k[0]], steps)
     t = fe.tensor(value)
     out.append(t.v)
-    kind = "array" if t.type.rank or t.array0d else ("weak" if t.weak else "scalar")
+    # a 0-d array variable (``x[i, ...]``, a local ``np.zeros(())``) is returned as one
+    kind = "array" if t.type.rank or t.array0d or isinstance(value, ArrayRef) else \
+        ("weak" if t.weak else "scalar")
     return ("value", len(out) - 1, kind)
 
 

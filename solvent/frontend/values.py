@@ -28,6 +28,9 @@ class Tensor:
     deps: frozenset = frozenset()
     # a rank-0 value that NumPy would hand back as a 0-d ndarray rather than a scalar
     array0d: bool = False
+    # a number that is a 0-d array variable on some paths (``a = a * 2`` of a 0-d argument
+    # under an if or in a loop): why changing it in place (``a += 1``) is refused
+    guard: str | None = None
 
     @property
     def type(self) -> TensorType:

@@ -701,7 +701,8 @@ def _view(a, steps):
     from ..ops.indexspec import numpy_index
     for kind, arg in steps:
         if kind == "index":
-            a = a[numpy_index(arg, [], a.shape)]
+            # the Ellipsis keeps a 0-d result a view (``x[2, ...]``), as the frontend has it
+            a = a[numpy_index(arg, [], a.shape) + (Ellipsis,)]
         elif kind == "transpose":
             a = np.transpose(a, arg)
         elif kind == "reshape":
