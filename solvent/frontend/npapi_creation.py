@@ -250,13 +250,14 @@ def _coerced_items(fe, seq: TupleVal) -> TupleVal:
 @implements(np.ascontiguousarray)
 def _ascontiguousarray(fe, a, dtype=None):
     """NumPy returns ``a`` itself when it is already a C-contiguous array of the dtype (writes
-    through the result reach ``a``), a C-ordered copy otherwise; a 0-d value becomes 1-d."""
+    through the result reach ``a``), a C-ordered copy otherwise; a 0-d value becomes 1-d
+    (a view of a 0-d array variable)."""
     t = fe.tensor_type(a)
-    if t.rank == 0:
-        return reshape_value(fe, _copy(fe, a, dtype), Const((1,)))
-    if isinstance(a, ArrayRef) and t.static and (
-            dtype is None or static_dtype(fe, dtype) == a.dtype) and \
-            is_c_contiguous(*view_strides(a)):
+    same = dtype is None or static_dtype(fe, dtype) == t.dtype
+    if t.rank == 0:     # a 0-d array variable: a 1-d view of it, as NumPy gives
+        return reshape_value(fe, a if isinstance(a, ArrayRef) and same else _copy(fe, a, dtype),
+                             Const((1,)))
+    if isinstance(a, ArrayRef) and t.static and same and is_c_contiguous(*view_strides(a)):
         return a
     return _copy(fe, a, dtype)
 

@@ -54,6 +54,8 @@ def writes_into_0d(a, b):
     a[...] = 5
     b.fill(3)
     np.add(a, b, out=a)
+    c = np.ascontiguousarray(b)     # a 1-d view of b
+    c[0] += 1
     return a, b
 
 
