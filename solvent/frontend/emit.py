@@ -466,10 +466,11 @@ class Emitter:
         if self.is_python_int(v) and dtype[0] in "iu" and dtype not in ("i1", "i64"):
             self.check_fits(v, dtype)
         elif not v.weak and v.type.rank == 0 and v.dtype[0] in "iu" and \
-                v.dtype not in ("i1", "u64") and dtype[0] in "iu" and dtype != "i1" and \
+                v.dtype not in ("i1", "u64") and dtype[0] == "i" and dtype != "i1" and \
                 not np.can_cast(np_dtype(v.dtype), np_dtype(dtype), "safe"):
-            # a NumPy integer scalar stored into a narrower integer array goes through a
-            # Python int: ``a[i] = np.int64(825)`` (and ``a[i] *= s``) raise OverflowError
+            # a NumPy integer scalar stored into a narrower signed array goes through a
+            # Python int: ``a[i] = np.int64(825)`` (and ``a[i] *= s``) raise OverflowError;
+            # into an unsigned array it wraps, as a cast (``u8[i] = np.int64(260)`` is 4)
             self.check_fits(v, dtype)
         return self.convert(v, dtype)
 

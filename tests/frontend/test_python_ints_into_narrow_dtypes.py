@@ -78,3 +78,25 @@ def test_numpy_integer_scalars_wrap_as_numpy_casts_them(backend):
         numpy_scalar_item(np.array([300]))
     with pytest.raises(OverflowError):
         solvent.jit(numpy_scalar_item, backend=backend)(np.array([300]))
+
+
+def store_element(u, v):
+    u[0] = v[0]            # v[0] is an np.int64: into an unsigned array it wraps (a cast)
+    return u
+
+
+def store_literal(u):
+    u[0] = 300             # a Python int: must fit, as in NumPy 2
+    return u
+
+
+@pytest.mark.parametrize("backend", BACKENDS + [None])
+def test_numpy_integer_elements_stored_into_unsigned_arrays_wrap(backend):
+    for dt in (np.uint8, np.uint16, np.uint32):
+        check(store_element, np.zeros(1, dt), np.array([260]), backend=backend)
+        check(store_element, np.zeros(1, dt), np.array([-1]), backend=backend)
+    with pytest.raises(OverflowError):            # signed targets: NumPy raises
+        solvent.jit(store_element, backend=backend)(np.zeros(1, np.int8), np.array([300]))
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
+        solvent.jit(store_literal, backend=backend)(np.zeros(1, np.uint8))
+
