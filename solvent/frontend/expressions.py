@@ -250,6 +250,8 @@ class ExprMixin:
         if isinstance(node.op, ast.Not):
             return self.logical_not(x)
         uf = {ast.USub: np.negative, ast.UAdd: np.positive, ast.Invert: np.invert}[type(node.op)]
+        if uf is np.negative:
+            return self.python_int_unary(uf, x)   # -(-2**63) of a Python int raises
         return self.ufunc(uf, x)
 
     def logical_not(self, x):

@@ -994,7 +994,7 @@ def _hasattr(fe, obj, name):
 def _abs(fe, x):
     if isinstance(x, Const) and isinstance(x.value, (bool, int, float, complex)):
         return Const(abs(x.value))     # abs(-3) is the Python int 3 (np.abs gives np.int64)
-    return fe.ufunc(np.abs, x)
+    return fe.python_int_unary(np.abs, x)   # abs(-2**63) of a Python int raises
 
 
 def _minmax(uf, pyfn):

@@ -13,20 +13,25 @@ operand a constant ``c`` the test is a range of the other, computed here exactly
 ``a + c`` fits iff ``MIN - c <= a <= MAX - c``, and so on, which LLVM folds away where a
 loop's bounds already imply it.
 
+``a ** b``, ``a << b``, ``-a``, ``abs(a)`` and ``a // b`` of Python ints are checked too
+(python_int_powers.py states their identities); ``a ** b`` and ``a << b`` with ``b``
+negative at run time raise ValueError: Python's ``2 ** -2`` is the float 0.25, a result type
+known only at run time, which solvent (typing ``int ** int`` as int) cannot give.
+
 Not checked: arithmetic written inside a subscript (``a[i * n + j]``, the flat offsets of
 code ported from C): the index is bounds-checked, and a wrapped offset that lands back in
 range needs a product beyond 2**63 from operands that index an array; checking it would keep
-the loop-raising passes from reading such offsets as subscripts. ``**`` and ``<<`` of Python
-ints are not checked either. Nor is a step by a constant of at most 2**20 inside a loop
-(``count += 1``, ``k -= 2``): such a counter leaves the 64-bit range only after more than
-2**43 iterations, or when it starts within that many steps of a limit (that start is the one
-case left unchecked); checking it would make every counting loop a recurrence instead of a
-reduction the raising passes turn into a sum.
+the loop-raising passes from reading such offsets as subscripts. Nor is a step by a
+constant of at most 2**20 inside a loop (``count += 1``, ``k -= 2``): such a counter leaves
+the 64-bit range only after more than 2**43 iterations, or when it starts within that many
+steps of a limit (that start is the one case left unchecked); checking it would make every
+counting loop a recurrence instead of a reduction the raising passes turn into a sum.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import python_int_powers as powers
 from .values import Const, Tensor
 
 MIN, MAX = -(1 << 63), (1 << 63) - 1
@@ -73,12 +78,27 @@ def _small_step(uf, a, b) -> bool:
 class PythonIntMixin:
     def python_int_arith(self, uf, a, b):
         """``uf(a, b)``, checked for overflow where both are Python ints, one at run time."""
+        both = python_int(a) and python_int(b) and not (
+            isinstance(a, Const) and isinstance(b, Const))
+        if both and uf in powers.NONNEGATIVE:
+            powers.check_nonnegative(self, uf, b)
         r = self.ufunc(uf, a, b)
-        if uf not in CHECKED or not (python_int(a) and python_int(b)) or \
-                (isinstance(a, Const) and isinstance(b, Const)) or \
-                self.shared.get("in_subscript") or (self.in_loop and _small_step(uf, a, b)):
+        if not both or self.shared.get("in_subscript"):
             return r
-        self.check(self._fits(uf, a, b, r), "OverflowError", MESSAGE)
+        if uf in CHECKED and not (self.in_loop and _small_step(uf, a, b)):
+            self.check(self._fits(uf, a, b, r), "OverflowError", MESSAGE)
+        elif uf in powers.FITS:
+            fits = powers.FITS[uf](self, a, b, r)
+            if not (isinstance(fits, Const) and fits.value is True):
+                self.check(fits, "OverflowError", MESSAGE)
+        return r
+
+    def python_int_unary(self, uf, x):
+        """``-x`` and ``abs(x)``: checked where ``x`` is a run-time Python int (only
+        ``-2**63`` has no 64-bit negation)."""
+        r = self.ufunc(uf, x)
+        if python_int(x) and not isinstance(x, Const) and not self.shared.get("in_subscript"):
+            self.check(self.ufunc(np.greater, x, Const(MIN)), "OverflowError", MESSAGE)
         return r
 
     def _fits(self, uf, a, b, r):

@@ -155,6 +155,15 @@ def _int_safe(name):
     return fn
 
 
+def _power(a, b):
+    """NumPy's power, except that an integer one with a negative exponent (NumPy raises
+    ValueError) gives a number, as on the other backends: the frontend's run-time check of
+    that exponent comes first (error.check) and raises its own error."""
+    if np.asarray(b).dtype.kind == "i" and np.any(np.asarray(b) < 0):
+        b = np.maximum(b, 0)
+    return np.power(a, b)
+
+
 def _from_math(fn, name):
     """Elementwise ``fn`` of Python's math module on a float array, in double, rounded to the
     array's dtype (the interpreter's reference for functions NumPy lacks: erf, erfc)."""
@@ -288,6 +297,9 @@ def _make_xla(jax_fn):
     return xla
 
 
+_INTERP = {"pow": _power}   # the interpreter's rule where it is not the NumPy function's
+
+
 for _table, _arity in ((UNARY, 1), (BINARY, 2)):
     for _name, (_np_fn, _jax_fn, _kinds, _rule) in _table.items():
         register(OpDef(
@@ -295,7 +307,7 @@ for _table, _arity in ((UNARY, 1), (BINARY, 2)):
             doc=f"elementwise numpy.{_np_fn.__name__}",
             infer=_make_infer(f"tensor.{_name}", _arity, _kinds, _rule),
             elementwise=True,
-        ), interp=_make_interp(_np_fn), xla=_make_xla(_jax_fn))
+        ), interp=_make_interp(_INTERP.get(_name, _np_fn)), xla=_make_xla(_jax_fn))
 
 
 def _select_infer(types, attrs):

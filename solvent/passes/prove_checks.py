@@ -2,8 +2,8 @@
 
 Integer scalars get an interval [lo, hi] where one is known: constants, the induction
 variable of a ``loop.for`` whose bounds and step have known intervals (``range(1, n - 1)``
-with ``n`` from a shape), and ``add``/``sub``/``mul``/``neg``/``convert``/``max``/``min`` of
-known intervals. Comparisons whose outcome is the same over the whole intervals become
+with ``n`` from a shape), and ``add``/``sub``/``mul``/``neg``/``abs``/``convert``/``max``/``min``
+of known intervals. Comparisons whose outcome is the same over the whole intervals become
 known booleans, and so do ``and``/``or``/``not`` of known booleans. An ``error.check`` whose
 condition is known true is erased: it could never fire.
 
@@ -146,6 +146,11 @@ class _Intervals:
             lo, hi = self.iv[ins[0]]
             if _fits(out.type.dtype, -hi, -lo):
                 self.iv[out] = (-hi, -lo)
+        elif name == "tensor.abs" and ins[0] in self.iv and is_int(out.type.dtype):
+            lo, hi = self.iv[ins[0]]
+            iv = (lo, hi) if lo >= 0 else (-hi, -lo) if hi <= 0 else (0, max(-lo, hi))
+            if _fits(out.type.dtype, *iv):
+                self.iv[out] = iv
         elif name == "tensor.convert" and ins[0] in self.iv and is_int(out.type.dtype):
             lo, hi = self.iv[ins[0]]
             if ins[0].type.dtype in _FLOATS:   # C's truncation toward zero
