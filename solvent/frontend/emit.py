@@ -15,6 +15,7 @@ from ..ir.registry import IRError
 from ..ir.types import dtype_name, is_static, np_dtype
 from ..ops import elementwise
 from .values import ArrayRef, Const, Tensor, TupleVal
+from .wide_ints import is_wide, is_wide_tensor, wide_constant, wide_operands
 
 # NumPy ufunc -> IR op name (from the op tables: one source of truth).
 UFUNC_OP = {fn: f"tensor.{name}" for table in (elementwise.UNARY, elementwise.BINARY)
@@ -141,6 +142,8 @@ class Emitter:
         if weak is None:  # np.float64 subclasses float, but NumPy scalars are strong
             weak = type(value) in _PY_SCALARS
         if dtype is None:
+            if is_wide(Const(value)):
+                return wide_constant(self, value)   # 2**64 - 1: a weak uint64
             dtype = py_weak_dtype(value)
         return Tensor(self.b.constant(value, dtype), weak=weak)
 
@@ -237,6 +240,9 @@ class Emitter:
                     raise ZeroDivisionError(f"{self.b.loc}: {e}") from None
                 except (OverflowError, ValueError) as e:
                     raise self.unsupported(f"{uf.__name__}: {e}") from None
+        args = wide_operands(self, uf, args)   # 2**64 - 1 next to uint64 values, ...
+        if isinstance(args, Tensor):
+            return args
         ts = [self.tensor(a) for a in args]
         if all(t.weak for t in ts) and uf in _INT_ARITH and all(t.dtype == "i1" for t in ts):
             ts = [self.convert(t, "i64") for t in ts]  # Python: True + True == 2
@@ -463,7 +469,8 @@ class Emitter:
         if v.dtype[0] == "c" and dtype[0] != "c":
             raise self.unsupported(f"cannot store complex values into a {dtype} array",
                                    "take .real or use a complex array")
-        if self.is_python_int(v) and dtype[0] in "iu" and dtype not in ("i1", "i64"):
+        if (self.is_python_int(v) and dtype[0] in "iu" and dtype not in ("i1", "i64")) or \
+                (is_wide_tensor(v) and dtype[0] in "iu" and dtype != "i1"):
             self.check_fits(v, dtype)
         elif not v.weak and v.type.rank == 0 and v.dtype[0] in "iu" and \
                 v.dtype not in ("i1", "u64") and dtype[0] == "i" and dtype != "i1" and \
@@ -486,6 +493,8 @@ class Emitter:
         if dtype[0] in "iu" and dtype not in ("i1", "i64") and v.type.rank == 0 and (
                 self.is_python_int(v) or (all_ints and v.dtype[0] in "iu" and v.dtype != "i1")):
             self.check_fits(v, dtype)
+        elif dtype[0] in "iu" and dtype != "i1" and is_wide_tensor(v):
+            self.check_fits(v, dtype)          # np.full(n, 2**64 - 1, np.int64) raises
         return self.convert(v, dtype)
 
     def check_fits(self, v: Tensor, dtype: str) -> None:

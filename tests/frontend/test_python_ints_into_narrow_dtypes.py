@@ -100,3 +100,32 @@ def test_numpy_integer_elements_stored_into_unsigned_arrays_wrap(backend):
     with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
         solvent.jit(store_literal, backend=backend)(np.zeros(1, np.uint8))
 
+
+# --- Python ints beyond int64 (frontend/wide_ints.py) ---------------------------------------
+def u64_with_wide_ints(u):
+    return (u == 18446744073709551615, u + (2**64 - 1), u > 2**63, (2**64 - 1) - u,
+            u // (2**63 + 5), np.where(u > 1, 2**64 - 1, u))
+
+
+def u64_wide_stores(u):
+    u[0] = 2**64 - 1
+    return u, np.full(2, 2**63, np.uint64)
+
+
+def wide_ints_with_other_dtypes(a, x32):
+    return a < 2**64, a == 2**63, a > -2**70, x32 * 2**70, a.astype(np.float64) + 2**64
+
+
+def int64_plus_wide(a):
+    return a + 2**63
+
+
+@pytest.mark.parametrize("backend", BACKENDS + [None])
+def test_python_ints_beyond_int64_next_to_uint64_and_others(backend):
+    u = np.array([1, 2**63 + 1, 2**64 - 1], np.uint64)
+    check(u64_with_wide_ints, u, backend=backend)
+    check(u64_wide_stores, u, backend=backend)
+    check(wide_ints_with_other_dtypes, np.array([1, -5]), np.ones(2, np.float32),
+          backend=backend)
+    with pytest.raises(OverflowError, match="9223372036854775808 out of bounds for int64"):
+        solvent.jit(int64_plus_wide, backend=backend)(np.array([1]))
