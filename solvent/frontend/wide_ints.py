@@ -47,9 +47,9 @@ def wide_operands(em, uf, args):
     wide = [k for k, a in enumerate(args) if is_wide(a)]
     if not wide:
         return args
-    others = [em.tensor(a) for k, a in enumerate(args) if k not in wide]
+    out = [a if k in wide else em.tensor(a) for k, a in enumerate(args)]  # read once
+    others = [t for k, t in enumerate(out) if k not in wide]
     dtypes = {t.dtype for t in others}
-    out = list(args)
     for k in wide:
         v = args[k].value
         if any(d[0] in "fc" for d in dtypes):
