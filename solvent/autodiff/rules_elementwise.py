@@ -7,7 +7,9 @@ derivative of the ufunc (``d/dx exp x = exp x`` ...); operands broadcast, so eac
 is summed back to its operand's shape (``emit.unbroadcast``). Rounding ops (floor, ceil,
 trunc, rint, sign) are piecewise constant: zero cotangent. Complex operands (the convention of
 ``rules_complex``): ``mul`` and ``div`` take the conjugate of the other factor; ``abs(z)``
-gives ``ct z / |z|``; ``convert`` between real and complex keeps the real part.
+gives ``ct z / |z|``; ``convert`` between real and complex keeps the real part. A cotangent
+times a local derivative is zero where the cotangent is zero, whatever the derivative
+(``nothing_from_zero``: a branch not taken after if-conversion contributes nothing).
 """
 from __future__ import annotations
 

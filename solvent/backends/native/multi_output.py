@@ -29,7 +29,9 @@ reads holds the same contents there as at the member's own place. So the group i
 * an op that may write into a buffer the group reads (an in-place update, a loop, an
   elementwise op writing into its operand's buffer);
 * a member reading a member at another index (a broadcast) or reading a reduction of the
-  group (a scalar known only after the loop).
+  group (a scalar known only after the loop);
+* a candidate writing into a buffer that an op deferred after the loop reads (``w = -v``
+  into ``v``'s buffer after ``v.reshape(n, 1)`` was deferred: the reshape would read ``w``).
 
 A sink writing into a buffer the group reads (``bufferize``: an elementwise op into its
 dead operand's buffer) is a member only while the group reads that buffer at the loop's own
