@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import python_float_power as float_power
 from . import python_int_powers as powers
 from .values import Const, Tensor
 
@@ -77,7 +78,10 @@ def _small_step(uf, a, b) -> bool:
 
 class PythonIntMixin:
     def python_int_arith(self, uf, a, b):
-        """``uf(a, b)``, checked for overflow where both are Python ints, one at run time."""
+        """``uf(a, b)``, checked for overflow where both are Python ints, one at run time (and
+        a float power of Python numbers for CPython's errors: python_float_power.py)."""
+        if uf is np.power and float_power.is_float_power(a, b):
+            return float_power.checked_power(self, a, b)
         both = python_int(a) and python_int(b) and not (
             isinstance(a, Const) and isinstance(b, Const))
         if both and uf in powers.NONNEGATIVE:
