@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .values import Const, Tensor
+from .values import Const
 
 ZERO = "0.0 cannot be raised to a negative power"
 COMPLEX = ("negative number raised to a non-integer power: Python gives a complex number "
@@ -35,14 +35,11 @@ RANGE = "(34, 'Numerical result out of range')"
 
 def is_float_power(a, b) -> bool:
     """Both Python numbers (real), at least one a float, not both known at compile time."""
-    def number(v):
-        if isinstance(v, Const):
-            return type(v.value) in (bool, int, float)
-        return isinstance(v, Tensor) and v.weak and v.type.rank == 0 and v.dtype[0] in "iubf"
+    from .expressions import _python_number
 
     def is_float(v):
         return type(v.value) is float if isinstance(v, Const) else v.dtype[0] == "f"
-    return number(a) and number(b) and (is_float(a) or is_float(b)) and not (
+    return _python_number(a) and _python_number(b) and (is_float(a) or is_float(b)) and not (
         isinstance(a, Const) and isinstance(b, Const))
 
 
