@@ -578,7 +578,28 @@ def _complex_rint(em, ts, dt, out_dt):
     return b.one("tensor.complex", re, im)
 
 
+def _array_power_of_scalar(em, ts, dt, out_dt):
+    """NumPy's float ``power`` loop takes the square root where the exponent is one scalar
+    0.5 across an array (``x ** 0.5``, ``np.power(x, 0.5)``): ``(-inf) ** 0.5`` is NaN and
+    ``(-0.0) ** 0.5`` is -0.0 there, while C's ``pow`` (``tensor.pow``, and NumPy's own scalar
+    ``np.float64(-inf) ** 0.5``) gives inf and 0.0. An array base with a scalar exponent
+    follows the loop: a constant 0.5 is ``sqrt``; a run-time one selects ``sqrt`` where it
+    is 0.5. A scalar base (``x[i] ** 0.5``) keeps ``pow``."""
+    from ..ir.rewrite import constant_value
+    base, e = ts
+    if dt[0] != "f" or not base.type.rank or e.type.rank:
+        return None
+    b = em.b
+    value = constant_value(e.v)
+    if value is not None:
+        return b.one("tensor.sqrt", base.v) if float(value) == 0.5 else None
+    half = b.one("tensor.eq", e.v, b.constant(0.5, dt))
+    return b.one("tensor.select", half, b.one("tensor.sqrt", base.v),
+                 b.one("tensor.pow", base.v, e.v))
+
+
 _LOOP_DTYPE_RULES = {
+    np.power: _array_power_of_scalar,
     np.rint: _complex_rint,
     np.degrees: _scaled(180.0, np.pi), np.rad2deg: _scaled(180.0, np.pi),
     np.radians: _scaled(np.pi, 180.0), np.deg2rad: _scaled(np.pi, 180.0),

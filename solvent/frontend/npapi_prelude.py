@@ -1531,6 +1531,8 @@ def float_power(x1, x2):
     """x1 ** x2 in float64 (complex128 for complex input)."""
     a, b = np.asarray(x1), np.asarray(x2)
     dt = np.complex128 if a.dtype.kind == "c" or b.dtype.kind == "c" else np.float64
+    if b.ndim == 0 and a.ndim:
+        b = np.full(a.shape, b)   # C's pow everywhere: float_power has no square-root case
     return np.power(a.astype(dt), b.astype(dt))
 
 

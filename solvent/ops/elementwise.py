@@ -156,12 +156,22 @@ def _int_safe(name):
 
 
 def _power(a, b):
-    """NumPy's power, except that an integer one with a negative exponent (NumPy raises
-    ValueError) gives a number, as on the other backends: the frontend's run-time check of
-    that exponent comes first (error.check) and raises its own error."""
+    """C's ``pow`` elementwise, as NumPy's power computes it, except that: an integer one
+    with a negative exponent (NumPy raises ValueError) gives a number, as on the other
+    backends: the frontend's run-time check of that exponent comes first (error.check) and
+    raises its own error; and NumPy's square root for a scalar exponent 0.5 is undone (the
+    frontend emits ``sqrt`` itself where NumPy's loop would)."""
     if np.asarray(b).dtype.kind == "i" and np.any(np.asarray(b) < 0):
         b = np.maximum(b, 0)
-    return np.power(a, b)
+    r = np.power(a, b)
+    if r.dtype.kind == "f":
+        # C's pow, which tensor.pow means: NumPy's loop takes the square root for one
+        # scalar exponent 0.5 across an array, giving NaN for -inf and -0.0 for -0.0
+        a = np.asarray(a)
+        m = (np.asarray(b) == 0.5) & ((a == -np.inf) | ((a == 0) & np.signbit(a)))
+        if np.any(m):
+            r = np.where(m, np.where(a == 0, 0.0, np.inf).astype(r.dtype), r)
+    return r
 
 
 def _from_math(fn, name):
