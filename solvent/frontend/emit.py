@@ -14,6 +14,8 @@ from ..ir.builder import Builder
 from ..ir.registry import IRError
 from ..ir.types import dtype_name, is_static, np_dtype
 from ..ops import elementwise
+from .python_int_conversion import (checked_float_store, checked_u64_store,
+                                    stores_through_python_int)
 from .values import ArrayRef, Const, Tensor, TupleVal
 from .wide_ints import is_wide, is_wide_tensor, wide_constant, wide_operands
 
@@ -479,6 +481,11 @@ class Emitter:
             # Python int: ``a[i] = np.int64(825)`` (and ``a[i] *= s``) raise OverflowError;
             # into an unsigned array it wraps, as a cast (``u8[i] = np.int64(260)`` is 4)
             self.check_fits(v, dtype)
+        elif not v.weak and v.dtype == "u64" and v.type.rank == 0 and dtype[0] == "i" and \
+                dtype != "i1":
+            return checked_u64_store(self, v, dtype)   # a[i] = np.uint64(2**63): OverflowError
+        elif stores_through_python_int(v, dtype):
+            return checked_float_store(self, v, dtype)   # a[i] = nan into ints: ValueError
         return self.convert(v, dtype)
 
     @staticmethod

@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 
 from ..ir.types import dtype_name, np_dtype
-from ..ops.elementwise import INT64_END
 from ..ops.reductions import reduced_shape
+from .python_int_conversion import check_fits_int64
 from .npapi_creation import (_transpose as nd_transpose, implements, python_result,
                              reshape_value, static_dtype)
 from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, make_seq
@@ -656,31 +656,11 @@ def _py_ctor(dt):
             raise fe.unsupported("converting a complex number to a real one")
         if dt == "i64" and t.dtype[0] == "f":
             t = fe.ufunc(np.trunc, t)
-            _check_fits_int64(fe, t)
+            check_fits_int64(fe, t)
             return Tensor(fe.b.one("tensor.convert", t.v, dtype=dt, fits_checked=True),
                           weak=True, deps=t.deps)
         return Tensor(fe.convert(t, dt).v, weak=True, deps=t.deps)
     return handler
-
-
-def _check_fits_int64(fe, t) -> None:
-    """Python's errors for int() of a float that is NaN or infinite (int(), math.floor...
-    gave int64's minimum before: a silent wrong answer), and an OverflowError for a finite
-    value beyond int64, which a Python int would hold but solvent's integers cannot.
-
-    Each check holds where the value fits (``fits`` is false for NaN and the infinities):
-    the same conditions, written so that the one test a backend needs on the common path is
-    ``not fits``. The native backend branches on the disjunction of the failed conditions
-    (error_exit.failed_condition), ``(not fits and isnan) or ... or not fits``, which LLVM
-    reduces to ``not fits``; NaN and infinity are told apart only where it failed."""
-    fits = fe.ufunc(np.logical_and, fe.ufunc(np.greater_equal, t, Const(-INT64_END)),
-                    fe.ufunc(np.less, t, Const(INT64_END)))
-    fe.check(fe.ufunc(np.logical_or, fits, fe.ufunc(np.logical_not, fe.ufunc(np.isnan, t))),
-             "ValueError", "cannot convert float NaN to integer")
-    fe.check(fe.ufunc(np.logical_or, fits, fe.ufunc(np.logical_not, fe.ufunc(np.isinf, t))),
-             "OverflowError", "cannot convert float infinity to integer")
-    fe.check(fits, "OverflowError",
-             "int() of a float beyond 2**63: solvent's integers are 64-bit")
 
 
 @implements(np.bincount)

@@ -367,9 +367,21 @@ def _convert_xla(op, args, ctx):
         # a select, not a convert: XLA's simplifier turns `y * convert(mask)` into
         # `select(mask, y, 0)`, which loses NaN * False = NaN (NumPy keeps it)
         return [jnp.where(x, jnp.ones((), target), jnp.zeros((), target))]
-    if jnp.issubdtype(x.dtype, jnp.floating) and target.kind in "iu" and target != np.uint64:
+    if jnp.issubdtype(x.dtype, jnp.floating) and target == np.uint64:
+        return [_float_to_uint64_as_numpy(x)]
+    if jnp.issubdtype(x.dtype, jnp.floating) and target.kind in "iu":
         return [_float_to_int_as_numpy(x, target)]
     return [x.astype(target)]
+
+
+def _float_to_uint64_as_numpy(x):
+    """NumPy's float-to-uint64 cast on x86-64: below 2**63 (NaN too) the signed cast (-2.7
+    wraps to 2**64 - 2, NaN gives 2**63); from 2**63 up the signed cast of ``x - 2**63``
+    with the top bit flipped (backends/native/scalar_math.py's ``_fptoui64_numpy``)."""
+    two63 = jnp.asarray(2.0 ** 63, x.dtype)
+    low = _float_to_int_as_numpy(x, np.dtype(np.int64))
+    high = _float_to_int_as_numpy(x - two63, np.dtype(np.int64)) ^ jnp.int64(-2 ** 63)
+    return lax.bitcast_convert_type(jnp.where(x >= two63, high, low), jnp.uint64)
 
 
 def _float_to_int_as_numpy(x, target):

@@ -87,7 +87,7 @@ def _bytes_read(loop: Operation, ops: set) -> float:
 
 def _fits_int64(cond):
     """``v`` when ``cond`` is ``v >= -2**63 and v < 2**63`` (the frontend's test that int()
-    of a float fits, npapi_math._check_fits_int64), else None."""
+    of a float fits, frontend/python_int_conversion.check_fits_int64), else None."""
     o = cond.owner
     if not (isinstance(o, Operation) and o.name == "tensor.and"):
         return None

@@ -382,6 +382,16 @@ def _fptosi_numpy(b, v, width: int):
     return b.select(inside, t, ir.Constant(it, -2 ** (width - 1)))
 
 
+def _fptoui64_numpy(b, v):
+    """NumPy's float-to-uint64 cast on x86-64: below 2**63 (NaN too: ``ucomisd`` reports it
+    below) the signed cast, so -2.7 wraps to 2**64 - 2 and NaN gives 2**63; from 2**63 up the
+    signed cast of ``v - 2**63`` with the top bit flipped (0 beyond 2**64)."""
+    two63 = ir.Constant(v.type, 2.0 ** 63)
+    below = b.fcmp_unordered("<", v, two63)
+    high = b.xor(_fptosi_numpy(b, b.fsub(v, two63), 64), ir.Constant(ir.IntType(64), -2 ** 63))
+    return b.select(below, _fptosi_numpy(b, v, 64), high)
+
+
 def convert(ctx, src: str, dst: str, v, in_range: bool = False):
     """``x.astype(dst)`` of one scalar (float to int truncates toward zero; NaN and values
     out of range as NumPy on x86-64, see ``_fptosi_numpy``, instead of LLVM's poison).
@@ -405,11 +415,7 @@ def convert(ctx, src: str, dst: str, v, in_range: bool = False):
         r = _fptosi_numpy(b, v, width)
         return r if t.width == width else b.trunc(r, t)
     if is_float(src):
-        wide = ir.IntType(64)
-        sat = "llvm.fptoui.sat"
-        name = f"{sat}.i64.{'f32' if v.type == F32 else 'f64'}"
-        r = b.call(_declare(ctx, name, wide, [v.type]), [v])
-        return r if t.width == 64 else b.trunc(r, t)
+        return _fptoui64_numpy(b, v)
     sw, dw = bits(src), bits(dst)
     if dw == sw:
         return v
