@@ -128,7 +128,8 @@ def _math_function(mf, uf):
 
 
 for _mf, _uf in MATH_UFUNC.items():
-    implements(_mf)(_math_function(_mf, _uf))
+    if _mf is not math.log:                # its own handler below takes a base too
+        implements(_mf)(_math_function(_mf, _uf))
 
 _log_e = _math_function(math.log, np.log)
 
@@ -140,15 +141,9 @@ def _log(fe, x, base=None):
     if base is None:
         return _log_e(fe, x)
     num, den = _log_e(fe, x), _log_e(fe, base)
-    if isinstance(num, Const) and isinstance(den, Const):
-        if den.value == 0.0:
-            if fe.raise_now():
-                raise ZeroDivisionError(f"{fe.b.loc}: float division by zero")
-            fe.check(Const(False), "ZeroDivisionError", "float division by zero")
-            return Const(0.0)
-        return Const(num.value / den.value)
-    fe.check(fe.ufunc(np.not_equal, den, Const(0.0)), "ZeroDivisionError",
-             "float division by zero")
+    if not (isinstance(num, Const) and isinstance(den, Const)):   # (constants: Python's /)
+        fe.check(fe.ufunc(np.not_equal, den, Const(0.0)), "ZeroDivisionError",
+                 "float division by zero")
     return _weak(fe, fe.ufunc(np.true_divide, num, den))
 
 def _rounded_int(np_fn, py_fn):
