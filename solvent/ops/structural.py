@@ -23,7 +23,13 @@ def _one(types, name):
 # --- constant ---------------------------------------------------------------------------
 def _const_infer(types, attrs):
     expect(not types, "tensor.constant takes no operands")
-    return [TensorType((), attrs["dtype"])]
+    dt = attrs["dtype"]
+    if dt[0] in "iu" and dt != "i1":
+        v = attrs["value"]
+        info = np.iinfo(np_dtype(dt))
+        if not (isinstance(v, (int, np.integer)) and info.min <= int(v) <= info.max):
+            raise IRError(f"tensor.constant {v!r} is not a {dt}")
+    return [TensorType((), dt)]
 
 
 def _const_value(op):

@@ -1,7 +1,7 @@
 """The verifier rejects each kind of malformed IR with a message naming what is wrong: use
 lists that disagree with operands (missing, stale) and elementwise ops whose operands or
 result types the op's record does not accept (the records format their messages only on
-failure, so each failure is exercised here)."""
+failure, so each failure is exercised here), and integer constants outside their dtype."""
 import pytest
 
 import solvent  # noqa: F401  (registers the ops)
@@ -54,3 +54,20 @@ def test_a_stale_use():
     y.uses.append((op, 0))   # y claims to be read by neg, which reads x
     with pytest.raises(VerifyError, match="stale use of a value by tensor.neg operand 0"):
         verify(fn)
+
+
+@pytest.mark.parametrize("value,dtype,ok", [
+    (127, "i8", True), (128, "i8", False), (-1, "u64", False), (2**64 - 1, "u64", True),
+    (2**63, "i64", False), (1.5, "i32", False), (1, "i1", True), (1e300, "f64", True),
+])
+def test_an_integer_constant_must_fit_its_dtype(value, dtype, ok):
+    blk = Block()
+    c = blk.append(Operation("tensor.constant", [], [TensorType((), dtype)],
+                             {"value": value, "dtype": dtype}))
+    blk.append(Operation("func.return", [c.results[0]], []))
+    fn = Function("f", blk, [])
+    if ok:
+        verify(fn)
+    else:
+        with pytest.raises(VerifyError, match=f"tensor.constant .* is not a {dtype}"):
+            verify(fn)
