@@ -141,6 +141,12 @@ def _compare_select(info: LoopInfo, op: Operation, v: Value, seed: Value):
     dep = [x for x in (p, q) if depends(info, x, seed)]
     if len(dep) != 1:
         return None
+    t = dep[0].type
+    if u is dep[0] and isinstance(t, TensorType) and t.dtype[0] in "fc":
+        # the new value is taken when the comparison is false (Python's ``max(x, m)``,
+        # ``m if m > x else x``): a NaN is taken, and the next value replaces it, which no
+        # reordered max/min gives (``if x > m: m = x`` never takes a NaN)
+        return None
     sub = chain(info, dep[0], seed)
     if sub is None:
         return None
