@@ -295,6 +295,7 @@ class ControlMixin:
         for _ in range(8):
             try:
                 translate()
+                self._bound_if_ran(node, target, args, saved_env)
                 return
             except ListGrows as grows:    # a list gets items in the loop: list_growth.py
                 self.env = saved_env
@@ -303,6 +304,32 @@ class ControlMixin:
                 self.prepare_lists(saved_env, items)
                 self.env = dict(saved_env)
         raise self.unsupported("the lists this loop assigns into do not settle")
+
+    def _bound_if_ran(self, node, target, args, saved_env) -> None:
+        """The loop variable, and the names the body assigns before anything that can
+        jump or branch, are bound after the loop only when the range was not empty; a
+        name first bound there is carried from a zero, so a read of it after an empty
+        range (Python's UnboundLocalError) is checked (expressions.py lookup)."""
+        names = [target]
+        for s in node.body:
+            if any(isinstance(x, (ast.Break, ast.Continue, ast.Return, ast.Raise))
+                   for x in ast.walk(s)):
+                break
+            if isinstance(s, ast.Assign):
+                names += [t.id for t in s.targets if isinstance(t, ast.Name)]
+            elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+                names.append(s.target.id)
+        names = [n for n in dict.fromkeys(names) if n not in saved_env and n in self.env]
+        if not names or all(isinstance(a, Const) for a in args):
+            return  # (a compile-time empty range never reaches here)
+        lb, ub, st = (self.tensor(a) for a in args)
+        up = self.ufunc(np.logical_and, self.ufunc(np.greater, st, Const(0)),
+                        self.ufunc(np.less, lb, ub))
+        down = self.ufunc(np.logical_and, self.ufunc(np.less, st, Const(0)),
+                          self.ufunc(np.greater, lb, ub))
+        ran = self.ufunc(np.logical_or, up, down)
+        for n in names:
+            self.maybe_unbound[n] = (self.env[n], ran)
 
     def for_attrs(self, node) -> dict:
         """Attributes of the loop.for made for ``node`` (solvent/simt marks parallel loops)."""

@@ -125,7 +125,12 @@ class ExprMixin:
 
     def lookup(self, name: str):
         if name in self.env:
-            return self.env[name]
+            v = self.env[name]
+            unbound = self.maybe_unbound.get(name)
+            if unbound is not None and unbound[0] is v:   # still the binding a loop left
+                self.check(unbound[1], "UnboundLocalError", f"cannot access local variable "
+                           f"{name!r} where it is not associated with a value")
+            return v
         if name in self.closure:
             v = self.closure[name]
             if isinstance(v, np.ndarray):

@@ -182,6 +182,9 @@ class Translator(StmtMixin, ControlMixin, ExprMixin, ComprehensionMixin, IndexMi
         self.loop_stack: list = []         # the loops being translated, innermost last
         self.loop_entry_envs: list = []    # and the names bound when each was entered
         self.depth_in_branch = 0
+        # names first bound in a for loop whose range may be empty, read after it:
+        # name -> (the binding the loop left, "the range was not empty") (control.py)
+        self.maybe_unbound: dict = {}
         self.depth = depth
         self._live_cache: dict = {}
         # buffer birth order is shared with inlined callees

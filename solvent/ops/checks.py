@@ -28,6 +28,7 @@ KINDS = {
     "OverflowError": OverflowError,
     "LinAlgError": np.linalg.LinAlgError,
     "AssertionError": AssertionError,
+    "UnboundLocalError": UnboundLocalError,  # a loop's name read after an empty range
     "DivergentBarrierError": DivergentBarrierError,  # solvent/simt: a barrier not all reach
     # what a ``raise`` statement in the user's code may raise (frontend stmt_Raise)
     "RuntimeError": RuntimeError,
