@@ -56,7 +56,7 @@ from ..ir.types import TensorType
 from .accesses import Access, Dim, collect
 from .affine import Affine, LoopInfo
 from .error_slots import error_slots
-from .reductions import dead_slot, loop_reduction, reduction_kind, rounding_note
+from .reductions import dead_slot, loop_reduction, reduction_kind, rounding_note, takes_nan
 
 INDEPENDENT, REDUCTION, CARRIED = "independent", "reduction", "carried"
 
@@ -382,8 +382,12 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
             slots[k] = kind if seed.type.rank == 0 else f"whole {kind}"
             continue
         if isinstance(seed.type, TensorType) and seed.type.rank == 0:
-            carried_reasons.append(f"{_scalar_name(info, loop, k)} carries a value from one "
-                                   "iteration into the next (a recurrence, not s = s op v)")
+            carried_reasons.append(
+                f"{_scalar_name(info, loop, k)} is a max/min that takes a NaN and then the "
+                "next value (m = max(x, m), m if m > x else x): not a reduction in any "
+                "other order" if takes_nan(info, top, seed) else
+                f"{_scalar_name(info, loop, k)} carries a value from one "
+                "iteration into the next (a recurrence, not s = s op v)")
             continue
         use = collect(info, loop, k)
         if use.problem:

@@ -139,13 +139,7 @@ def _compare_select(info: LoopInfo, op: Operation, v: Value, seed: Value):
     if not ((u is p and w is q) or (u is q and w is p)) or p is q:
         return None
     dep = [x for x in (p, q) if depends(info, x, seed)]
-    if len(dep) != 1:
-        return None
-    t = dep[0].type
-    if u is dep[0] and isinstance(t, TensorType) and t.dtype[0] in "fc":
-        # the new value is taken when the comparison is false (Python's ``max(x, m)``,
-        # ``m if m > x else x``): a NaN is taken, and the next value replaces it, which no
-        # reordered max/min gives (``if x > m: m = x`` never takes a NaN)
+    if len(dep) != 1 or takes_nan(info, v, seed):
         return None
     sub = chain(info, dep[0], seed)
     if sub is None:
@@ -154,6 +148,26 @@ def _compare_select(info: LoopInfo, op: Operation, v: Value, seed: Value):
     kind = _combine(sub[0], "max" if larger else "min")
     # the compare is a use of the chain value: list it with the select
     return (kind, sub[1] + [c, v]) if kind else None
+
+
+def takes_nan(info: LoopInfo, v: Value, seed: Value) -> bool:
+    """Is ``v`` a float ``select(p > q, p, q)`` (or a mirror) that keeps the value built
+    from ``seed`` when the comparison holds and takes the other one when it does not
+    (Python's ``max(x, m)``, ``m if m > x else x``)? Such a pick takes a NaN, and the next
+    value replaces it: no reordered max/min gives that (``if x > m: m = x`` never takes a
+    NaN)."""
+    op = v.owner
+    if isinstance(op, Block) or op.name != "tensor.select":
+        return False
+    c, u, w = op.operands
+    cmp = c.owner
+    if isinstance(cmp, Block) or cmp.name not in _PICKS_LARGER or \
+            not ((u is cmp.operands[0] and w is cmp.operands[1]) or
+                 (u is cmp.operands[1] and w is cmp.operands[0])):
+        return False
+    t = u.type
+    return isinstance(t, TensorType) and t.dtype[0] in "fc" and depends(info, u, seed) \
+        and not depends(info, w, seed)
 
 
 def reduction_kind(info: LoopInfo, top: Value, seed: Value, consumer: Operation):
