@@ -39,4 +39,5 @@ def explain_loops(fn, *args) -> str:
             lines.append(f"{r.line_text()} — not raised")
         else:
             lines.append(f"{r.line_text()} — not raised: {why}")
-    return "\n".join(lines) if lines else "no loops"
+    # a loop the pipeline copied (a versioned fast path and its fallback) reads the same
+    return "\n".join(dict.fromkeys(lines)) if lines else "no loops"

@@ -77,6 +77,17 @@ def test_explain_loops_lines():
     assert ": loop j: carried — " in lines[1] and "A[i,j-1]" in lines[1]
 
 
+def shift_by(a, k):
+    for i in range(a.shape[0] - k):
+        a[i + k] = a[i] + 1.0
+
+
+def test_a_loop_the_pipeline_copied_is_explained_once():
+    """A run-time offset keeps the loop as a checked copy and an unchecked one: one line."""
+    lines = explain_loops(shift_by, np.ones(10), 1).splitlines()
+    assert len(lines) == 1 and "a[i+k]" in lines[0], lines
+
+
 def test_stride_two_has_distance_two_and_names_the_array():
     (r,) = analyze(tensor_ir(K.stride2_recurrence, np.ones(8), np.ones(8)))
     (dep, *_) = r.dependences
