@@ -295,7 +295,9 @@ class ControlMixin:
         for _ in range(8):
             try:
                 translate()
-                self._bound_if_ran(node, target, args, saved_env)
+                self._bound_if_ran(node, [target], Const(True) if all(
+                    isinstance(a, Const) for a in args) else lambda: self._range_ran(args),
+                    saved_env)
                 return
             except ListGrows as grows:    # a list gets items in the loop: list_growth.py
                 self.env = saved_env
@@ -305,12 +307,22 @@ class ControlMixin:
                 self.env = dict(saved_env)
         raise self.unsupported("the lists this loop assigns into do not settle")
 
-    def _bound_if_ran(self, node, target, args, saved_env) -> None:
-        """The loop variable, and the names the body assigns before anything that can
-        jump or branch, are bound after the loop only when the range was not empty; a
-        name first bound there is carried from a zero, so a read of it after an empty
-        range (Python's UnboundLocalError) is checked (expressions.py lookup)."""
-        names = [target]
+    def _range_ran(self, args):
+        """Whether ``range(*args)`` is not empty (a run-time i1)."""
+        lb, ub, st = (self.tensor(a) for a in args)
+        up = self.ufunc(np.logical_and, self.ufunc(np.greater, st, Const(0)),
+                        self.ufunc(np.less, lb, ub))
+        down = self.ufunc(np.logical_and, self.ufunc(np.less, st, Const(0)),
+                          self.ufunc(np.greater, lb, ub))
+        return self.ufunc(np.logical_or, up, down)
+
+    def _bound_if_ran(self, node, names, ran, saved_env) -> None:
+        """The names in ``names`` (a for loop's variable), and those the body assigns before
+        anything that can jump, are bound after the loop only where its body ran (``ran``:
+        the range was not empty, the while condition held on entry); a name first bound
+        there is carried from a zero, so a read of it after a loop that never ran
+        (Python's UnboundLocalError) is checked (expressions.py lookup)."""
+        names = list(names)
         for s in node.body:
             if any(isinstance(x, (ast.Break, ast.Continue, ast.Return, ast.Raise))
                    for x in ast.walk(s)):
@@ -320,14 +332,10 @@ class ControlMixin:
             elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
                 names.append(s.target.id)
         names = [n for n in dict.fromkeys(names) if n not in saved_env and n in self.env]
-        if not names or all(isinstance(a, Const) for a in args):
-            return  # (a compile-time empty range never reaches here)
-        lb, ub, st = (self.tensor(a) for a in args)
-        up = self.ufunc(np.logical_and, self.ufunc(np.greater, st, Const(0)),
-                        self.ufunc(np.less, lb, ub))
-        down = self.ufunc(np.logical_and, self.ufunc(np.less, st, Const(0)),
-                          self.ufunc(np.greater, lb, ub))
-        ran = self.ufunc(np.logical_or, up, down)
+        if callable(ran) and names:
+            ran = ran()
+        if not names or isinstance(ran, Const):
+            return  # (a loop known not to run never reaches here)
         for n in names:
             self.maybe_unbound[n] = (self.env[n], ran)
 
@@ -472,6 +480,7 @@ class ControlMixin:
             try:
                 self._while(node, cond, body,
                             extra_assigned=[BREAK_FLAG] if has_break else [])
+                self._bound_if_ran(node, [], test, saved_env)
                 break
             except ListMutates as items:    # a list's item is assigned: list_items.py
                 self.prepare_lists(saved_env, items)

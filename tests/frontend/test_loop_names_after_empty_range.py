@@ -1,4 +1,5 @@
-"""A name first bound by a for loop, read after a range that turned out empty at run time.
+"""A name first bound by a loop, read after a loop that did not run (a range that turned out
+empty at run time, a while condition false on entry).
 
 Python raises UnboundLocalError there (``for i in range(n): ...; return i`` with n == 0);
 the compiled loop carries the name from a zero, so the read is checked: the same error,
@@ -21,6 +22,14 @@ def last_index(a, n):
 def body_name(a, lo, hi):
     for i in range(lo, hi):
         y = a[i] * 2.0
+    return y
+
+
+def while_body_name(a, n):
+    k = 0
+    while k < n:
+        y = a[k]
+        k += 1
     return y
 
 
@@ -49,6 +58,9 @@ def test_an_empty_range_leaves_the_name_unbound(backend):
     with pytest.raises(UnboundLocalError, match="'y'"):
         solvent.jit(body_name, backend=backend)(np.ones(4), 3, 1)
     assert solvent.jit(body_name, backend=backend)(np.arange(4.0), 3, 1 + 3) == 6.0
+    with pytest.raises(UnboundLocalError, match="'y'"):   # a while loop whose test failed
+        solvent.jit(while_body_name, backend=backend)(np.ones(4), 0)
+    assert solvent.jit(while_body_name, backend=backend)(np.arange(4.0), 3) == 2.0
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
