@@ -76,6 +76,8 @@ def _dims_of(info: LoopInfo, loop: Operation, spec: list, dyn: list, shape) -> l
                                                   "clamped into the dimension"))
             else:
                 dims.append(Dim("range", form, size, 1))
+        elif k == "r":
+            dims.append(Dim("unknown", reason="a slice whose length is known only at run time"))
         else:
             dims.append(Dim("unknown", reason=f"index item {it}"))
     return dims

@@ -386,6 +386,10 @@ class LoopInfo:
             elif k == "d":
                 s = self.affine(dyn[it[1]])
                 items.append(f"{self.render(s)}:{self.render(s + Affine(it[2]))}")
+            elif k == "r":   # a run-time slice: its bounds as written (-1: absent)
+                bounds = ["" if j < 0 else self.render(self.affine(dyn[j])) for j in it[1:3]]
+                step = self.render(self.affine(dyn[it[4]])) if it[3] == 0 else it[3]
+                items.append(":".join(bounds) + (f":{step}" if step != 1 else ""))
             else:
                 items.append("None")
         return f"{self.array_name(array)}[{','.join(items)}]"

@@ -88,6 +88,17 @@ def test_a_loop_the_pipeline_copied_is_explained_once():
     assert len(lines) == 1 and "a[i+k]" in lines[0], lines
 
 
+def subtract_previous(a):
+    for i in range(1, a.shape[0]):
+        a[i:] = a[i:] - a[i - 1]
+
+
+def test_a_run_time_slice_is_named_as_written():
+    text = explain_loops(subtract_previous, np.ones(6))
+    assert "a[i:]" in text and "known only at run time" in text, text
+    assert "None" not in text and "index item" not in text, text
+
+
 def test_stride_two_has_distance_two_and_names_the_array():
     (r,) = analyze(tensor_ir(K.stride2_recurrence, np.ones(8), np.ones(8)))
     (dep, *_) = r.dependences
