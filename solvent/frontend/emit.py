@@ -592,12 +592,14 @@ def _array_power_of_scalar(em, ts, dt, out_dt):
     ``np.float64(-inf) ** 0.5``) gives inf and 0.0. An array base with a scalar exponent
     follows the loop: a constant 0.5 is ``sqrt``; a run-time one selects ``sqrt`` where it
     is 0.5. A scalar base (``x[i] ** 0.5``) keeps ``pow``."""
-    from ..ir.rewrite import constant_value
+    from ..ir.rewrite import constant_value, defining
     base, e = ts
     if dt[0] != "f" or not base.type.rank or e.type.rank:
         return None
     b = em.b
-    value = constant_value(e.v)
+    conv = defining(e.v)    # x ** 2: the int constant converted to the float loop's dtype
+    value = constant_value(conv.operands[0] if conv is not None and
+                           conv.name == "tensor.convert" else e.v)
     if value is not None:
         return b.one("tensor.sqrt", base.v) if float(value) == 0.5 else None
     half = b.one("tensor.eq", e.v, b.constant(0.5, dt))
