@@ -118,8 +118,12 @@ def _atan2(y, x):
 
 def _complex_extremum(is_max: bool):
     """NumPy's complex maximum/minimum: lexicographic order on (real, imag), and a NaN in
-    either part of either operand wins (jnp's compares without that NaN rule)."""
+    either part of either operand wins (jnp's compares without that NaN rule). Real floats:
+    a NaN in either operand wins, and on a tie the second operand (NumPy's loops, x86's
+    maxpd: ``np.maximum(0.0, -0.0)`` is -0.0, where XLA's max orders -0.0 below 0.0)."""
     def fn(a, b):
+        if jnp.issubdtype(a.dtype, jnp.floating):
+            return jnp.where(a == b, b, (jnp.maximum if is_max else jnp.minimum)(a, b))
         if not jnp.issubdtype(a.dtype, jnp.complexfloating):
             return (jnp.maximum if is_max else jnp.minimum)(a, b)
         a, b = jnp.broadcast_arrays(a, b)

@@ -71,6 +71,20 @@ def extrema(a, b):
     return np.maximum(a, b), np.minimum(a, b)
 
 
+@pytest.mark.parametrize("backend", ["xla", "interp", "native"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_real_maximum_minimum_follow_numpy_on_ties_and_nan(dtype, backend):
+    """Every pair of the edge values: a NaN in either operand wins, and on a tie the second
+    operand (np.maximum(0.0, -0.0) is -0.0; XLA ordered -0.0 below 0.0 and native kept the
+    first operand: the s25 loop probe's Floyd-Warshall with a -0.0 entry)."""
+    pairs = np.array(list(itertools.product(EDGES, EDGES)), dtype=dtype)
+    a, b = np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1])
+    want = extrema(a, b)
+    got = solvent.jit(extrema, backend=backend)(a, b)
+    for w, g in zip(want, got):
+        _same(w, g)
+
+
 C_EDGES = [0, 1, -1, 1j, -1j, 1 + 1j, 1 - 1j, np.nan, complex(np.nan, 1), complex(1, np.nan),
            complex(np.inf, 0), complex(0, -np.inf)]
 

@@ -229,8 +229,9 @@ def _minmax(opname, nan_propagates=True):
         b = ctx.b
         if not is_float(dt):
             return b.select(pick(ctx, dt, a, b_), a, b_)
-        if nan_propagates:   # np.maximum: a NaN in either operand wins
-            r = b.select(b.fcmp_ordered(opname, a, b_), a, b_)
+        if nan_propagates:   # np.maximum: a NaN in either operand wins; on a tie (-0.0
+            # against 0.0) the second operand, as NumPy's loops (x86's maxpd) give
+            r = b.select(b.fcmp_ordered(opname[0], a, b_), a, b_)
             r = b.select(b.fcmp_unordered("uno", b_, b_), b_, r)
             return b.select(b.fcmp_unordered("uno", a, a), a, r)
         return b.call(_intrinsic(ctx, "maxnum" if opname == ">=" else "minnum", dt, 2), [a, b_])
