@@ -247,7 +247,7 @@ class XlaExecutable:
         alias a staging buffer (they are computed into XLA's own), so reuse is safe within
         one thread."""
         if isinstance(a, self._jax.Array):
-            return a  # already on devices: jax.jit moves it if its placement differs
+            return a  # already on devices (moved by global_inputs where placed otherwise)
         dt = self._dtypes[k]
         if type(a) is not np.ndarray or a.dtype != dt:
             a = np.asarray(a, dtype=dt)

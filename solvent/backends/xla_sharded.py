@@ -4,7 +4,8 @@ Within one process ``jax.jit`` takes NumPy arguments and shards them by its
 ``in_shardings`` itself. Across processes (``jax.distributed``) a sharding spans devices of
 other processes, which jit accepts only as a global ``jax.Array``: every process holds the
 whole NumPy argument (the same values: the same script runs everywhere) and gives
-``jax.make_array_from_callback`` the pieces that live on its own devices. A result sharded
+``jax.make_array_from_callback`` the pieces that live on its own devices. A ``jax.Array``
+argument placed otherwise than its spec asks is moved with ``jax.device_put``. A result sharded
 across processes is gathered with ``multihost_utils.process_allgather``, so every process
 gets the whole array.
 """
@@ -21,6 +22,13 @@ COLLECTIVES = ("collective-permute", "all-gather", "all-reduce", "all-to-all",
 def global_inputs(values, shardings) -> list:
     out = []
     for v, s in zip(values, shardings):
+        if s is not None and not isinstance(v, np.ndarray) and hasattr(v, "sharding") \
+                and not v.sharding.is_equivalent_to(s, v.ndim):
+            # a jax.Array placed otherwise (the result of a call with other specs or
+            # another mesh, an array committed to one device): jax.jit refuses it as it
+            # is ("Sharding passed to jit does not match"), so it is moved first
+            import jax
+            v = jax.device_put(v, s)
         if s is None or s.is_fully_addressable or not isinstance(v, np.ndarray):
             out.append(v)
             continue

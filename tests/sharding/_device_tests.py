@@ -216,3 +216,27 @@ def test_sharded_results_chain_across_calls_without_going_through_numpy():
         x = jf(x)
         assert isinstance(x, jax.Array)
     np.testing.assert_allclose(np.asarray(x), exp, rtol=1e-12)
+
+
+def test_a_sharded_result_placed_otherwise_is_moved_to_the_next_calls_spec():
+    # out_specs put the result's columns on "x"; the next call wants rows, another mesh,
+    # or gets an array committed to one device: jax.jit refused each ("Sharding passed to
+    # jit does not match the sharding on the respective arg")
+    x = np.arange(64.0).reshape(8, 8)
+    t = solvent.jit(_transposed, mesh={"x": 8}, in_specs=P("x"), out="sharded",
+                    out_specs=P(None, "x"))(x)
+    np.testing.assert_array_equal(solvent.jit(_doubled, mesh={"x": 8}, in_specs=P("x"))(t),
+                                  x.T * 2.0)
+    np.testing.assert_array_equal(solvent.jit(_doubled, mesh={"x": 2}, in_specs=P("x"))(t),
+                                  x.T * 2.0)
+    one = jax.device_put(x, jax.devices()[3])
+    np.testing.assert_array_equal(solvent.jit(_doubled, mesh={"x": 4}, in_specs=P("x"))(one),
+                                  x * 2.0)
+
+
+def _transposed(A):
+    return A.T * 1.0
+
+
+def _doubled(A):
+    return A * 2.0
