@@ -210,8 +210,8 @@ class Placement:
                      if _is_array(a) and not isinstance(a, np.ndarray) else a for a in args)
 
     def check_written(self, args, written):
-        for k in written:
-            if not isinstance(args[k], np.ndarray):
+        for k in written:  # (a global or closure array, k past the arguments, is NumPy)
+            if k < len(args) and not isinstance(args[k], np.ndarray):
                 raise UnsupportedError(
                     f"argument {self.params[k]!r} is a jax.Array, which cannot be changed in "
                     "place, and the function writes into it",
@@ -222,6 +222,9 @@ class Placement:
         """The PartitionSpec (or None: replicated) of each IR argument of ``fn``."""
         out = []
         for v, pos in zip(fn.args, translation.arg_map):
+            if pos >= len(self.params):  # a global or closure array: not an argument,
+                out.append(None)         # replicated
+                continue
             spec = self.specs.get(pos)
             if spec is None and self._all is not None and v.type.shape:
                 spec = self._all

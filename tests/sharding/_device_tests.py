@@ -240,3 +240,24 @@ def _transposed(A):
 
 def _doubled(A):
     return A * 2.0
+
+
+_WEIGHTS = np.arange(12.0)   # a global the function reads and writes: 8 does not divide 12
+
+
+def _with_global(A):
+    _WEIGHTS[0] = A.sum()
+    return A * _WEIGHTS[:8].sum()
+
+
+def test_a_global_array_is_replicated_not_given_the_spec_of_every_argument():
+    # the one spec for "every array argument" was given to the global too, and the
+    # message naming it indexed past the parameters: IndexError
+    A = np.arange(16.0)
+    saved = _WEIGHTS.copy()
+    try:
+        r = solvent.jit(_with_global, mesh={"x": 8}, in_specs=P("x"))(A)
+        assert _WEIGHTS[0] == A.sum()   # written back into the global, as NumPy does
+        np.testing.assert_array_equal(r, A * _WEIGHTS[:8].sum())
+    finally:
+        _WEIGHTS[:] = saved
