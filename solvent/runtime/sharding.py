@@ -151,6 +151,11 @@ class Placement:
         sizes = self.mesh.shape
         seen = set()
         for d, entry in enumerate(spec):
+            if not (entry is None or isinstance(entry, str) or isinstance(entry, tuple)
+                    and all(isinstance(a, str) for a in entry)):
+                raise ShardingError(
+                    f"{what}: {_spec_text(spec)}, dimension {d}: {entry!r} is not a mesh "
+                    "axis name, a tuple of names or None (solvent places every dimension)")
             for axis in _spec_axes(entry):
                 if axis not in sizes:
                     raise ShardingError(

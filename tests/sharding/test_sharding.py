@@ -48,6 +48,11 @@ def test_specs_naming_a_missing_axis_or_parameter_are_refused():
         solvent.jit(lambda_free, mesh={"x": 1}, in_specs={"C": P("x")})
     with pytest.raises(solvent.ShardingError, match="2 parameters"):
         solvent.jit(lambda_free, mesh={"x": 1}, in_specs=(P("x"),))
+    # an entry that names no axis: a TypeError from iterating it before
+    with pytest.raises(solvent.ShardingError, match="argument 'A'.*dimension 0.*UNCONSTRAINED"):
+        solvent.jit(lambda_free, mesh={"x": 1}, in_specs={"A": P(P.UNCONSTRAINED)})
+    with pytest.raises(solvent.ShardingError, match="out_specs.*dimension 1"):
+        solvent.jit(lambda_free, mesh={"x": 1}, out_specs=P("x", 3))
     with pytest.raises(ValueError, match="need a mesh"):
         solvent.jit(lambda_free, in_specs=(P("x"), None))
     with pytest.raises(ValueError, match="out must be one of"):
