@@ -104,6 +104,37 @@ def _complex_nan_guard(x, axes, r):
     return jnp.where(jnp.any(bad, axis=-1).reshape(r.shape), first.reshape(r.shape), r)
 
 
+def _complex_extreme(x, axes, kind):
+    """NumPy's complex max/min of ``x`` over ``axes`` (keepdims; lexicographic on (real,
+    imag), NaN left to ``_complex_nan_guard``) as two float reductions: the extreme real
+    part, then the extreme imaginary part among the elements that have it. jnp's complex
+    max is one reduction with a comparison of its own, which XLA's SPMD partitioner cannot
+    combine across devices (UNIMPLEMENTED "Unsupported reduction computation" on a
+    sharded axis)."""
+    from jax import lax
+    red = jnp.max if kind == "max" else jnp.min
+    far = jnp.asarray(-np.inf if kind == "max" else np.inf, jnp.real(x).dtype)
+    re, im = jnp.real(x), jnp.imag(x)
+    top = red(re, axis=axes, keepdims=True)
+    return lax.complex(top, red(jnp.where(re == top, im, far), axis=axes, keepdims=True))
+
+
+def _arg_extreme_xla(kind):
+    def lower(op, args, ctx):
+        x, axis, keep = args[0], op.attrs["axis"], op.attrs["keepdims"]
+        fn = getattr(jnp, kind)
+        if jnp.issubdtype(x.dtype, jnp.complexfloating):
+            # the first element equal to the lexicographic extreme, or the first NaN
+            # (jnp.argmax refuses complex operands)
+            axes = tuple(range(x.ndim)) if axis is None else (axis,)
+            bad = jnp.isnan(x)
+            x = jnp.where(jnp.any(bad, axis=axes, keepdims=True), bad,
+                          x == _complex_extreme(x, axes, kind[3:]))
+            fn = jnp.argmax   # of the mask: its first True
+        return [fn(x, axis=axis, keepdims=keep).astype(jnp.int64)]
+    return lower
+
+
 def _empty_identity(kind, dtype):
     dt = np.dtype(dtype)
     if dt.kind in "fc":
@@ -148,11 +179,12 @@ def _make_reduce(kind, np_fn, jnp_name, rule):
         x, axes, keep = args[0], tuple(op.attrs["axes"]), op.attrs["keepdims"]
         if kind in ("sum", "max", "min"):
             x = _fold_leading_axes(x, axes, kind)
-        r = getattr(jnp, jnp_name)(x, axis=axes, keepdims=True, **kw)
+        if kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.complexfloating):
+            r = _complex_nan_guard(x, axes, _complex_extreme(x, axes, kind))
+        else:
+            r = getattr(jnp, jnp_name)(x, axis=axes, keepdims=True, **kw)
         if kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.floating):
             r = _nan_guard(x, axes, r)
-        elif kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.complexfloating):
-            r = _complex_nan_guard(x, axes, r)
         return [r if keep else jnp.reshape(r, reduced_shape(x.shape, axes, False))]
 
     register(OpDef(name=name, doc=f"numpy.{kind}(x, axis=axes, keepdims)", infer=infer),
@@ -185,8 +217,7 @@ for _k in ("argmax", "argmin"):
     ),
         interp=(lambda k: lambda op, args, ctx: [np.asarray(getattr(np, k)(
             args[0], axis=op.attrs["axis"], keepdims=op.attrs["keepdims"])).astype(np.int64)])(_k),
-        xla=(lambda k: lambda op, args, ctx: [getattr(jnp, k)(
-            args[0], axis=op.attrs["axis"], keepdims=op.attrs["keepdims"]).astype(jnp.int64)])(_k),
+        xla=_arg_extreme_xla(_k),
     )
 
 

@@ -511,13 +511,16 @@ def _reduction_samples():
              ([2, 0], False)]
     for kind, dtypes in (("sum", ("f64", "f32", "i32", "i64", "c128")),
                          ("prod", ("f64", "f32", "i64", "u8")),
-                         ("max", ("f64", "f32", "i32", "u8")), ("min", ("f64", "f32", "i64")),
+                         ("max", ("f64", "f32", "i32", "u8", "c128")),
+                         ("min", ("f64", "f32", "i64", "c64")),
                          ("any", ("i1",)), ("all", ("i1",))):
         for k, dt in enumerate(dtypes):
             for axes, keep in (cases[k % len(cases)], cases[(k + 3) % len(cases)]):
                 dom = dict(lo=0.5, hi=1.5) if kind in ("sum", "prod") else {}
                 if kind in ("max", "min") and dt == "f64":
                     dom = dict(specials=(NAN,))
+                if kind in ("max", "min") and dt[0] == "c":   # lexicographic, ties, NaN
+                    dom = dict(grid=True, specials=CNONFINITE)
                 if kind == "prod" and dt[0] in "iu":
                     dom = dict(ilo=-3, ihi=3)
                 if kind in ("any", "all"):
@@ -556,7 +559,11 @@ def _reduction_samples():
         for axis, keep, dt, dom in ((None, False, "f64", {}), (None, True, "f32", {}),
                                     (1, True, "i32", dict(ilo=-2, ihi=2)),
                                     (0, False, "f64", dict(specials=(NAN, NAN))),
-                                    (2, False, "u8", dict(ihi=3)), (None, False, "i1", {})):
+                                    (2, False, "u8", dict(ihi=3)), (None, False, "i1", {}),
+                                    # complex: lexicographic, ties, NaN first (jnp.argmax
+                                    # refused complex operands)
+                                    (1, False, "c128", dict(grid=True)),
+                                    (None, True, "c64", dict(grid=True, specials=CNONFINITE))):
             add(f"tensor.{kind}-axis{axis}-{'keep' if keep else 'drop'}-{dt}", [T((3, 4, 5), dt)],
                 lambda b, x, kind=kind, axis=axis, keep=keep: b.one(
                     f"tensor.{kind}", x, axis=axis, keepdims=keep),
