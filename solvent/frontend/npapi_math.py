@@ -211,7 +211,8 @@ def var(fe, a, axis=None, dtype=None, out=None, ddof=Const(0), keepdims=Const(Fa
     m = mean(fe, x, Const(tuple(axes)), keepdims=Const(True))
     d = fe.ufunc(np.subtract, x, m)
     if d.dtype[0] == "c":
-        sq = fe.ufunc(np.real, fe.ufunc(np.multiply, d, fe.ufunc(np.conjugate, d)))
+        # (np.real is a function, not a ufunc: fe.ufunc(np.real, ...) raised AttributeError)
+        sq = fe.complex_part(fe.ufunc(np.multiply, d, fe.ufunc(np.conjugate, d)), "real")
     else:
         sq = fe.ufunc(np.multiply, d, d)
     s = reduce(fe, "sum", sq, Const(tuple(axes)), keepdims)

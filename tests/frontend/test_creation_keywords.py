@@ -83,6 +83,19 @@ def test_var_and_std_take_dtype(backend):
     check(var_std_dtype, np.random.default_rng(2).random((4, 3)), backend=backend)
 
 
+def var_std_complex(z):
+    return np.var(z), z.std(axis=0), z.var(axis=1, ddof=1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_var_and_std_of_complex_values_are_real(backend):
+    # the squared modulus's real part was taken with fe.ufunc(np.real): AttributeError
+    rng = np.random.default_rng(3)
+    z = rng.random((4, 3)) + 1j * rng.random((4, 3))
+    check(var_std_complex, z, backend=backend)
+    check(var_std_complex, z.astype(np.complex64), backend=backend)
+
+
 def take_modes(x, idx):
     return (np.take(x, idx, axis=0, mode="clip"), np.take(x, idx, mode="wrap"),
             np.take(x, idx[0], axis=1, mode="wrap"), np.take(x, idx, axis=-1, mode="clip"))
