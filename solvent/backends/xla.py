@@ -23,9 +23,12 @@ from .xla_ordered_reads import OrderedReads
 class _Ctx(BlockEvaluator):
     backend = "xla"
 
-    def __init__(self):
+    def __init__(self, sharded: bool = False):
         super().__init__()
         self.ordered_reads = OrderedReads()
+        # the program is partitioned over a mesh: lowerings skip strategies measured on one
+        # CPU device that cut a sharded axis into pieces (the reduction row fold)
+        self.sharded = sharded
 
     def apply(self, rule, op, operands):
         role = self.ordered_reads.role(op)
@@ -101,7 +104,7 @@ class XlaExecutable:
         self._fresh_results: frozenset | None = None
 
         def body(*args):
-            return tuple(_Ctx().run_block(fn.body, list(args)))
+            return tuple(_Ctx(shardings is not None).run_block(fn.body, list(args)))
 
         self._body = body
         self.options, self.options_note = compiler_options(jax.default_backend())

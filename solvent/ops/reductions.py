@@ -177,7 +177,8 @@ def _make_reduce(kind, np_fn, jnp_name, rule):
     def xla(op, args, ctx):
         kw = {"dtype": args[0].dtype} if keep_dtype else {}
         x, axes, keep = args[0], tuple(op.attrs["axes"]), op.attrs["keepdims"]
-        if kind in ("sum", "max", "min"):
+        if kind in ("sum", "max", "min") and not getattr(ctx, "sharded", False):
+            # (on a mesh, slicing a sharded axis row by row cost a collective-permute a row)
             x = _fold_leading_axes(x, axes, kind)
         if kind in ("max", "min") and jnp.issubdtype(x.dtype, jnp.complexfloating):
             r = _complex_nan_guard(x, axes, _complex_extreme(x, axes, kind))
