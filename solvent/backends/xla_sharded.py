@@ -39,6 +39,11 @@ def global_inputs(values, shardings) -> list:
 
 
 def gather(value):
+    if getattr(value, "size", 1) == 0:
+        # nothing to gather; jax's own gather of a zero-size result that XLA passed
+        # through from a sharded argument raised ("could not broadcast input array from
+        # shape (8,0) into shape (1,0)")
+        return np.empty(value.shape, value.dtype)
     if getattr(value, "is_fully_addressable", True):
         return np.asarray(value)
     from jax.experimental import multihost_utils

@@ -292,3 +292,16 @@ def test_a_reduction_over_a_sharded_axis_is_one_all_reduce_not_a_permute_a_row()
                                          in_specs=P("x")).as_text())
     assert counts["collective-permute"] == 0 and counts["all-gather"] == 0, counts
     assert 1 <= counts["all-reduce"] <= 3, counts  # the max, its NaN guard, the sum
+
+
+def _shift_columns(A):
+    A[:, 1:] = A[:, :-1]
+
+
+def test_an_empty_argument_written_in_place():
+    # jax's gather of the zero-size result raised "could not broadcast input array from
+    # shape (8,0) into shape (1,0)"
+    for shape, spec in (((8, 0), P("x")), ((0, 16), P(None, "x"))):
+        A = np.ones(shape)
+        solvent.jit(_shift_columns, mesh={"x": 8}, in_specs=spec)(A)
+        assert A.shape == shape
