@@ -42,8 +42,20 @@ def time_loop(n, A, B):
         A[1:-1] = 0.5 * (B[:-2] + B[2:])
 
 
+def red_black(A):
+    # strided updates read by strided slices of the same step: every step-th index masked
+    A[1:-1:2, 1:-1] = 0.25 * (A[:-2:2, 1:-1] + A[2::2, 1:-1] + A[1:-1:2, :-2] + A[1:-1:2, 2:])
+    A[2:-1:2, 1:-1] = 0.25 * (A[1:-2:2, 1:-1] + A[3::2, 1:-1] + A[2:-1:2, :-2] + A[2:-1:2, 2:])
+
+
+def strided_mixed(x, y):
+    y[1::3] = x[::3] * 2.0 - y[2::3]
+
+
 CASES = [
     (jacobi_step, lambda rng, n: (rng.random((n, n + 2)), rng.random((n, n + 2)))),
+    (red_black, lambda rng, n: (rng.random((2 * n + 3, n + 2)),)),
+    (strided_mixed, lambda rng, n: (rng.random(3 * n + 3), rng.random(3 * n + 3))),
     (lopsided_1d, lambda rng, n: (rng.random(n + 3), rng.random(n + 3), 1.5)),
     (heat_3d_step, lambda rng, n: (rng.random((n, n + 1, 3)), rng.random((n, n + 1, 3)))),
     (time_loop, lambda rng, n: (3, rng.random(n + 2), rng.random(n + 2))),
@@ -118,10 +130,15 @@ def whole_array(A, B):
     A[:] = B * 2.0
 
 
+def other_step(A):
+    A[1::2] = A[:4] * 2.0                   # a step-1 read into a step-2 update
+
+
 @pytest.mark.parametrize("kernel,args", [
     (row_broadcast, (np.ones((4, 3)), np.arange(3.0))),
     (moving_window, (np.arange(6.0), 1)),
     (whole_array, (np.ones(4), np.arange(4.0))),
+    (other_step, (np.arange(8.0),)),
 ])
 def test_other_updates_are_left_alone(kernel, args):
     plain, _ = _ir(kernel, args, False)
