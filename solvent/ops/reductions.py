@@ -120,18 +120,35 @@ def _complex_extreme(x, axes, kind):
 
 
 def _arg_extreme_xla(kind):
+    """argmax/argmin. jnp's is one variadic reduction (value, index), which refuses complex
+    operands and which XLA's SPMD partitioner does by gathering the whole operand onto
+    every device. For complex operands, and on a mesh (``ctx.sharded``), it is the first
+    element equal to the extreme (or the first NaN, as NumPy gives): plain max/min
+    reductions, one all-reduce each on a mesh."""
     def lower(op, args, ctx):
         x, axis, keep = args[0], op.attrs["axis"], op.attrs["keepdims"]
-        fn = getattr(jnp, kind)
-        if jnp.issubdtype(x.dtype, jnp.complexfloating):
-            # the first element equal to the lexicographic extreme, or the first NaN
-            # (jnp.argmax refuses complex operands)
-            axes = tuple(range(x.ndim)) if axis is None else (axis,)
+        sharded = getattr(ctx, "sharded", False)
+        complex_ = jnp.issubdtype(x.dtype, jnp.complexfloating)
+        if not complex_ and not sharded:
+            return [getattr(jnp, kind)(x, axis=axis, keepdims=keep).astype(jnp.int64)]
+        axes = tuple(range(x.ndim)) if axis is None else (axis,)
+        if complex_:
+            hit = x == _complex_extreme(x, axes, kind[3:])
+        else:
+            hit = x == (jnp.max if kind == "argmax" else jnp.min)(x, axis=axes, keepdims=True)
+        if complex_ or jnp.issubdtype(x.dtype, jnp.floating):
             bad = jnp.isnan(x)
-            x = jnp.where(jnp.any(bad, axis=axes, keepdims=True), bad,
-                          x == _complex_extreme(x, axes, kind[3:]))
-            fn = jnp.argmax   # of the mask: its first True
-        return [fn(x, axis=axis, keepdims=keep).astype(jnp.int64)]
+            hit = jnp.where(jnp.any(bad, axis=axes, keepdims=True), bad, hit)
+        if not sharded:
+            return [jnp.argmax(hit, axis=axis, keepdims=keep).astype(jnp.int64)]
+        # the first True: the least index (flat, without an axis) where hit holds
+        from jax import lax
+        if axis is None:
+            where = jnp.reshape(jnp.arange(x.size, dtype=jnp.int64), x.shape)
+        else:
+            where = lax.broadcasted_iota(jnp.int64, x.shape, axis)
+        first = jnp.min(jnp.where(hit, where, jnp.int64(x.size)), axis=axis, keepdims=keep)
+        return [first]
     return lower
 
 

@@ -323,3 +323,24 @@ def test_a_red_black_sweep_exchanges_halos_instead_of_gathering():
     _red_black(exp)
     solvent.jit(_red_black, mesh={"x": 8}, in_specs=P("x"))(got)
     np.testing.assert_allclose(got, exp, rtol=1e-12)
+
+
+def _arg_extremes(A):
+    return np.argmax(A, axis=0), np.argmin(A), np.argmin(A, axis=0), np.argmax(A)
+
+
+def test_argmax_over_a_sharded_axis_is_all_reduces_not_a_gather():
+    # jnp.argmax is a variadic reduction that the partitioner did by gathering the whole
+    # operand onto every device
+    rng = np.random.default_rng(6)
+    f = np.round(rng.random((16, 8)) * 4)           # ties: the first one wins
+    f[5, 3] = f[9, 3] = np.nan                      # NaN wins, the first one
+    for A in (f, (rng.random((16, 8)) * 9).astype(np.int8)):
+        exp = _arg_extremes(A)
+        got = solvent.jit(_arg_extremes, mesh={"x": 8}, in_specs=P("x"))(A)
+        for g, e in zip(got, exp):
+            assert np.asarray(g).dtype == np.asarray(e).dtype
+            np.testing.assert_array_equal(g, e)
+    counts = count_collectives(_compiled(_arg_extremes, (f,), mesh={"x": 8},
+                                         in_specs=P("x")).as_text())
+    assert counts["all-gather"] == 0, counts
