@@ -123,7 +123,10 @@ def _rewrite(op: Operation, rw: Rewriter) -> bool:
     if region == full or v.type.shape != region:
         return False
     leaves: dict = {}
-    if not _leaves(v, region, steps, full, leaves) or not leaves:
+    # a fill by a scalar (no slice read) is rewritten only where it steps: the partitioner
+    # gathers the whole array for a strided update, and splits a step-1 one well
+    if not _leaves(v, region, steps, full, leaves) or \
+            not leaves and all(s == 1 or n <= 1 for s, n in zip(steps, region)):
         return False
     memo: dict = {}
     for leaf, (x, at) in leaves.items():
