@@ -26,9 +26,9 @@ UFUNC_OP[np.positive] = None  # identity
 
 _PY_SCALARS = (bool, int, float, complex)
 _COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
-# Python arithmetic on bools gives ints (NumPy's bool loops would give bools).
+# Python arithmetic on bools gives ints (NumPy's bool loops would give bools; ~True is -2).
 _INT_ARITH = (np.add, np.subtract, np.multiply, np.floor_divide, np.remainder, np.power,
-              np.negative, np.positive)
+              np.negative, np.positive, np.invert)
 
 
 def py_weak_dtype(value) -> str:
@@ -68,6 +68,14 @@ class Emitter:
         that always fails where it is reached."""
         return not (self.in_loop or self.depth_in_branch or self.shared.get("check_guards")
                     or self.shared.get("checks_emitted"))
+
+    def numpy_error(self, kind: str, message: str) -> None:
+        """An error NumPy raises whenever this line runs (kind: an ops/checks.KINDS name):
+        raised now if the line certainly runs, else a run-time check that always fails."""
+        if self.raise_now():
+            from ..ops.checks import KINDS
+            raise KINDS[kind](f"{self.b.loc}: {message}")
+        self.check(Const(False), kind, message)
 
     def check(self, ok, kind: str, message: str, payload=None) -> None:
         """At run time, raise ``kind(message)`` with this line unless ``ok`` holds.
@@ -273,7 +281,10 @@ class Emitter:
             probes = [p if isinstance(p, np.dtype) else type(p) for p in probes]
         try:
             loop = uf.resolve_dtypes(tuple(probes) + (None,) * uf.nout)
-        except TypeError as e:  # NumPy found no loop for these dtypes
+        except TypeError as e:  # NumPy found no loop for these dtypes: NumPy's error
+            if self.raise_now():   # (elsewhere refused: no result dtype to stand in with)
+                kind = "TypeError" if type(e) is TypeError else "UFuncTypeError"
+                self.numpy_error(kind, f"numpy.{uf.__name__}: {e}")
             raise self.unsupported(f"numpy.{uf.__name__} does not support these dtypes "
                                    f"({', '.join(t.dtype for t in ts)}): {e}") from None
         in_dt = [dtype_name(d) for d in loop[:uf.nin]]

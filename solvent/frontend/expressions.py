@@ -262,8 +262,8 @@ class ExprMixin:
     def logical_not(self, x):
         if isinstance(x, Const):
             return Const(not x.value)
-        t = self.truth(x)
-        return self.ufunc(np.logical_not, t)
+        r = self.ufunc(np.logical_not, self.truth(x))
+        return Tensor(r.v, weak=True, deps=r.deps)   # Python's `not` gives a Python bool
 
     def truth(self, x):
         """bool(x) for a scalar: Const bool or an i1 Tensor."""

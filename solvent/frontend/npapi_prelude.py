@@ -236,7 +236,9 @@ def matrix_power(a, n):
 
 @prelude(np.isclose)
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol * |b|, infinities equal only to themselves."""
+    """|a - b| <= atol + rtol * |b|, infinities equal only to themselves. As in NumPy, b is
+    made inexact first (result_type(b, 1.0)): |b| of an integer's minimum would wrap."""
+    b = b * 1.0
     finite = np.isfinite(a) & np.isfinite(b)
     close = np.abs(a - b) <= atol + rtol * np.abs(b)
     same_inf = ~finite & (a == b)

@@ -181,9 +181,12 @@ class StmtMixin:
         nd = self.tensor(new).dtype
         from ..ir.types import np_dtype
         if not np.can_cast(np_dtype(nd), np_dtype(dtype), casting="same_kind"):
-            raise self.unsupported(
-                f"in-place operation would cast {np_dtype(nd)} into the {np_dtype(dtype)} array "
-                "(NumPy raises UFuncTypeError here)", "write x = x + y to get a new array")
+            # NumPy's error (a TypeError), where NumPy would raise it: at once if this line
+            # certainly runs, else by a run-time check (the cast value stands in meanwhile)
+            self.numpy_error(
+                "UFuncTypeError", f"Cannot cast ufunc output from dtype('{np_dtype(nd)}') to "
+                f"dtype('{np_dtype(dtype)}') with casting rule 'same_kind' (an in-place "
+                "operation; write x = x + y to get a new array)")
 
     def stmt_Delete(self, node):
         for t in node.targets:

@@ -33,6 +33,9 @@ KINDS = {
     # what a ``raise`` statement in the user's code may raise (frontend stmt_Raise)
     "RuntimeError": RuntimeError,
     "TypeError": TypeError,
+    # what NumPy raises for a ufunc without a loop for the dtypes or an in-place result it
+    # may not cast (its subclasses are private); a TypeError
+    "UFuncTypeError": np._core._exceptions.UFuncTypeError,
     "ArithmeticError": ArithmeticError,
     "FloatingPointError": FloatingPointError,
     "NotImplementedError": NotImplementedError,
