@@ -11,6 +11,7 @@ import numpy as np
 from ..ir.types import dtype_name, np_dtype
 from ..ops.reductions import reduced_shape
 from .python_int_conversion import check_fits_int64
+from .python_ints import MAX, MIN, python_int
 from .npapi_creation import (_transpose as nd_transpose, implements, python_result,
                              reshape_value, static_dtype)
 from .values import ArrayRef, Const, ListConst, ListVal, Tensor, TupleVal, make_seq
@@ -27,19 +28,32 @@ def _where(fe, cond, x=None, y=None):
 
 @implements(np.clip)
 def _clip(fe, a, a_min=None, a_max=None, out=None, **kw):
+    """minimum(maximum(a, a_min), a_max) as NumPy's ``_methods._clip``: on an integer array a
+    Python int bound at or past the dtype's edge on its side is no bound (clip(int8, -1000,
+    1000) is the array), one past the other edge raises OverflowError as the ufunc does."""
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
     if kw:
         raise fe.unsupported(f"np.clip() with keyword arguments {', '.join(kw)}")
     x = fe.tensor(a)
-    parts = [x] + [fe.tensor(v) for v in (a_min, a_max) if v is not None and not (
-        isinstance(v, Const) and v.value is None)]
-    dt = fe.result_dtype(parts)
+    bounds = []
+    for v, uf in ((a_min, np.maximum), (a_max, np.minimum)):
+        if v is None or (isinstance(v, Const) and v.value is None):
+            continue
+        if x.dtype[0] in "iu" and python_int(v):
+            info = np.iinfo(np_dtype(x.dtype))
+            edge = int(info.min if uf is np.maximum else info.max)
+            past = np.less_equal if uf is np.maximum else np.greater_equal
+            if isinstance(v, Const):
+                if past(v.value, edge):
+                    continue
+            elif MIN <= edge <= MAX:   # a run-time Python int: no bound where it is past
+                v = fe.select(fe.ufunc(past, v, Const(edge)), Const(edge), v)
+        bounds.append((uf, fe.tensor(v)))
+    dt = fe.result_dtype([x] + [t for _, t in bounds])
     r = fe.convert(x, dt)
-    if a_min is not None and not (isinstance(a_min, Const) and a_min.value is None):
-        r = fe.ufunc(np.maximum, r, fe.convert(fe.tensor(a_min), dt))
-    if a_max is not None and not (isinstance(a_max, Const) and a_max.value is None):
-        r = fe.ufunc(np.minimum, r, fe.convert(fe.tensor(a_max), dt))
+    for uf, t in bounds:   # the ufunc checks that a Python int fits (NEP 50)
+        r = fe.ufunc(uf, r, t)
     return r
 
 

@@ -29,8 +29,6 @@ cases = [
     case(isclose_int8_minimum, I8),
 ]
 
-test_dtype_probe_findings = run_cases(cases)
-
 
 # --- NumPy's TypeErrors are raised as NumPy raises them (were UnsupportedError, even on a
 # branch that never runs)
@@ -61,3 +59,39 @@ def test_bool_subtract_raises_type_error(backend):
     import solvent
     with pytest.raises(TypeError, match="boolean subtract"):
         solvent.jit(bool_subtract, backend=backend)(BOOL)
+
+
+# --- np.clip with Python int bounds past an integer dtype's range (NumPy's _methods._clip):
+# such a bound is no bound; a bound was wrapped into the dtype (clip(int8, -1000, 1000) gave
+# -24 everywhere, clip(uint16, -1, 1000) gave 1000 everywhere)
+U8 = np.array([0, 3, 255, 254, 100], dtype=np.uint8)
+U16 = np.array([0, 3, 65535, 1000, 7], dtype=np.uint16)
+
+
+def clip_wide_python_bounds(a):
+    return np.clip(a, -1000, 1000), np.clip(a, -1000, 5), a.clip(-1, 100)
+
+
+def clip_runtime_python_bounds(a, lo, hi):
+    return np.clip(a, lo, hi)
+
+
+def clip_bound_past_far_edge(a):
+    return np.clip(a, 1000, 2000)
+
+
+cases += [
+    case(clip_wide_python_bounds, I8, id="clip_wide_int8"),
+    case(clip_wide_python_bounds, U8, id="clip_wide_uint8"),
+    case(clip_wide_python_bounds, U16, id="clip_wide_uint16"),
+    case(clip_runtime_python_bounds, U8, -1, 300, id="clip_runtime_uint8"),
+    case(clip_runtime_python_bounds, I8, 2, 5, id="clip_runtime_int8_inside"),
+]
+test_dtype_probe_findings = run_cases(cases)
+
+
+def test_clip_bound_past_far_edge_overflows(backend):
+    import pytest
+    import solvent
+    with pytest.raises(OverflowError, match="1000 out of bounds for int8"):
+        solvent.jit(clip_bound_past_far_edge, backend=backend)(I8)
