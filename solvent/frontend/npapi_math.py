@@ -207,12 +207,14 @@ def mean(fe, a, axis=None, dtype=None, out=None, keepdims=Const(False), where=No
     x = fe.tensor(a)
     axes = norm_axes(fe, axis, x.type.rank)
     acc = static_dtype(fe, dtype, None) or _acc_dtype(np.mean, x.type.dtype)
+    # NumPy's _mean sums float16 in float32 (30.0 x 3000 would overflow float16's 65504)
+    sum_dt = "f32" if acc == "f16" and static_dtype(fe, dtype, None) is None else acc
     if _given(where, True):   # NumPy: the masked sum over the count of the mask (float64)
         m = _where_mask(fe, where, x.shape)
-        s = reduce(fe, "sum", fe.convert(x, acc), Const(tuple(axes)), keepdims, where=m)
+        s = reduce(fe, "sum", fe.convert(x, sum_dt), Const(tuple(axes)), keepdims, where=m)
         n = reduce(fe, "sum", fe.convert(m, "i64"), Const(tuple(axes)), keepdims)
         return fe.convert(fe.ufunc(np.true_divide, s, n), acc)
-    s = reduce(fe, "sum", fe.convert(x, acc), Const(tuple(axes)), keepdims)
+    s = reduce(fe, "sum", fe.convert(x, sum_dt), Const(tuple(axes)), keepdims)
     return fe.convert(fe.ufunc(np.true_divide, s, _count(fe, x, axes)), acc)
 
 

@@ -87,6 +87,35 @@ cases += [
     case(clip_runtime_python_bounds, U8, -1, 300, id="clip_runtime_uint8"),
     case(clip_runtime_python_bounds, I8, 2, 5, id="clip_runtime_int8_inside"),
 ]
+
+
+# --- reductions: np.mean of float16 sums in float32 as NumPy's _mean (was inf: 30.0 x 3000
+# overflowed float16); np.var/np.std of complex crashed (AttributeError); np.argmax/argmin
+# of complex on XLA crashed (jnp orders no complex values): NumPy's order, real part first
+F16_BIG = np.full(3000, 30.0, dtype=np.float16)
+C64 = (np.array([1, 3, 3, 0, 3, -2]) + 1j * np.array([3, -1, 2, 0, 2, 1])).astype(np.complex64)
+C128_NAN = np.array([1, 2 + 1j, complex(np.nan, 0), 5, complex(0, np.nan), 0])
+
+
+def mean_float16(a):
+    return np.mean(a), a.reshape(30, 100).mean(axis=1)
+
+
+def var_std_complex(z):
+    return np.var(z), np.std(z), z.reshape(2, 3).var(axis=0)
+
+
+def argmax_complex(z):
+    return (np.argmax(z), np.argmin(z), z.reshape(2, 3).argmax(axis=1),
+            np.argmin(z.reshape(2, 3), axis=0, keepdims=True))
+
+
+cases += [
+    case(mean_float16, F16_BIG),
+    case(var_std_complex, C64),
+    case(argmax_complex, C64),
+    case(argmax_complex, C128_NAN, id="argmax_complex_nan"),
+]
 test_dtype_probe_findings = run_cases(cases)
 
 
