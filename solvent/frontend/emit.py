@@ -297,6 +297,8 @@ class Emitter:
         if uf is np.power and in_dt[0][0] in "iu" and in_dt[0] != "i1" and \
                 not all(t.weak for t in ts):
             self.check_nonnegative_exponent(args[1], ts[1])
+        if uf in _COMPARISONS and sorted(in_dt) == ["i64", "u64"]:
+            return self._compare_i64_u64(uf, ts, in_dt.index("i64"))
         if len(set(in_dt)) != 1:
             raise self.unsupported(f"numpy.{uf.__name__} with mixed loop dtypes {in_dt}")
         weak = all(t.weak for t in ts) and not any(t.type.rank for t in ts)
@@ -346,6 +348,14 @@ class Emitter:
         ops = [Tensor(self.convert(t, "u64").v, weak=False) for t in ts]
         ops[k] = Tensor(self.convert(clamped, "u64").v, weak=False)
         below = bool(uf(*[-1 if i == k else 1 for i in range(2)]))   # int negative
+        return self.select(neg, Const(below), self.ufunc(uf, *ops))
+
+    def _compare_i64_u64(self, uf, ts, k):
+        """An int64 against a uint64 by their true values (NumPy 2's mixed loop): a negative
+        int64 is below every uint64; otherwise both compare as uint64."""
+        neg = self.ufunc(np.less, ts[k], Const(0))
+        ops = [Tensor(self.convert(t, "u64").v, weak=False, deps=t.deps) for t in ts]
+        below = bool(uf(*[-1 if i == k else 1 for i in range(2)]))
         return self.select(neg, Const(below), self.ufunc(uf, *ops))
 
     def check_nonnegative_exponent(self, arg, exponent: Tensor) -> None:

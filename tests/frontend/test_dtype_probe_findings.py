@@ -116,6 +116,20 @@ cases += [
     case(argmax_complex, C64),
     case(argmax_complex, C128_NAN, id="argmax_complex_nan"),
 ]
+
+
+# --- a signed integer against a uint64 compares by true values, as NumPy 2's mixed loops
+# (was refused: "numpy.less with mixed loop dtypes ['i64', 'u64']")
+I64_EDGE = np.array([-1, 0, 2**62, -2**63, 2**63 - 1, 5])
+U64_EDGE = np.array([0, 2**64 - 1, 2**62, 2**63, 2**63 - 1, 5], dtype=np.uint64)
+
+
+def compare_int_uint64(a, b):
+    return (a < b, a == b, b >= a, a != b, b > a[0], a[1] <= b[1],
+            a.reshape(2, 3) < b[:3], a[:3].astype(np.int8) == b[3:])
+
+
+cases += [case(compare_int_uint64, I64_EDGE, U64_EDGE)]
 test_dtype_probe_findings = run_cases(cases)
 
 
