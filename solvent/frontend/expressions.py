@@ -12,6 +12,7 @@ import types
 import numpy as np
 
 from ..ir.registry import IRError
+from ..ir.types import np_dtype
 from .local_functions import LocalFunction
 from .list_growth import GrownList, Growing
 from .list_items import ListRef
@@ -37,6 +38,12 @@ CMP_UFUNC = {
 }
 _CONST_CMP = {ast.Is: operator.is_, ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b,
               ast.NotIn: lambda a, b: a not in b}
+# NumPy's reductions: out= of another dtype is cast into unsafely; those of a ufunc reduce
+# in the loop that ufunc's dtype resolution picks for (out, a) unless dtype= is given
+_REDUCE_UFUNC = {np.sum: np.add, np.prod: np.multiply, np.cumsum: np.add,
+                 np.cumprod: np.multiply}
+_REDUCTIONS = (*_REDUCE_UFUNC, np.max, np.amax, np.min, np.amin, np.mean, np.std, np.var,
+               np.any, np.all)
 _PY_CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 
@@ -616,14 +623,16 @@ class ExprMixin:
             kwargs[k.arg] = self.expr(k.value)
         return args, kwargs
 
-    def write_out(self, out, r):
+    def write_out(self, out, r, unsafe: bool = False):
         """``out=``: the result written into the array variable ``out`` (NumPy's casting
-        check of an in-place result, its shape broadcast), which is returned."""
+        check of an in-place result unless ``unsafe``, its shape broadcast), which is
+        returned."""
         if isinstance(out, TupleVal) and len(out.items) == 1:
             out = out.items[0]
         if not isinstance(out, ArrayRef):
             raise self.unsupported("out= must be an array variable")
-        self.check_inplace_cast(r, out.dtype)
+        if not unsafe:
+            self.check_inplace_cast(r, out.dtype)
         self.write_all(out, r)
         return out
 
@@ -636,12 +645,22 @@ class ExprMixin:
                 # NumPy writes the result into out= and returns it: one rule for every
                 # function that takes it (the handlers compute the value only)
                 kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+                if fn in _REDUCE_UFUNC and args and isinstance(out, ArrayRef) and (
+                        kwargs.get("dtype") is None or (isinstance(kwargs["dtype"], Const)
+                                                        and kwargs["dtype"].value is None)):
+                    # NumPy reduces in the loop its ufunc picks for (out, a): np.sum(i64,
+                    # out=f32) adds in float64, np.sum(u64, out=i64) too
+                    loop = _REDUCE_UFUNC[fn].resolve_dtypes(
+                        (np_dtype(out.dtype), np_dtype(self.tensor(args[0]).dtype), None),
+                        reduction=True, casting="unsafe")[0]
+                    kwargs["dtype"] = Const(loop)
                 r = self.call_function(fn, args, kwargs, node)
                 got = self.tensor_type(r).shape
                 if isinstance(out, ArrayRef) and tuple(out.shape) != tuple(got):
                     raise ValueError(f"{self.b.loc}: output array has shape {out.shape}; "
                                      f"{getattr(fn, '__name__', fn)} gives {got}")
-                return self.write_out(out, r)
+                # NumPy's reductions cast into out= unsafely (np.sum(f64, out=int8))
+                return self.write_out(out, r, unsafe=fn in _REDUCTIONS)
             bad = _unknown_keywords(handler, kwargs)
             if bad:   # never dropped silently (NumPy's where=, initial=...): said, with the line
                 raise self.unsupported(f"{getattr(fn, '__name__', fn)}() with keyword "

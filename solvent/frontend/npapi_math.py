@@ -40,7 +40,7 @@ def _clip(fe, a, a_min=None, a_max=None, out=None, **kw):
     for v, uf in ((a_min, np.maximum), (a_max, np.minimum)):
         if v is None or (isinstance(v, Const) and v.value is None):
             continue
-        if x.dtype[0] in "iu" and python_int(v):
+        if np_dtype(x.dtype).kind in "iu" and python_int(v):
             info = np.iinfo(np_dtype(x.dtype))
             edge = int(info.min if uf is np.maximum else info.max)
             past = np.less_equal if uf is np.maximum else np.greater_equal

@@ -50,7 +50,10 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
             x = np.concatenate((x, np.broadcast_to(q, one) if q.ndim == 0 else q), axis=ax)
         return diff(x, n, ax)
     x = np.moveaxis(np.asarray(a), axis, -1)
-    d = np.moveaxis(x[..., 1:] - x[..., :-1], -1, axis)
+    if x.dtype == np.bool_:   # NumPy: not_equal for booleans (bool - bool raises)
+        d = np.moveaxis(x[..., 1:] != x[..., :-1], -1, axis)
+    else:
+        d = np.moveaxis(x[..., 1:] - x[..., :-1], -1, axis)
     return diff(d, n - 1, axis)   # n is a compile-time count: inlined n times
 
 

@@ -130,6 +130,35 @@ def compare_int_uint64(a, b):
 
 
 cases += [case(compare_int_uint64, I64_EDGE, U64_EDGE)]
+
+
+# --- a reduction's out= of another dtype: NumPy reduces in the loop its ufunc picks for
+# (out, a) and casts into out unsafely (solvent reduced in a's dtype: np.sum(int64, out=f64)
+# wrapped past 2**63; np.sum(f16, out=int8) raised); np.diff of bools is not_equal; np.clip
+# of a bool array (the clip fix above read bool as an integer dtype)
+def sum_out_other_dtype(a, out):
+    np.sum(a.reshape(2, 3), axis=0, out=out)
+    return out
+
+
+def cumsum_out_other_dtype(a, out):
+    return np.cumsum(a, out=out)
+
+
+def diff_bool(a):
+    return np.diff(a), np.clip(a, 0, 1)
+
+
+I64_BIG = np.array([-3, 0, 7, -2**63, 2**63 - 1, -1])
+U64_BIG = np.array([0, 1, 3, 7, 2**64 - 1, 2**64 - 3], dtype=np.uint64)
+F16_SMALL = np.array([-1.5, 0.0, 0.5, 2.0, 3.25, 100.0], dtype=np.float16)
+cases += [
+    case(sum_out_other_dtype, I64_BIG, np.zeros(3), id="sum_out_i64_f64"),
+    case(sum_out_other_dtype, U64_BIG, np.zeros(3, np.int64), id="sum_out_u64_i64"),
+    case(sum_out_other_dtype, F16_SMALL, np.zeros(3, np.int8), id="sum_out_f16_i8"),
+    case(cumsum_out_other_dtype, F16_SMALL, np.zeros(6, np.uint8), id="cumsum_out_f16_u8"),
+    case(diff_bool, np.array([True, False, False, True])),
+]
 test_dtype_probe_findings = run_cases(cases)
 
 
