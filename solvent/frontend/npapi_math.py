@@ -66,6 +66,10 @@ def _round(fe, a, decimals=Const(0)):
     ``decimals >= 0`` is returned as it is; a boolean array rounds in float16."""
     d = fe.static_int(decimals, "decimals")
     x = fe.tensor(a)
+    if x.dtype == "i1" and d != 0:   # NumPy scales the bools in place: its cast error
+        op = "multiply" if d > 0 else "divide"
+        fe.numpy_error("UFuncTypeError", f"Cannot cast ufunc '{op}' output from "
+                       "dtype('float64') to dtype('bool') with casting rule 'same_kind'")
     if x.dtype == "i1":
         x = fe.convert(x, "f16")
     elif x.dtype[0] in "iu":

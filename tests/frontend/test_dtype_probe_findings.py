@@ -167,3 +167,17 @@ def test_clip_bound_past_far_edge_overflows(backend):
     import solvent
     with pytest.raises(OverflowError, match="1000 out of bounds for int8"):
         solvent.jit(clip_bound_past_far_edge, backend=backend)(I8)
+
+
+def round_bool_decimals(a):
+    return np.round(a, 2)
+
+
+def test_round_bool_with_decimals_raises_as_numpy(backend):
+    # NumPy scales the bools in place and cannot cast back (solvent returned float16)
+    import pytest
+    import solvent
+    with pytest.raises(TypeError, match="to dtype\\('bool'\\)"):
+        round_bool_decimals(BOOL)
+    with pytest.raises(TypeError, match="to dtype\\('bool'\\)"):
+        solvent.jit(round_bool_decimals, backend=backend)(BOOL)
