@@ -628,7 +628,29 @@ def _array_power_of_scalar(em, ts, dt, out_dt):
                  b.one("tensor.pow", base.v, e.v))
 
 
+def _integer_identity(em, ts, dt, out_dt):
+    """floor/ceil/trunc of integers and bools: the values themselves (NumPy 2)."""
+    return ts[0].v if np_dtype(dt).kind in "iub" else None
+
+
+def _integer_reciprocal(em, ts, dt, out_dt):
+    """1 / x in C for integers as NumPy's loop: 1 and -1 stay, all else is 0, but 0 gives
+    what NumPy's loop gives here (the dtype's minimum for int32/int64, 0 for int8)."""
+    if np_dtype(dt).kind not in "iu":
+        return None
+    x = ts[0]
+    with np.errstate(all="ignore"):
+        at_zero = int(np.reciprocal(np.zeros(1, np_dtype(dt)))[0])
+    r = em.select(em.ufunc(np.equal, x, Const(1)), Const(1), Const(0))
+    r = em.select(em.ufunc(np.equal, x, Const(0)), Const(at_zero), r)
+    if np_dtype(dt).kind == "i":
+        r = em.select(em.ufunc(np.equal, x, Const(-1)), Const(-1), r)
+    return em.convert(r, dt).v
+
+
 _LOOP_DTYPE_RULES = {
+    np.floor: _integer_identity, np.ceil: _integer_identity, np.trunc: _integer_identity,
+    np.reciprocal: _integer_reciprocal,
     np.power: _array_power_of_scalar,
     np.rint: _complex_rint,
     np.degrees: _scaled(180.0, np.pi), np.rad2deg: _scaled(180.0, np.pi),

@@ -159,6 +159,17 @@ cases += [
     case(cumsum_out_other_dtype, F16_SMALL, np.zeros(6, np.uint8), id="cumsum_out_f16_u8"),
     case(diff_bool, np.array([True, False, False, True])),
 ]
+
+
+# --- floor/ceil/trunc of bools and reciprocal of integers were internal errors (the ops take
+# no such dtype): the bools themselves, and C's 1 / x (1 and -1 stay, all else is 0)
+def integer_rounding_and_reciprocal(a, b, u):
+    return (np.floor(b), np.ceil(b), np.trunc(b), np.reciprocal(a), np.reciprocal(u),
+            np.reciprocal(a.astype(np.int32)), np.reciprocal(a.astype(np.int64)))
+
+
+cases += [case(integer_rounding_and_reciprocal, np.array([0, 1, 2, -1, -2, 127, -128], np.int8),
+               BOOL, np.array([0, 1, 2, 255], np.uint8))]
 test_dtype_probe_findings = run_cases(cases)
 
 
