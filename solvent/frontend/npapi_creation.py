@@ -193,6 +193,12 @@ def _copy(fe, a, dtype=None, copy=None, order=None):
     t = fe.tensor(a)
     if dtype is not None:
         t = fe.convert_python_int(t, static_dtype(fe, dtype))
+    elif isinstance(a, Const) and isinstance(a.value, (tuple, list)):
+        # numbers written in the code: the dtype NumPy discovers ([2**63, 1] is float64, a
+        # uint64 and an int64 met; the items' weak promotion gave uint64)
+        found = np.asarray(a.value).dtype
+        if found.kind in "biufc" and dtype_name(found) != t.dtype:
+            t = fe.convert(t, dtype_name(found))
     return Tensor(t.v, array0d=not t.type.rank)   # np.array(2.5): a 0-d array
 
 

@@ -170,6 +170,15 @@ def integer_rounding_and_reciprocal(a, b, u):
 
 cases += [case(integer_rounding_and_reciprocal, np.array([0, 1, 2, -1, -2, 127, -128], np.int8),
                BOOL, np.array([0, 1, 2, 255], np.uint8))]
+
+
+# --- np.array of numbers written in the code takes the dtype NumPy discovers: [2**63, 1] is
+# float64 (a uint64 and an int64 met); it was uint64
+def array_of_wide_python_ints():
+    return np.array([2**63, 1]), np.array([2**63, 2**64 - 1]), np.array((True, 2, 3))
+
+
+cases += [case(array_of_wide_python_ints)]
 test_dtype_probe_findings = run_cases(cases)
 
 
