@@ -648,7 +648,22 @@ def _integer_reciprocal(em, ts, dt, out_dt):
     return em.convert(r, dt).v
 
 
+def _nan_free_extreme(plain):
+    """fmax/fmin of values that hold no NaN (bools, integers) is maximum/minimum; complex
+    fmax/fmin (NaN-aware, lexicographic) is refused with what to write instead."""
+    def rule(em, ts, dt, out_dt):
+        kind = np_dtype(dt).kind
+        if kind in "biu":
+            return em.ufunc(plain, *ts).v
+        if kind == "c":
+            raise em.unsupported(f"numpy.f{plain.__name__[:3]} of complex values is not "
+                                 "supported yet", f"use np.{plain.__name__}")
+        return None
+    return rule
+
+
 _LOOP_DTYPE_RULES = {
+    np.fmax: _nan_free_extreme(np.maximum), np.fmin: _nan_free_extreme(np.minimum),
     np.floor: _integer_identity, np.ceil: _integer_identity, np.trunc: _integer_identity,
     np.reciprocal: _integer_reciprocal,
     np.power: _array_power_of_scalar,

@@ -179,6 +179,14 @@ def array_of_wide_python_ints():
 
 
 cases += [case(array_of_wide_python_ints)]
+
+
+# --- np.fmax/np.fmin of bools were internal errors (the op takes floats and integers)
+def fmax_bool(a, b):
+    return np.fmax(a, b), np.fmin(a, b), np.fmax(a, b.astype(np.int8))
+
+
+cases += [case(fmax_bool, BOOL, np.array([False, False, True]))]
 test_dtype_probe_findings = run_cases(cases)
 
 
