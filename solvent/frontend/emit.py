@@ -339,23 +339,19 @@ class Emitter:
         return in_dt
 
     def _compare_u64_with_python_int(self, uf, ts):
-        """A uint64 value against a Python int, by their true values (NumPy 2): a negative
-        int is below every uint64, so the answer is a constant there; otherwise the int
-        compares as a uint64."""
+        """A uint64 value against a Python int, by their true values (NumPy 2)."""
         k = next(i for i, t in enumerate(ts) if t.weak and t.dtype == "i64")
-        neg = self.ufunc(np.less, ts[k], Const(0))
-        clamped = self.select(neg, Const(0), ts[k])
-        ops = [Tensor(self.convert(t, "u64").v, weak=False) for t in ts]
-        ops[k] = Tensor(self.convert(clamped, "u64").v, weak=False)
-        below = bool(uf(*[-1 if i == k else 1 for i in range(2)]))   # int negative
-        return self.select(neg, Const(below), self.ufunc(uf, *ops))
+        return self._compare_i64_u64(uf, ts, k)
 
     def _compare_i64_u64(self, uf, ts, k):
-        """An int64 against a uint64 by their true values (NumPy 2's mixed loop): a negative
-        int64 is below every uint64; otherwise both compare as uint64."""
+        """A signed value ``ts[k]`` (an int64 array or a Python int) against a uint64 by their
+        true values (NumPy 2's mixed loop): a negative one is below every uint64, so the
+        answer is a constant there; otherwise both compare as uint64 (the negative is
+        clamped to 0 first: a Python int's conversion would check that it fits)."""
         neg = self.ufunc(np.less, ts[k], Const(0))
-        ops = [Tensor(self.convert(t, "u64").v, weak=False, deps=t.deps) for t in ts]
-        below = bool(uf(*[-1 if i == k else 1 for i in range(2)]))
+        signed = [self.select(neg, Const(0), t) if i == k else t for i, t in enumerate(ts)]
+        ops = [Tensor(self.convert(t, "u64").v, weak=False, deps=t.deps) for t in signed]
+        below = bool(uf(*[-1 if i == k else 1 for i in range(2)]))   # the signed one negative
         return self.select(neg, Const(below), self.ufunc(uf, *ops))
 
     def check_nonnegative_exponent(self, arg, exponent: Tensor) -> None:
