@@ -302,9 +302,20 @@ def _bind(f, args, kwargs=None) -> tuple:
     return extend(tuple(bound.args))
 
 
-def _argnums(argnums):
+def _argnums(argnums, f=None):
+    """(single, nums); a negative argnum counts from the last parameter, as in ``jax.grad``
+    (``argnums=-1``: the last parameter), when ``f``'s signature has a fixed count."""
     single = isinstance(argnums, int)
-    return single, ((argnums,) if single else tuple(argnums))
+    nums = (argnums,) if single else tuple(argnums)
+    if f is not None and any(k < 0 for k in nums):
+        try:
+            params = inspect.signature(f).parameters.values()
+        except (TypeError, ValueError):
+            return single, nums
+        if not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            n = len(params)
+            nums = tuple(k + n if -n <= k < 0 else k for k in nums)
+    return single, nums
 
 
 def _loss_index(g: Gradient) -> int | None:
@@ -333,7 +344,7 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=Non
     twice more), 0 (tape every trip), or k (k snapshots per loop, binomial schedule).
     ``wrapped.compiled(*args)`` gives the compiled ``Gradient`` (its ``report`` holds the
     tape bytes)."""
-    single, nums = _argnums(argnums)
+    single, nums = _argnums(argnums, f)
     cache = _Cache(f, nums, backend, optimize, checkpoints)
 
     def wrapped(*args, **kwargs):
@@ -371,7 +382,7 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     args = _bind(f, args)
     if argnums is None:
         argnums = tuple(k for k, a in enumerate(args) if _is_float_arg(a))
-    _, nums = _argnums(argnums)
+    _, nums = _argnums(argnums, f)
     g = _vjp_cache(f, nums, backend, optimize, checkpoints).get(args)
     primal, _ = g.run(args, {})
     finals = g.final_values(primal, args)

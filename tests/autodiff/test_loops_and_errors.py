@@ -341,6 +341,22 @@ def test_keyword_arguments_and_numpy_scalars():
         solvent.grad(scaled_sum)(x, 2.0, t=1.0)
 
 
+def test_negative_argnums_count_from_the_last_parameter():
+    """``argnums=-1`` is the last parameter, as in ``jax.grad`` (it raised "argnums -1 is
+    out of range"), also when the last parameter is passed by keyword or left at its
+    default; one past the first parameter is still out of range."""
+    x = np.array([1.0, 2.0])
+    assert solvent.grad(scaled_sum, -1)(x, 2.0) == pytest.approx(3.0)
+    assert solvent.grad(scaled_sum, -1)(x, s=2.0) == pytest.approx(3.0)
+    v, (gs, gx) = solvent.value_and_grad(scaled_sum, (-1, -2))(x, 2.0)
+    assert v == pytest.approx(6.0) and gs == pytest.approx(3.0)
+    np.testing.assert_array_equal(gx, [2.0, 2.0])
+    _, vjp_fn = solvent.vjp(scaled_sum, x, 2.0, argnums=(-1,))
+    assert vjp_fn(1.0)[0] == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="out of range"):
+        solvent.grad(scaled_sum, -3)(x, 2.0)
+
+
 def test_grad_needs_a_float_scalar():
     with pytest.raises(solvent.DifferentiationError, match="one float scalar"):
         solvent.grad(lambda_free_vector)(np.ones(3))
