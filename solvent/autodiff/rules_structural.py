@@ -9,7 +9,7 @@ sends each sorted slot's cotangent back to where its element came from (``ct[arg
 along the axis, ``perm`` the stable argsort: ties keep their order); ``scatter`` (last write
 wins) gives the overwritten slots of ``x`` zero cotangent and each written value the slot's
 cotangent if its write is the one that won (found by scattering the writes' ids the same
-way), zero otherwise.
+way), zero otherwise; ``linspace`` is linear in its start and stop.
 """
 from __future__ import annotations
 
@@ -166,7 +166,20 @@ def _scatter(b, op, xs, ys, cts):
     return [ct_x, ct_v] + [None] * len(idx)
 
 
-for _name, _rule in (("sort", _sort), ("scatter", _scatter), ("broadcast_to", _bcast), ("reshape", _reshape),
+def _linspace(b, op, xs, ys, cts):
+    """``y_i = start + (stop - start) t_i`` with ``t = linspace(0, 1, num, endpoint)``:
+    ``d stop = sum(ct t)``, ``d start = sum(ct) - d stop``."""
+    ct, dt = cts[0], op.attrs["dtype"]
+    total = b.one("tensor.reduce_sum", ct, axes=[0], keepdims=False)
+    if op.attrs["num"] <= 1:  # [start] (or nothing): t = [0]
+        return [total, E.zeros(b, total.type)]
+    t = b.one("tensor.linspace", b.constant(0.0, dt), b.constant(1.0, dt), num=op.attrs["num"],
+              endpoint=op.attrs["endpoint"], dtype=dt)
+    ct_stop = b.one("tensor.reduce_sum", b.one("tensor.mul", ct, t), axes=[0], keepdims=False)
+    return [b.one("tensor.sub", total, ct_stop), ct_stop]
+
+
+for _name, _rule in (("linspace", _linspace), ("sort", _sort), ("scatter", _scatter), ("broadcast_to", _bcast), ("reshape", _reshape),
                      ("transpose", _transpose), ("slice", _slice), ("update_slice", _update),
                      ("gather", _gather), ("concatenate", _concat), ("reverse", _reverse),
                      ("pad", _pad), ("repeat", _repeat), ("triangle", _triangle),

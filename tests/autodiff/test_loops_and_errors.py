@@ -357,6 +357,17 @@ def test_negative_argnums_count_from_the_last_parameter():
         solvent.grad(scaled_sum, -3)(x, 2.0)
 
 
+def linspace_loss(a, b):
+    return np.sum(np.linspace(a, b, 5) ** 2 * np.arange(5.0)) + np.sum(np.linspace(b, a, 3, endpoint=False))
+
+
+@pytest.mark.parametrize("backend", BACKENDS + ["native"])
+def test_linspace_endpoints_have_gradients(backend):
+    """np.linspace(a, b, n) is linear in a and b (it raised "tensor.linspace ... has no VJP
+    rule")."""
+    check_grad(linspace_loss, (0.3, 1.7), (0, 1), backend)
+
+
 def test_grad_needs_a_float_scalar():
     with pytest.raises(solvent.DifferentiationError, match="one float scalar"):
         solvent.grad(lambda_free_vector)(np.ones(3))

@@ -26,7 +26,6 @@ NOT_DIFFERENTIABLE = {
     "tensor.constant": "no operands",
     "io.print": "no results: a side effect, kept in the gradient's forward sweep only",
     "tensor.iota": "no operands",
-    "tensor.linspace": "not yet: endpoints as differentiable inputs",
     "tensor.argmax": "integer result", "tensor.argmin": "integer result",
     "tensor.reduce_any": "boolean", "tensor.reduce_all": "boolean",
     "tensor.argsort": "integer result",
