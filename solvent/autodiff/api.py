@@ -18,8 +18,10 @@ count becomes a constant, so the loop records a tape); a new value compiles a ne
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
+import types
 import weakref
 
 import numpy as np
@@ -36,6 +38,7 @@ from ..passes.dce import dce
 from ..passes.pipeline import build_gradient_pipeline, build_pipeline, run_pipeline
 from ..runtime.jit import _rebuild, _type_key, _view, choose_backend, raise_if_failed
 from ..frontend.captures import value_key
+from ..frontend.arg_trees import plain_object
 from .transform import DifferentiationError, vjp_function
 
 
@@ -265,8 +268,9 @@ class _Cache:
         self.versions: dict = {}
         self.static: dict = {}  # type key -> the static argument positions learned
 
-    def get(self, args) -> Gradient:
-        args = _bind(self.pyfn, args)
+    def get(self, args, bound=False) -> Gradient:
+        if not bound:  # ``compiled(*args)``: the caller's arguments as passed
+            args = _bind(self.pyfn, args)
         type_key = tuple(_type_key(a) for a in args)
         static = self.static.get(type_key)
         if static is not None:
@@ -291,15 +295,19 @@ def _bind(f, args, kwargs=None) -> tuple:
             raise TypeError(f"{getattr(f, '__name__', f)!r}: keyword arguments need a "
                             "function whose signature Python can read") from None
         return extend(tuple(args))
-    if not kwargs and len(args) >= len(sig.parameters):   # already bound (and extended)
-        return tuple(args) if len(args) > len(sig.parameters) else extend(tuple(args))
+    params = sig.parameters.values()
+    if not kwargs and len(args) == len(params) and all(
+            p.kind == p.POSITIONAL_OR_KEYWORD for p in params):   # one value per parameter
+        return extend(tuple(args))
     try:
         bound = sig.bind(*args, **(kwargs or {}))
     except TypeError as e:
         raise TypeError(f"{getattr(f, '__qualname__', f)}(): {e}") from None
     bound.apply_defaults()
-    # the leaves of containers passed in (a dict of parameters) follow, as in solvent.jit
-    return extend(tuple(bound.args))
+    # one value per parameter, as solvent.jit binds them (*args a tuple, **kwargs a dict,
+    # keyword-only parameters in their place: ``bound.args`` dropped those); the leaves of
+    # containers passed in (a dict of parameters) follow
+    return extend(tuple(bound.arguments[n] for n in sig.parameters))
 
 
 def _argnums(argnums, f=None):
@@ -344,20 +352,34 @@ def value_and_grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=Non
     twice more), 0 (tape every trip), or k (k snapshots per loop, binomial schedule).
     ``wrapped.compiled(*args)`` gives the compiled ``Gradient`` (its ``report`` holds the
     tape bytes)."""
+    func, pre, pre_kw = _unwrap(f)
     single, nums = _argnums(argnums, f)
-    cache = _Cache(f, nums, backend, optimize, checkpoints)
+    nums = tuple(k + len(pre) for k in nums)
+    cache = _Cache(func, nums, backend, optimize, checkpoints)
 
     def wrapped(*args, **kwargs):
-        args = _bind(f, args, kwargs)
-        g = cache.get(args)
+        args = _bind(func, (*pre, *args), {**pre_kw, **kwargs})
+        g = cache.get(args, bound=True)
         i = _loss_index(g)
         primal, grads = g.run(args, {} if i is None else {i: 1.0})
         grads = [_like(gr, args[k]) for gr, k in zip(grads, nums)]
         return g.returned(primal, args), (grads[0] if single else tuple(grads))
 
     wrapped.__name__ = f"value_and_grad({getattr(f, '__name__', 'f')})"
-    wrapped.compiled = lambda *args: cache.get(args)
+    wrapped.compiled = lambda *args: cache.get(_bind(func, (*pre, *args), pre_kw), bound=True)
     return wrapped
+
+
+def _unwrap(f):
+    """(function, leading arguments, keywords) of ``f``, as ``solvent.jit`` unwraps them: a
+    bound method of a plain object is its function with the object first, a
+    ``functools.partial`` its function with the partial's arguments (``argnums`` count the
+    parameters left to the caller in both)."""
+    if isinstance(f, types.MethodType) and plain_object(f.__self__):
+        return f.__func__, (f.__self__,), {}
+    if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
+        return f.func, tuple(f.args), dict(f.keywords)
+    return f, (), {}
 
 
 def grad(f, argnums=0, *, backend=None, optimize=True, checkpoints=None):
@@ -379,11 +401,17 @@ def vjp(f, *args, argnums=None, backend=None, optimize=True, checkpoints=None):
     mutates arguments, ``(returned, *final values of the mutated arguments)``;
     ``vjp_fn(cotangent)`` (a cotangent shaped like ``outputs``) returns the tuple of
     cotangents of the float arguments (``argnums``: all float arguments by default)."""
-    args = _bind(f, args)
+    func, pre, pre_kw = _unwrap(f)
+    args = _bind(func, (*pre, *args), pre_kw)
     if argnums is None:
-        argnums = tuple(k for k, a in enumerate(args) if _is_float_arg(a))
+        # the caller's float arguments (of a method or partial: not the leaves of the object
+        # or of the partial's arguments, which extend appended)
+        last = len(inspect.signature(func).parameters) if pre else len(args)
+        argnums = tuple(k - len(pre) for k, a in enumerate(args[:last])
+                        if k >= len(pre) and _is_float_arg(a))
     _, nums = _argnums(argnums, f)
-    g = _vjp_cache(f, nums, backend, optimize, checkpoints).get(args)
+    nums = tuple(k + len(pre) for k in nums)
+    g = _vjp_cache(func, nums, backend, optimize, checkpoints).get(args, bound=True)
     primal, _ = g.run(args, {})
     finals = g.final_values(primal, args)
     ret = g.returned(primal, args, finals)

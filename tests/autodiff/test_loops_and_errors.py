@@ -368,6 +368,47 @@ def test_linspace_endpoints_have_gradients(backend):
     check_grad(linspace_loss, (0.3, 1.7), (0, 1), backend)
 
 
+def kw_only_loss(x, *, w):
+    return np.sum(x * w * x)
+
+
+def var_loss(x, *rest, **kw):
+    return np.sum(x * x) * rest[0] + kw["s"] * np.sum(x)
+
+
+class Weighted:
+    def __init__(self, w):
+        self.w = w
+
+    def loss(self, x, s=2.0):
+        return np.sum(self.w * x * x) * s
+
+
+def test_keyword_only_varargs_methods_and_partials_bind_as_jit_does():
+    """grad binds arguments as solvent.jit does: keyword-only parameters, *args and **kwargs
+    (they raised "missing a required argument: 'w'" / "f() takes 2 positional arguments"), a
+    bound method (raised "name 'self' is not defined") and a functools.partial (raised
+    AttributeError '__code__'); argnums count the parameters left to the caller."""
+    import functools
+    x, w = np.array([1.0, 2.0, 3.0]), np.array([0.5, 1.0, -1.0])
+    np.testing.assert_allclose(solvent.grad(kw_only_loss, 1)(x, w=w), x * x)
+    np.testing.assert_allclose(solvent.grad(kw_only_loss)(x, w=w), 2 * w * x)
+    np.testing.assert_allclose(solvent.grad(var_loss)(x, 3.0, s=2.0), 6 * x + 2.0)
+    m = Weighted(w)
+    np.testing.assert_allclose(solvent.grad(m.loss)(x), 4 * w * x)
+    gx, gs = solvent.grad(m.loss, (0, -1))(x, 3.0)
+    np.testing.assert_allclose(gx, 6 * w * x)
+    assert gs == pytest.approx(np.sum(w * x * x))
+    p = functools.partial(kw_only_loss, w=w)
+    v, g = solvent.value_and_grad(p)(x)
+    assert v == pytest.approx(kw_only_loss(x, w=w))
+    np.testing.assert_allclose(g, 2 * w * x)
+    out, vjp_fn = solvent.vjp(functools.partial(Weighted.loss, m), x, 3.0)
+    assert out == pytest.approx(m.loss(x, 3.0))
+    gx, gs = vjp_fn(1.0)   # the partial's own argument (m) gets no cotangent
+    np.testing.assert_allclose(gx, 6 * w * x)
+
+
 def test_grad_needs_a_float_scalar():
     with pytest.raises(solvent.DifferentiationError, match="one float scalar"):
         solvent.grad(lambda_free_vector)(np.ones(3))
