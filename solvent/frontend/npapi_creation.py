@@ -135,8 +135,7 @@ def _arange(fe, *args, dtype=None):
 @implements(np.linspace)
 def _linspace(fe, start, stop, num=Const(50), endpoint=Const(True), retstep=Const(False),
               dtype=None, axis=Const(0)):
-    if fe.static(retstep, "retstep"):
-        raise fe.unsupported("np.linspace(..., retstep=True)")
+    with_step = bool(fe.static(retstep, "retstep"))
     n = fe.static_int(num, "np.linspace num")
     s, e = fe.tensor(start), fe.tensor(stop)
     calc = dtype_name(np.result_type(fe.probe(s), fe.probe(e), 0.0))
@@ -157,7 +156,16 @@ def _linspace(fe, start, stop, num=Const(50), endpoint=Const(True), retstep=Cons
         r = Tensor(fe.b.one("tensor.linspace", s.v, e.v, num=n, endpoint=ends, dtype=calc))
     if np.dtype(np_dtype(dt)).kind in "iu":   # NumPy floors before the cast to integers
         r = fe.ufunc(np.floor, r)
-    return fe.convert(r, dt)
+    r = fe.convert(r, dt)
+    if not with_step:
+        return r
+    # retstep: (stop - start) / div in the computation's dtype, not dtype=; NaN (a Python
+    # float) where there is no interval (one sample with the endpoint, none without)
+    div = n - 1 if ends else n
+    if div <= 0:
+        return TupleVal((r, Const(float("nan"))))
+    step = fe.ufunc(np.true_divide, fe.ufunc(np.subtract, e, s), Const(div))
+    return TupleVal((r, Tensor(step.v, weak=False, deps=step.deps)))
 
 
 @implements(np.eye, np.identity)

@@ -186,3 +186,22 @@ def test_repeat_with_a_count_per_item(backend, dtype):
     check(repeat_counts, np.asfortranarray(x), v[::-1], backend=backend)
     with pytest.raises(ValueError, match=r"test_creation_keywords.py:\d+.*could not be broadcast"):
         solvent.jit(repeat_bad_counts, backend=backend)(v)
+
+
+def linspace_steps(a, b, lo32, hi32):
+    return (np.linspace(a, b, 5, retstep=True), np.linspace(a, b, 1, retstep=True),
+            np.linspace(a, 10.0, 4, endpoint=False, retstep=True, dtype=int),
+            np.linspace(np.array([a, b]), 2.0, 3, retstep=True),
+            np.linspace(lo32, hi32, 3, retstep=True))
+
+
+@pytest.mark.parametrize("backend", ["xla", "interp"])   # native: no linspace of one sample
+def test_linspace_retstep_as_numpy(backend):
+    """The step (stop - start) / div in the computation's dtype (float32 endpoints: a
+    float32), an array of steps for array endpoints, and NaN where there is no interval."""
+    args = (0.5, 1.75, np.float32(0), np.float32(1))
+    want = linspace_steps(*args)
+    got = solvent.jit(linspace_steps, backend=backend)(*args)
+    for (ws, wst), (gs, gst) in zip(want, got):
+        assert gs.dtype == ws.dtype and np.array_equal(gs, ws)
+        assert type(gst) is type(wst) and np.array_equal(gst, wst, equal_nan=True)
