@@ -1084,8 +1084,10 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     from ..backends.base import run_time_shape
     dynamic = run_time_shape(fn)
     if dynamic:
-        raise DifferentiationError(f"cannot differentiate through {dynamic}: run-time shapes "
-                                   "are not differentiated yet")
+        hint = (": write the slice as a loop over its elements (for j in range(lo, hi): "
+                "... x[j] ...), which is differentiated" if "slice" in dynamic else "")
+        raise DifferentiationError(f"cannot differentiate this function, as {dynamic}, and "
+                                   f"run-time shapes are not differentiated yet{hint}")
     g, t, seeded = _build(fn, wrt, checkpoints, while_capacity)
     live = None
     if any(sc is not None for sc in t.schedules.values()):

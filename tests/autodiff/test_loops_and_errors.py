@@ -441,3 +441,19 @@ def test_vjp_of_an_argument_returned_on_one_path(t):
     gx, gy = vjp_fn(ct)
     np.testing.assert_array_equal(gx, ct if t < 0 else 0.0)
     np.testing.assert_array_equal(gy, 0.0 if t < 0 else 2.0 * ct)
+
+
+def lu_by_row_slices(A):
+    n = A.shape[0]
+    for k in range(n):
+        for i in range(k + 1, n):
+            A[i, k] = A[i, k] / A[k, k]
+            A[i, k + 1:] -= A[i, k] * A[k, k + 1:]   # its length follows k
+    return np.sum(A)
+
+
+def test_a_slice_of_run_time_length_is_refused_with_the_line_and_a_rewrite():
+    with pytest.raises(solvent.DifferentiationError, match=r"slice with run-time bounds .*"
+                       r"test_loops_and_errors\.py:\d+.* has a length known only at run "
+                       r"time, .*write the slice as a loop over its elements"):
+        solvent.grad(lu_by_row_slices)(np.eye(3) * 4.0 + 1.0)
