@@ -1084,6 +1084,7 @@ def vjp_function(fn: Function, wrt: list[int], checkpoints=None,
     from ..backends.base import run_time_shape
     dynamic = run_time_shape(fn)
     if dynamic:
+        dynamic = dynamic.replace(" (?)", "")   # (XLA's refusal names the ? type)
         hint = (": write the slice as a loop over its elements (for j in range(lo, hi): "
                 "... x[j] ...), which is differentiated" if "slice" in dynamic else "")
         raise DifferentiationError(f"cannot differentiate this function, as {dynamic}, and "

@@ -71,7 +71,7 @@ def run_time_shape(fn: Function) -> str | None:
     for op in fn.walk():
         if any(it[0] == "r" for it in op.attrs.get("spec", ())):
             return (f"a slice with run-time bounds ({op.name}){_at(op)} has a length known "
-                    "only at run time")
+                    "only at run time (?)")
         values = list(op.results) + [a for r in op.regions for a in r.block.args]
         for v in values:
             if bad(v.type):
