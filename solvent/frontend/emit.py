@@ -603,7 +603,7 @@ def _complex_rint(em, ts, dt, out_dt):
 
 
 def _array_power_of_scalar(em, ts, dt, out_dt):
-    """NumPy's float ``power`` loop takes the square root where the exponent is one scalar
+    """NumPy's float (and complex) ``power`` loop takes the square root where the exponent is one scalar
     0.5 across an array (``x ** 0.5``, ``np.power(x, 0.5)``): ``(-inf) ** 0.5`` is NaN and
     ``(-0.0) ** 0.5`` is -0.0 there, while C's ``pow`` (``tensor.pow``, and NumPy's own scalar
     ``np.float64(-inf) ** 0.5``) gives inf and 0.0. An array base with a scalar exponent
@@ -611,14 +611,16 @@ def _array_power_of_scalar(em, ts, dt, out_dt):
     is 0.5. A scalar base (``x[i] ** 0.5``) keeps ``pow``."""
     from ..ir.rewrite import constant_value, defining
     base, e = ts
-    if dt[0] != "f" or not base.type.rank or e.type.rank:
+    if dt[0] not in "fc" or not base.type.rank or e.type.rank:
         return None
     b = em.b
     conv = defining(e.v)    # x ** 2: the int constant converted to the float loop's dtype
     value = constant_value(conv.operands[0] if conv is not None and
                            conv.name == "tensor.convert" else e.v)
     if value is not None:
-        return b.one("tensor.sqrt", base.v) if float(value) == 0.5 else None
+        return b.one("tensor.sqrt", base.v) if complex(value) == 0.5 else None
+    if dt[0] == "c":
+        return None   # (a run-time complex exponent keeps pow)
     half = b.one("tensor.eq", e.v, b.constant(0.5, dt))
     return b.one("tensor.select", half, b.one("tensor.sqrt", base.v),
                  b.one("tensor.pow", base.v, e.v))
