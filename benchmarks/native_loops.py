@@ -7,11 +7,13 @@ Usage::
     python benchmarks/native_loops.py [--kernels a,b] [--repeat N] [--size-scale F]
 
 Arguments are built once at ``BENCH_SIZE`` (times ``--size-scale``); every call gets fresh
-copies (copying is not timed). Steady-state times are the best of N calls after the first (the least disturbed by other processes).
+copies (copying is not timed). Steady-state times are the best of N calls after the first (the least disturbed by other
+processes), the competitors' calls interleaved round by round.
 "first call" is translation + pipeline + compilation + one run, for solvent-native and for
 ``numba.njit`` on the same unmodified source (only where the module says ``NUMBA_OK``).
 Every competitor's first-call result is compared with NumPy's (returns and arguments after
-the call); a mismatch prints MISMATCH instead of a time.
+the call); a mismatch prints MISMATCH instead of a time. The steady-state calls of all
+competitors, NumPy included, are interleaved round by round.
 
 ``--clock cpu`` times steady-state calls in CPU time (first calls stay wall time).
 Parallel loops: "native" is compiled as shipped (passes/mark_parallel.py marks the loops the
@@ -57,19 +59,29 @@ def _same(got, exp, strict=True):
 CLOCK = time.perf_counter
 
 
-def _run(f, args, repeat):
+def _first(f, args):
+    """The first call (translation + compilation + one run), timed on the wall clock, and its
+    results: (seconds, (returned value, the arguments after the call))."""
     a = copy.deepcopy(args)
     t0 = time.perf_counter()
     out = f(*a)
-    first = time.perf_counter() - t0
-    result = (out, a)
-    times = []
-    for _ in range(repeat):
-        a = copy.deepcopy(args)
-        t0 = CLOCK()
-        f(*a)
-        times.append(CLOCK() - t0)
-    return first, min(times), result
+    return time.perf_counter() - t0, (out, a)
+
+
+def _steady(fns, args, repeat):
+    """The least time of ``repeat`` calls of each of ``fns`` ({name: f}), their calls
+    interleaved round by round (the order rotated each round) on fresh copies of ``args``:
+    timed one competitor after the other, two of them saw different moments of this shared
+    machine's load, and a forced backend and the automatic choice that picked it differed
+    by up to 1.9x on the same compiled code (three_mm, spmv_ell)."""
+    names, times = list(fns), {n: [] for n in fns}
+    for r in range(repeat):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            a = copy.deepcopy(args)
+            t0 = CLOCK()
+            fns[n](*a)
+            times[n].append(CLOCK() - t0)
+    return {n: min(t) for n, t in times.items()}
 
 
 def _fmt(t):
@@ -105,8 +117,8 @@ def main():
         if not ok:
             print(f"# {k.name}: not accepted: {reason}")
             continue
-        _, t_np, ref = _run(k.func, args, opts.repeat)
-        row = {"kernel": k.name, "n": n, "numpy": t_np}
+        _, ref = _first(k.func, args)
+        row = {"kernel": k.name, "n": n}
         auto = solvent.jit(k.func)
         row["chosen"] = auto.compile(args).backend
         competitors = [("native", solvent.jit(k.func, backend="native")),
@@ -118,17 +130,22 @@ def main():
         if k.numba_ok:
             import numba
             competitors.append(("numba", numba.njit(k.func)))
+        timed = {"numpy": k.func}
         for name, f in competitors:
             try:
-                first, t, res = _run(f, args, opts.repeat)
+                first, res = _first(f, args)
                 strict = name != "numba"
                 good = _same(res[0], ref[0], strict) and all(
                     _same(g, e, strict) for g, e in zip(res[1], ref[1])
                     if isinstance(e, np.ndarray))
-                row[name] = t if good else "MISMATCH"
                 row[name + "_first"] = first
+                if good:
+                    timed[name] = f
+                else:
+                    row[name] = "MISMATCH"
             except Exception as e:  # noqa: BLE001 - a benchmark reports, never stops
                 row[name] = f"error: {type(e).__name__}"
+        row.update(_steady(timed, args, opts.repeat))
         rows.append(row)
         print(f"# done {k.name}", file=sys.stderr, flush=True)
     for r in rows:  # automatic choice vs the best forced backend (> 1: auto is slower)
