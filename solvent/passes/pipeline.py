@@ -36,6 +36,7 @@ from .merge_windows import MergeWindows
 from .prove_checks import ProveChecks
 from .raising.contraction import RaiseContractions
 from .raising.raise_loops import RaiseLoops
+from .selects_to_branches import SelectsToBranches
 from .sink_updates import SinkUpdates
 from .undo_writes import UndoWrites
 from .speculate_checks import SpeculateChecks
@@ -54,12 +55,13 @@ from .version_checks import VersionChecks
 # carries none;
 # natively, products over a concatenation that raising made are split whatever their depth
 # (split_products_native), before the last cleanup;
-# the parallel marks go on last, on the loops the backends will see
+# the parallel marks go on the loops the backends will see; natively, a scalar select left
+# in a loop that reads memory for one arm only becomes a branch again, last
 ORDER = [LowerBarriers, Functionalize, ProveChecks, HoistChecks, VersionChecks, SpeculateChecks,
          FlagChecks,
          ChecksToValues, Canonicalize, CSE, IfToSelect,
          LICM, RaiseLoops, Canonicalize, LICM, RaiseContractions, HaloShifts,
-         SplitProductsNative, CSE, Canonicalize, DCE, MarkParallel]
+         SplitProductsNative, CSE, Canonicalize, DCE, MarkParallel, SelectsToBranches]
 
 
 # a gradient program (autodiff.api), after ``transform.vjp_function`` made it from the

@@ -81,6 +81,7 @@ class NativeBackend(Backend):
     pass_defaults = {"version_checks": {"enabled": True}, "speculate_checks": {"enabled": True},
                      "flag_checks": {"enabled": True},
                      "split_products_native": {"enabled": True},
+                     "selects_to_branches": {"enabled": True},
                      "raise_loops": {"masked_under_carried": False,
                                      "strided_interchange": False, "data_gathers": False,
                                      "sweep_min_work": threads.DEFAULT_THRESHOLD}}
