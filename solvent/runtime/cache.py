@@ -33,6 +33,7 @@ class VersionCache:
         self._d: OrderedDict = OrderedDict()
         self.evictions = 0
         self.fast: dict = {}   # raw key -> runner (runtime/fast_path.py)
+        self.last = None       # the key most recently used or added: last in the LRU order
 
     def get(self, key):
         c = self._d.get(key)
@@ -43,12 +44,24 @@ class VersionCache:
             self.fast.clear()
             return None
         self._d.move_to_end(key)
+        self.last = key
         return c
+
+    def touch(self, key) -> None:
+        """Mark ``key`` most recently used (a fast-path runner's call: runtime/fast_path.py,
+        which calls this only when ``key is not self.last``: a function called again and again
+        with one version skips the move, ~0.2 us of a ~3 us call)."""
+        try:
+            self._d.move_to_end(key)
+        except KeyError:   # a version another thread dropped since the look-up
+            return
+        self.last = key
 
     def put(self, key, compiled) -> None:
         self.fast.clear()
         self._d[key] = compiled
         self._d.move_to_end(key)
+        self.last = key
         while len(self._d) > self.max_versions:
             self._d.popitem(last=False)
             self.evictions += 1

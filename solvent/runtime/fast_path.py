@@ -101,8 +101,8 @@ def make_runner(jf, c, key, args):
         body = (["return run_compiled(version, args)"],
                 {"run_compiled": run_compiled, "version": c})
     lines, scope = body
-    scope = dict(scope, _fp_slow=jf._slow_call, _fp_move=jf._cache._d.move_to_end,
-                 _fp_key=key, _fp_missing=object())
+    scope = dict(scope, _fp_slow=jf._slow_call, _fp_cache=jf._cache,
+                 _fp_touch=jf._cache.touch, _fp_key=key, _fp_missing=object())
     head = []
     for n, g in enumerate(c.translation.guards):
         scope[f"_fp_g{n}"] = g
@@ -113,8 +113,9 @@ def make_runner(jf, c, key, args):
         else:
             head.append(f"if not _fp_g{n}.holds():")
         head.append("    return _fp_slow(args, {})")
-    # (a version another thread dropped since the look-up still runs this call)
-    head += ["try:", "    _fp_move(_fp_key)", "except KeyError:", "    pass"]
+    # the LRU move, where another version was used since (a version another thread dropped
+    # since the look-up still runs this call)
+    head += ["if _fp_cache.last is not _fp_key:", "    _fp_touch(_fp_key)"]
     src = "def runner(args):\n" + "".join(f"    {line}\n" for line in head + lines)
     exec(compile(src, f"<solvent fast path of {c.fn.name}>", "exec"), scope)
     runner = scope["runner"]
