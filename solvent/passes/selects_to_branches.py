@@ -13,8 +13,9 @@ longest common subsequence table (corpus ``lcs_table``) computes ``T[i, j]`` fro
 ``T[i-1, j-1] + 1`` when two symbols agree and from ``max(T[i-1, j], T[i, j-1])`` when
 not: as selects every trip waits for the last one's maximum; as a branch (Numba's code for
 the same source, and this pass's) the trips that take the first arm break that chain.
-Measured on this 2-core host, steady state, interleaved (``benchmarks/native_loops.py``):
-see the closing note of the session that added it.
+Measured on this 2-core host, steady state, the best of 40 calls of each interleaved, three
+rounds (session 26): lcs_table 0.18 -> 0.116 ms (Numba 0.133), knapsack_items 0.14 ->
+0.090 ms (Numba 0.095).
 
 What moves into an arm: the ops of the select's block that compute that arm's value and
 nothing else (every use is the arm, or another op that moves with it; never an op the
