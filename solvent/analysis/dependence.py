@@ -135,6 +135,10 @@ class LoopReport:
     # array, "element <kind>" (s[e] = s[e] op v at one element), "first_error" /
     # "error_payload" (the run-time check flags, error_slots.py), or None: carried
     slots: list = field(default_factory=list)
+    # carried only by reads that come before a later iteration overwrites what they read
+    # (``read_before_overwrite``): raising may batch it, reading the array as it was before
+    # the loop; its iterations still may not run at once in place (not parallel)
+    reads_before_overwrite: bool = False
 
     def line_text(self) -> str:
         where = f"line {self.line}" if self.line is not None else "line ?"
@@ -307,6 +311,19 @@ def _test_pair(info: LoopInfo, loop: Operation, name: str, w: Access, x: Access,
 
 
 # --- per loop --------------------------------------------------------------------------------
+def read_before_overwrite(dep: Dependence, seed) -> bool:
+    """Whether ``dep`` only says that a read sees an element before a later iteration
+    overwrites it (an anti-dependence, direction ``>`` alone), the read taking the array as
+    the iteration received it (``seed``, the loop's block argument: no write to the array
+    comes before it in its iteration). Every iteration then reads the value the array had
+    before the loop, which is what a batch reading the loop's initial array gives:
+    ``for i: x[i] = x[i + 1] + 1`` is ``x[:-1] = x[1:] + 1``. A flow dependence of the same
+    read (an earlier iteration wrote the element) is a pair of its own, with direction ``<``."""
+    x = dep.other
+    return not x.write and dep.directions == {">"} and dep.unknown is None and \
+        x.op.name == "tensor.slice" and x.op.operands[0] is seed
+
+
 def _own_read(w: Access, x: Access, info: LoopInfo) -> str | None:
     """When ``x`` is the read of ``w``'s element whose value ``w`` writes back combined by an
     associative op (``s[e] = s[e] op v``): the operator."""
@@ -352,6 +369,7 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
                           f"at most {trip} iteration{'s' if trip != 1 else ''}")
     term = block.terminator
     carried_reasons, deps, reds, lasts = [], [], [], []
+    anti = 0   # the dependences that are reads before a later overwrite
     flags = _error_slots(info).get(loop, ())
     slots: list = [None] * len(loop.operands[3:])
     for k, init in enumerate(loop.operands[3:]):
@@ -403,10 +421,13 @@ def classify_loop(info: LoopInfo, loop: Operation) -> LoopReport:
             slots[k] = f"element {red[1]}"
             continue
         deps += conflicts
+        if all(read_before_overwrite(d, seed) for d in conflicts):
+            anti += len(conflicts)
     if deps or carried_reasons:
         first = _pick(deps)
         reason = first.describe() if first is not None else carried_reasons[0]
-        return LoopReport(loop, var, line, CARRIED, reason, deps, reds, slots)
+        return LoopReport(loop, var, line, CARRIED, reason, deps, reds, slots,
+                          reads_before_overwrite=not carried_reasons and anti == len(deps))
     if reds:
         text = "; ".join(f"{op} into {what} ({note})" for what, op, note in reds)
         return LoopReport(loop, var, line, REDUCTION, text, [], reds, slots)

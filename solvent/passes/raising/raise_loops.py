@@ -133,7 +133,8 @@ def _try_raise(info: LoopInfo, loop, report, max_masked: int,
                masked_under_carried: bool = True, strided_interchange: bool = True,
                data_gathers: bool = True, sweeps: "_Sweeps | None" = None) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
-    if report.kind == CARRIED and not error_slots(info, loop):
+    if report.kind == CARRIED and not error_slots(info, loop) and \
+            not report.reads_before_overwrite:
         raise Refuse(report.reason)
     used = set()   # the options that let it raise (Function.raised_with)
     outer = _sweep_under_carried(info, loop, report) if sweeps is not None else None
@@ -284,9 +285,12 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
             what = _try_raise(info, loop, report, *opts, sweeps)
         except Refuse as e:
             # a loop the analysis finds carried: its dependence is the reason
-            refused[loop] = report.reason if report.kind == CARRIED else str(e)
+            refused[loop] = report.reason if report.kind == CARRIED and \
+                not report.reads_before_overwrite else str(e)
             continue
         kind = report.kind if report.kind != CARRIED else \
+            "its reads come before later iterations overwrite what they read: batched " \
+            "from the array as it was before the loop" if report.reads_before_overwrite else \
             "independent but for its run-time checks, batched as first-failure selects"
         fn.raised.append(f"{where}: raised ({kind}) into {what}")
         count += 1

@@ -31,7 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis.accesses import collect
-from ...analysis.dependence import _error_slots as _error_pairs, array_conflicts
+from ...analysis.dependence import _error_slots as _error_pairs, array_conflicts, \
+    read_before_overwrite
 from ...analysis.reductions import chain, dead_slot, loop_reduction, reduction_kind
 from ...ir.core import Operation
 from ...ir.types import np_dtype
@@ -212,7 +213,8 @@ class Slots:
             raise Refuse(use.problem)
         trip = info.trip_max(loop)
         for dep in array_conflicts(info, loop, use, trip):
-            raise Refuse(dep.describe())
+            if not read_before_overwrite(dep, seed):   # (such a read sees init, as here)
+                raise Refuse(dep.describe())
         b.env[seed] = (init, False)
         b.versions.add(seed)
 

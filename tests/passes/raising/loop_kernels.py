@@ -1,7 +1,7 @@
 """Small kernels written as scalar loops (the way people port from C or Fortran), for the
 raising tests. ``RAISED``: kernels whose loops all become tensor ops (``time loop`` kernels
-keep exactly their outer time loop). ``CARRIED``: loops with a genuine loop-carried
-dependence that must stay loops. Each entry: (function, args maker by size, loops left)."""
+keep exactly their outer time loop), reads before a later iteration's overwrite among them.
+``CARRIED``: loops with a genuine loop-carried dependence that must stay loops. Each entry: (function, args maker by size, loops left)."""
 import math
 
 import numpy as np
@@ -334,6 +334,40 @@ def anti_dependence(x):
         x[i] = x[i + 1] + 1.0
 
 
+def shift_add(a):
+    # reads a[i + 1] before the next iteration overwrites it: raised, read from the array
+    # as it was before the loop (a[:-1] += a[1:])
+    for i in range(a.shape[0] - 1):
+        a[i] += a[i + 1]
+
+
+def reverse_shift(x):
+    # counting down, x[i - 1] is overwritten by a later iteration: the same, mirrored
+    for i in range(x.shape[0] - 1, 0, -1):
+        x[i] = x[i - 1] * 2.0
+
+
+def anti_2d(A):
+    # both loops read ahead of their writes (A[i + 1, j] and A[i, j + 1])
+    for i in range(A.shape[0] - 1):
+        for j in range(A.shape[1] - 1):
+            A[i, j] = A[i + 1, j] + A[i, j + 1]
+
+
+def read_ahead_after_a_write(x, y):
+    # x[i + 1] is read after this iteration wrote x[i]: the read takes the array as changed
+    # in the body, which a batch would hold with every iteration's write: stays a loop
+    for i in range(x.shape[0] - 1):
+        x[i] = 2.0 * x[i]
+        y[i] = x[i + 1]
+
+
+def read_behind_and_ahead(x):
+    # x[i + 1] alone would be read before its overwrite, x[i - 1] after: a recurrence
+    for i in range(1, x.shape[0] - 1):
+        x[i] = x[i - 1] + x[i + 1]
+
+
 def row_prefix(A):
     for i in range(A.shape[0]):
         for j in range(1, A.shape[1]):
@@ -420,6 +454,11 @@ RAISED = {
     "strict_lower": (strict_lower, lambda n, m: (_r(n, m + 1), np.zeros((n, m + 1))), 0),
     "lower_row_max": (lower_row_max, lambda n, m: (_r(n + 1, n + 1), np.zeros(n + 1)), 0),
     "scratch_row": (scratch_row, lambda n, m: (_r(n, m), _r(m), np.zeros(n)), 0),
+    # reads before a later iteration's overwrite (anti-dependences only)
+    "anti_dependence": (anti_dependence, lambda n, m: (_r(n + 2),), 0),
+    "shift_add": (shift_add, lambda n, m: (_r(n + 1),), 0),
+    "reverse_shift": (reverse_shift, lambda n, m: (_r(n + 1),), 0),
+    "anti_2d": (anti_2d, lambda n, m: (_r(n + 1, m + 1),), 0),
 }
 
 CARRIED = {
@@ -438,7 +477,10 @@ CARRIED = {
     "seidel_2d": (seidel_2d, lambda n, m: (2, _r(n + 3, m + 3)), "iteration"),
     "running_max": (running_max, lambda n, m: (_r(n + 2), np.zeros(n + 2)),
                     "previous iteration"),
-    "anti_dependence": (anti_dependence, lambda n, m: (_r(n + 2),), "anti-dependence"),
+    "read_ahead_after_a_write": (read_ahead_after_a_write,
+                                 lambda n, m: (_r(n + 2), np.zeros(n + 2)), "anti-dependence"),
+    "read_behind_and_ahead": (read_behind_and_ahead, lambda n, m: (_r(n + 3),),
+                              "previous iteration"),
     "row_prefix": (row_prefix, lambda n, m: (_r(n + 1, m + 2),), "previous iteration"),
     "scratch_read_first": (scratch_read_first, lambda n, m: (_r(n + 1, m + 1), _r(m + 1),
                                                              np.zeros(n + 1)), "iteration"),
