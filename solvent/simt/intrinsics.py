@@ -210,7 +210,8 @@ class Rewriter(ast.NodeTransformer):
         path = self.cuda_path(node.func)
         if path is None:
             node = self.generic_visit(node)
-            return self.device_call(node)
+            cast = self.numba_cast(node)
+            return cast if cast is not None else self.device_call(node)
         name = "cuda." + ".".join(path)
         if path in (("grid",), ("gridsize",)):
             if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.Constant) \
@@ -230,6 +231,29 @@ class Rewriter(ast.NodeTransformer):
                              "or the right-hand side of an assignment to a name",
                              f"write: x = {name}(...)")
         raise self.error(node, f"{name}() is not supported in a kernel run by solvent")
+
+    def numba_cast(self, node):
+        """``float32(0.)`` / ``numba.int32(v)``: a numba scalar type called as a cast (as in
+        Numba's own fast_matmul example) becomes the NumPy one, ``np.float32(0.)``."""
+        f = node.func
+        names = [n.id for n in ast.walk(f) if isinstance(n, ast.Name)]
+        if not names or any(n in self.own for n in names) or \
+                not isinstance(f, (ast.Name, ast.Attribute)):
+            return None
+        scope = {n: self.resolve(n) for n in names}
+        if any(v is _MISSING for v in scope.values()) or \
+                not any(getattr(v, "__name__", "").startswith("numba")
+                        or type(v).__module__.startswith("numba") for v in scope.values()):
+            return None
+        try:
+            t = eval(compile(ast.Expression(f), self.src.filename, "eval"), {}, scope)
+        except Exception:  # noqa: BLE001 — not a static name: an ordinary call
+            return None
+        from numba.core import types as nt
+        if not isinstance(t, (nt.Number, nt.Boolean)) or node.keywords or len(node.args) != 1:
+            return None
+        call = ast.Call(numpy_attr(dtype_of(t)), node.args, [])
+        return ast.fix_missing_locations(ast.copy_location(call, node))
 
     def device_call(self, node):
         if not isinstance(node.func, ast.Name):
