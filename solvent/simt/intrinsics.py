@@ -226,6 +226,12 @@ class Rewriter(ast.NodeTransformer):
             return items[0] if n == 1 else ast.copy_location(ast.Tuple(items, ast.Load()), node)
         if path == ("syncthreads",):
             raise self.error(node, "cuda.syncthreads() must be a statement of its own")
+        if path == ("const", "array_like"):
+            # constant memory holds a copy of a host array: in a kernel run on the host, the
+            # array itself (a global array, which solvent reads as a constant)
+            if len(node.args) != 1 or node.keywords:
+                raise self.error(node, "cuda.const.array_like(arr) takes one array")
+            return self.visit(node.args[0])
         if path[:1] in (("shared",), ("local",)) or path[:1] == ("atomic",):
             raise self.error(node, f"{name}(...) is supported only as a statement of its own "
                              "or the right-hand side of an assignment to a name",

@@ -51,3 +51,22 @@ def test_numba_scalar_type_called_as_a_cast():
     solvent.kernel(numba_type_casts)[1, 8](x, oi, of)
     np.testing.assert_array_equal(oi, [2, -1, 4, 1])
     np.testing.assert_array_equal(of, np.float32(x) * np.float32(3))
+
+
+COEF = np.array([0.5, -1.0, 2.0, 3.5])
+
+
+def const_coef(x, out):
+    c = cuda.const.array_like(COEF)
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] * c[i % 4]
+
+
+def test_const_array_like_reads_the_host_array():
+    x = np.arange(10.0)
+    for on in (None, "xla"):
+        out = np.zeros(10)
+        launch = solvent.kernel(const_coef)[2, 8]
+        (launch.on(on) if on else launch)(x, out)
+        np.testing.assert_array_equal(out, x * COEF[np.arange(10) % 4])
