@@ -232,10 +232,14 @@ class Rewriter(ast.NodeTransformer):
             if len(node.args) != 1 or node.keywords:
                 raise self.error(node, "cuda.const.array_like(arr) takes one array")
             return self.visit(node.args[0])
-        if path[:1] in (("shared",), ("local",)) or path[:1] == ("atomic",):
-            raise self.error(node, f"{name}(...) is supported only as a statement of its own "
-                             "or the right-hand side of an assignment to a name",
-                             f"write: x = {name}(...)")
+        if path[:1] in (("shared",), ("local",)):
+            raise self.error(node, f"{name}(...) is supported only as the right-hand side of "
+                             "an assignment to a name", f"write: x = {name}(...)")
+        if path[:1] == ("atomic",):
+            raise self.error(node, f"{name}(...) is supported as a statement, in an "
+                             "assignment, an if's test or a return, but not under "
+                             "and/or/x if c else y or in a loop's test",
+                             f"write: old = {name}(...) before it")
         raise self.error(node, f"{name}() is not supported in a kernel run by solvent")
 
     def numba_cast(self, node):
@@ -306,10 +310,66 @@ class Rewriter(ast.NodeTransformer):
             if path in (("shared", "array"), ("local", "array")):
                 return self.declare(node, path[0])
             if path is not None and path[:1] == ("atomic",):
-                if not isinstance(node.targets[0], ast.Name):
-                    raise self.error(node, "assign the old value of an atomic to a plain name")
-                return self.atomic(node, path, node.value, node.targets[0].id)
-        return self.generic_visit(node)
+                if isinstance(node.targets[0], ast.Name):
+                    return self.atomic(node, path, node.value, node.targets[0].id)
+        return self.hoisted(node, "value") or self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        return self.hoisted(node, "value") or self.generic_visit(node)
+
+    def visit_If(self, node):
+        return self.hoisted(node, "test") or self.generic_visit(node)
+
+    def visit_Return(self, node):
+        return self.hoisted(node, "value") or self.generic_visit(node)
+
+    def hoisted(self, node, field):
+        """``out[i] = cuda.atomic.add(c, 0, 1) + 1``, ``if cuda.atomic.add(done, 0, 1) ==
+        n - 1:``: the atomics inside the statement's expression become ``old = atomic(...)``
+        statements before it (left to right, as Python evaluates them), the expression
+        reads ``old``. None when the expression holds no atomic, or holds one only under
+        ``and``/``or``/``x if c else y`` (evaluated conditionally: refused later)."""
+        expr = getattr(node, field)
+        if expr is None or (field == "value" and isinstance(node, ast.Expr)):
+            return None
+        pre = []
+        rw = self
+
+        class Hoist(ast.NodeTransformer):
+            def visit(self, n):
+                if isinstance(n, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.ListComp,
+                                  ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+                    return n
+                return super().visit(n)
+
+            def visit_Call(self, c):
+                c = self.generic_visit(c)
+                path = rw.cuda_path(c.func)
+                if path is None or path[:1] != ("atomic",):
+                    return c
+                name = f"__simt_atomic_value{next(rw.counter)}"
+                pre.append(ast.fix_missing_locations(ast.copy_location(
+                    ast.Assign([ast.Name(name, ast.Store())], c), node)))
+                return ast.copy_location(ast.Name(name, ast.Load()), c)
+
+        new = Hoist().visit(copy.deepcopy(expr))
+        if not pre:
+            return None
+        read = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)}
+        for p in pre:
+            arr = p.value.args[0] if p.value.args else None
+            if isinstance(arr, ast.Name) and arr.id in read:
+                # ``a[i] + cuda.atomic.add(a, i, 1)`` reads a[i] before the atomic: moving
+                # the atomic first would change what it reads
+                raise self.error(node, f"this expression reads {arr.id!r} besides updating "
+                                 "it atomically", "write: old = cuda.atomic...(...) first")
+        node = copy.copy(node)
+        setattr(node, field, new)
+        out = []
+        for s in pre + [node]:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
 
     def declare(self, node, kind):
         target = node.targets[0]

@@ -2,6 +2,7 @@
 wrong or refused, each against the answer Numba's CUDA simulator gives (worked out here in
 NumPy)."""
 import numpy as np
+import pytest
 import numba
 from numba import cuda, float32, int32
 
@@ -70,3 +71,47 @@ def test_const_array_like_reads_the_host_array():
         launch = solvent.kernel(const_coef)[2, 8]
         (launch.on(on) if on else launch)(x, out)
         np.testing.assert_array_equal(out, x * COEF[np.arange(10) % 4])
+
+
+def atomic_min_in_expression(a, x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = cuda.atomic.min(a, i, x[i]) + 1
+
+
+def last_block_done(x, count, out):
+    # the "last block finishes the job" idiom: the atomic's old value in an if's test
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] * 2
+    if cuda.threadIdx.x == 0:
+        if cuda.atomic.add(count, 0, 1) == cuda.gridDim.x - 1:
+            out[x.shape[0]] = 1.0
+
+
+def test_atomic_old_value_inside_an_expression():
+    a0 = np.array([3, -1, 5, 0, 2], np.int32)
+    x = np.array([1, 4, -2, 0, 7], np.int32)
+    for on in (None, "xla"):
+        a, out = a0.copy(), np.zeros(5, np.int32)
+        launch = solvent.kernel(atomic_min_in_expression)[1, 8]
+        (launch.on(on) if on else launch)(a, x, out)
+        np.testing.assert_array_equal(out, a0 + 1)
+        np.testing.assert_array_equal(a, np.minimum(a0, x))
+    x = np.arange(20.0)
+    count, out = np.zeros(1, np.int32), np.zeros(21)
+    solvent.kernel(last_block_done)[3, 8](x, count, out)
+    np.testing.assert_array_equal(out, np.r_[x * 2, 1.0])
+    assert count[0] == 3
+
+
+def atomic_and_read_same_array(a, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a[i] + cuda.atomic.add(a, i, 1)
+
+
+def test_atomic_in_an_expression_that_reads_its_array_is_refused():
+    # hoisting the atomic above the statement would change what a[i] reads
+    with pytest.raises(solvent.UnsupportedError, match="besides updating"):
+        solvent.kernel(atomic_and_read_same_array)[1, 4](np.zeros(4), np.zeros(4))
