@@ -74,6 +74,16 @@ class KernelFunction:
         raise TypeError(f"launch the kernel {self.__qualname__} with a configuration: "
                         f"{self.__name__}[blocks, threads_per_block](...)")
 
+    def complete(self, args) -> tuple:
+        """The arguments of a launch with the kernel's default values for the trailing
+        parameters left out (``def k(x, out, alpha=2.0)`` launched as ``k[g, b](x, out)``),
+        as Numba binds them."""
+        py = self.py_func
+        n, defaults = py.__code__.co_argcount, py.__defaults__ or ()
+        if n - len(defaults) <= len(args) < n:
+            return tuple(args) + tuple(defaults[len(args) - n:])
+        return tuple(args)
+
     def lowered(self, config: Config, args) -> "Lowered":
         key = (config, tuple(_type_key(a) for a in args))
         hit = self._versions.get(key)
@@ -97,6 +107,7 @@ class Launch:
         return Launch(self.kernel, self.config, backend)
 
     def __call__(self, *args):
+        args = self.kernel.complete(args)
         key = tuple(map(_type_key, args))
         hit = self._ready.get(key)
         if hit is not None:
@@ -135,21 +146,23 @@ class Launch:
         (lowered for stand-ins of the arguments' shapes and dtypes)."""
         if kwargs:
             raise fe.unsupported("keyword arguments to a kernel launch")
+        from ..frontend.values import Const
+        args = list(args) + [Const(d) for d in self.kernel.complete(args)[len(args):]]
         low = self.kernel.lowered(self.config, [_stand_in(fe, a) for a in args])
         low = low.flat_form or low
         fe.inline_call(low.jit.pyfn, args, {}, node)
-        from ..frontend.values import Const
         return Const(None)
 
     def report(self, *args) -> "Lowered":
         """The lowering for these arguments: barriers kept and removed, block parallelism."""
-        return self.kernel.lowered(self.config, args).view(self.backend)
+        return self.kernel.lowered(self.config, self.kernel.complete(args)).view(self.backend)
 
     def jit(self, *args) -> JitFunction:
         """The solvent.jit function this launch runs for these arguments."""
         return self.report(*args).jit_for(self.backend)
 
     def explain(self, *args) -> str:
+        args = self.kernel.complete(args)
         low = self.report(*args)
         head = [f"# solvent.kernel {self.kernel.__qualname__}[grid={self.config.grid}, "
                 f"block={self.config.block}]"]

@@ -115,3 +115,32 @@ def test_atomic_in_an_expression_that_reads_its_array_is_refused():
     # hoisting the atomic above the statement would change what a[i] reads
     with pytest.raises(solvent.UnsupportedError, match="besides updating"):
         solvent.kernel(atomic_and_read_same_array)[1, 4](np.zeros(4), np.zeros(4))
+
+
+def scaled(x, out, alpha=2.0):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] * alpha
+
+
+_scaled = solvent.kernel(scaled)
+
+
+def host_scaled(x, out):
+    _scaled[2, 8](x, out)
+
+
+def test_kernel_parameter_with_a_default_value():
+    x = np.arange(10.0)
+    for on in (None, "xla"):
+        out = np.zeros(10)
+        launch = _scaled[2, 8]
+        (launch.on(on) if on else launch)(x, out)
+        np.testing.assert_array_equal(out, 2 * x)
+    out = np.zeros(10)
+    _scaled[2, 8](x, out, 5.0)
+    np.testing.assert_array_equal(out, 5 * x)
+    out = np.zeros(10)
+    solvent.jit(host_scaled)(x, out)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert "alpha" in _scaled[2, 8].explain(x, out)
