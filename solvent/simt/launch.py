@@ -59,6 +59,11 @@ class KernelFunction:
         self._versions: dict = {}
         self._launches: dict = {}   # plain int configuration -> its Launch (see __getitem__)
 
+    @property
+    def source(self):
+        from ..frontend.translator import parse_source
+        return parse_source(self.py_func)
+
     def __getitem__(self, cfg) -> "Launch":
         # ``k[blocks, threads](...)`` is written at every call site, so a configuration of
         # plain ints gives the same Launch (and its cache of ready versions) every time
@@ -99,6 +104,7 @@ class Launch:
         # ran: the next launch with arguments of those types goes straight to the compiled
         # program (no lowering lookup, no second key); guards are checked as jit does
         self._ready: dict = {}
+        self._alias_hosts: dict = {}   # see _aliased
 
     def on(self, backend: str | None) -> "Launch":
         """This launch on the backend named (``"xla"``, ``"interp"``, ``"native"``; None:
@@ -108,6 +114,9 @@ class Launch:
 
     def __call__(self, *args):
         args = self.kernel.complete(args)
+        same = _same_arrays(args)
+        if same is not None:
+            return self._aliased(same)(*(a for i, a in enumerate(args) if same[i] == i))
         key = tuple(map(_type_key, args))
         hit = self._ready.get(key)
         if hit is not None:
@@ -140,6 +149,31 @@ class Launch:
             c = jf._cache.get(key)
             if c is not None:
                 self._ready[key] = (jf, c)
+
+    def _aliased(self, same: tuple) -> JitFunction:
+        """``k(x, x)``: a solvent.jit function of the distinct arrays that launches the
+        kernel with each one where the caller passed it (inside solvent.jit the kernel's
+        two parameters are then one array, as on a GPU)."""
+        hit = self._alias_hosts.get(same)
+        if hit is None:
+            src = self.kernel.source
+            tree = src.tree
+            names = [f"__simt_a{i}" for i in range(len(same))]
+            call = ast.Call(ast.Name("__simt_launch", ast.Load()),
+                            [ast.Name(names[j], ast.Load()) for j in same], [])
+            host = ast.FunctionDef(
+                name="__simt_aliased",
+                args=ast.arguments(posonlyargs=[], args=[ast.arg(names[i]) for i in
+                                                         sorted(set(same))],
+                                   vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                   defaults=[]),
+                body=[ast.Expr(call)], decorator_list=[], returns=None)
+            for n in ast.walk(host):
+                ast.copy_location(n, tree)
+            fn = make_function(host, src, self.kernel.py_func.__globals__,
+                               {"__simt_launch": self})
+            hit = self._alias_hosts[same] = JitFunction(fn, backend=self.backend)
+        return hit
 
     def solvent_inline(self, fe, args, kwargs, node):
         """A launch inside a ``solvent.jit`` function: the lowered kernel is inlined there
@@ -207,6 +241,21 @@ class Launch:
 
 
 MAX_LAUNCHES = 64   # configurations kept per kernel, argument type keys kept per launch
+
+
+def _same_arrays(args):
+    """For each argument the position of the first argument that is the same array (the
+    same memory, shape, strides and dtype), or None when no two arguments are."""
+    out, seen, hit = [], {}, False
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray) and a.ndim and a.size:
+            k = (a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str)
+            j = seen.setdefault(k, i)
+            hit |= j != i
+            out.append(j)
+        else:
+            out.append(i)
+    return tuple(out) if hit else None
 
 
 def _plain_config(cfg):

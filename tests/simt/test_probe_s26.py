@@ -144,3 +144,43 @@ def test_kernel_parameter_with_a_default_value():
     solvent.jit(host_scaled)(x, out)
     np.testing.assert_array_equal(out, 2 * x)
     assert "alpha" in _scaled[2, 8].explain(x, out)
+
+
+def plus_one(x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = x[i] + 1
+
+
+def axpy_into(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a * x[i] + y[i]
+
+
+def test_the_same_array_passed_twice_is_updated_in_place():
+    # k(x, x): each thread reads and writes its own element, well defined in CUDA (and in
+    # Numba's simulator); solvent refused ('share memory')
+    k = solvent.kernel(plus_one)
+    for on in (None, "xla"):
+        x = np.arange(30.0)
+        (k[2, 16].on(on) if on else k[2, 16])(x, x)
+        np.testing.assert_array_equal(x, np.arange(30.0) + 1)
+    y = np.arange(30.0)
+    k[2, 16](y, np.zeros(30))          # a version for separate arrays first
+    k[2, 16](y, y)
+    np.testing.assert_array_equal(y, np.arange(30.0) + 1)
+    base = np.arange(40.0)
+    k[2, 16](base[::2], base[::2])      # the same view twice (two view objects)
+    np.testing.assert_array_equal(base[::2], np.arange(0, 40.0, 2) + 1)
+    np.testing.assert_array_equal(base[1::2], np.arange(1, 40.0, 2))
+    z = np.arange(30.0)
+    solvent.kernel(axpy_into)[2, 16](2.0, z, z, z)
+    np.testing.assert_array_equal(z, 3 * np.arange(30.0))
+
+
+def test_overlapping_but_different_views_are_still_refused():
+    x = np.arange(31.0)
+    with pytest.raises(solvent.UnsupportedError, match="share memory"):
+        solvent.kernel(plus_one)[2, 16](x[1:], x[:-1])
+    np.testing.assert_array_equal(x, np.arange(31.0))
