@@ -6,8 +6,11 @@ after fission. Removing the barrier between runs X and Y merges them; that is ex
 element of an array is written by one thread in X and touched by another in Y (or read in X
 and written in Y): every access of such an array in X and Y goes through an index that is
 one-to-one in the thread index (analysis.Injectivity.private). A barrier with no run on one
-side (first or last in its list, next to another barrier, or next to a statement that itself
-holds barriers, which fission separates anyway) orders nothing and is removed. The last
+side (first or last in its list, next to another barrier, or next to a loop that itself
+holds barriers, which fission separates anyway) orders nothing and is removed; not so next
+to an ``if`` holding barriers, or first in an ``if``'s body: an ``if`` whose condition is
+known at compile time (``x.shape[0] > 0``) is gone after the frontend, and on the IR path
+(nest.py) the code before it and inside it would run in one thread loop. The last
 barrier of a loop or if body is kept: it decides that the body is interchanged with the
 thread loop.
 
@@ -38,7 +41,7 @@ def eliminate(body: list, arrays: set[str], inj: Injectivity, line_offset: int):
     return out, notes
 
 
-def _level(stmts, arrays, inj, off, notes, top):
+def _level(stmts, arrays, inj, off, notes, top, in_if=False):
     # recurse into compound statements first
     stmts = [_inner(s, arrays, inj, off, notes) for s in stmts]
     total = sum(1 for s in stmts if is_barrier(s) or has_barrier(s))
@@ -70,10 +73,25 @@ def _level(stmts, arrays, inj, off, notes, top):
             out.append((kind, x))
             continue
         if prev is None or prev[0] != "run" or nxt is None or nxt[0] != "run":
-            why = ("nothing before it" if prev is None else "nothing after it" if nxt is None
-                   else "next to another barrier or a statement fission separates anyway")
-            notes.append(BarrierNote(line, False, why))
-            kept_here -= 1
+            unsafe = prev is None and in_if
+            for n, first in ((prev, False), (nxt, True)):
+                if n is not None and n[0] == "compound" and isinstance(n[1], ast.If):
+                    other = nxt if first else prev
+                    edge = _if_edge(n[1], first)
+                    unsafe |= edge is None or (other is not None and other[0] == "run" and (
+                        conflict(edge, other[1], arrays, inj, off) if first else
+                        conflict(other[1], edge, arrays, inj, off)) is not None)
+            if not unsafe:
+                why = ("nothing before it" if prev is None else "nothing after it" if nxt is None
+                       else "next to another barrier or a loop fission separates anyway")
+                notes.append(BarrierNote(line, False, why))
+                kept_here -= 1
+                continue
+            # an if whose condition is known when the kernel compiles (x.shape[0] > 0, a
+            # constant) is gone after solvent's frontend: it separates nothing there
+            notes.append(BarrierNote(line, True, "next to an if, which may be decided at "
+                                     "compile time and then separates nothing"))
+            out.append((kind, x))
             continue
         clash = conflict(prev[1], nxt[1], arrays, inj, off)
         if clash is None:
@@ -88,14 +106,36 @@ def _level(stmts, arrays, inj, off, notes, top):
     return flat
 
 
+def _if_edge(s: ast.If, first: bool) -> list | None:
+    """The statements of ``s`` that run before its first barrier (``first``) or after its
+    last one, in either branch; None when a branch holds no barrier (then the code around
+    the ``if`` may meet across it)."""
+    out = []
+    for branch in (s.body, s.orelse):
+        if not any(has_barrier(x) for x in branch):
+            return None
+        for x in (branch if first else reversed(branch)):
+            if is_barrier(x):
+                break
+            if has_barrier(x):
+                if isinstance(x, ast.If):
+                    inner = _if_edge(x, first)
+                    if inner is None:
+                        return None
+                    out.extend(inner)
+                break
+            out.append(x)
+    return out
+
+
 def _inner(s, arrays, inj, off, notes):
     if not has_barrier(s) or is_barrier(s):
         return s
     if isinstance(s, (ast.For, ast.While)):
         s.body = _level(s.body, arrays, inj, off, notes, top=False)
     elif isinstance(s, ast.If):
-        s.body = _level(s.body, arrays, inj, off, notes, top=False)
-        s.orelse = _level(s.orelse, arrays, inj, off, notes, top=False)
+        s.body = _level(s.body, arrays, inj, off, notes, top=False, in_if=True)
+        s.orelse = _level(s.orelse, arrays, inj, off, notes, top=False, in_if=True)
     return s
 
 
