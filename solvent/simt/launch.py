@@ -24,7 +24,7 @@ from .barriers import BarrierNote, eliminate
 from .coalesce import coalesce
 from .fission import NOTE, PARALLEL_ATTR, RET, WEAK, Fission, spill_name
 from .flatten import Flat, flatten
-from . import privatize
+from . import jumps, privatize
 from . import nest
 from ..frontend.scopes import assigned_names
 from .intrinsics import (BARRIER, INDEX_NAMES, NUMPY, Config, Rewriter, device_function, numpy_attr,
@@ -374,6 +374,7 @@ def lower(py, config: Config, args, regroup: bool = True, on_ir: bool = True,
     23.0/19.0, 22.3/19.6: LLVM unrolls the IR form's tile copies, whose bounds it knows,
     into branches instead of vectorizing them)."""
     rewritten, src = rewrite_kernel(py, config)
+    rewritten.body = jumps.eliminate(rewritten.body)
     tree = src.tree
     params = [a.arg for a in tree.args.args]
     if tree.args.vararg or tree.args.kwarg or tree.args.kwonlyargs or tree.args.posonlyargs:

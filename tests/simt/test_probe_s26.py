@@ -184,3 +184,130 @@ def test_overlapping_but_different_views_are_still_refused():
     with pytest.raises(solvent.UnsupportedError, match="share memory"):
         solvent.kernel(plus_one)[2, 16](x[1:], x[:-1])
     np.testing.assert_array_equal(x, np.arange(31.0))
+
+
+RB = 32
+
+
+def rotate_then_break(x, out):
+    sm = cuda.shared.array(RB, dtype=np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    sm[t] = x[i]
+    cuda.syncthreads()
+    for it in range(10):
+        if it == 3:
+            break
+        v = sm[(t + 1) % RB]
+        cuda.syncthreads()
+        sm[t] = v
+        cuda.syncthreads()
+    out[i] = sm[t] + 100 * it
+
+
+def rotate_odd_continue(x, out):
+    sm = cuda.shared.array(RB, dtype=np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    sm[t] = x[i]
+    cuda.syncthreads()
+    for it in range(6):
+        if it % 2 == 1:
+            continue
+        v = sm[(t + 1) % RB]
+        cuda.syncthreads()
+        sm[t] = v
+        cuda.syncthreads()
+    out[i] = sm[t]
+
+
+def grow_until_flag(x, out, limit):
+    # an iterative kernel that stops when thread 0 says so through shared memory
+    sm = cuda.shared.array(RB, dtype=np.float64)
+    flag = cuda.shared.array(1, dtype=np.int32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    sm[t] = x[i]
+    if t == 0:
+        flag[0] = 0
+    cuda.syncthreads()
+    k = 0
+    while True:
+        v = sm[(t + 1) % RB]
+        cuda.syncthreads()
+        sm[t] = v + 1.0
+        if t == 0 and sm[0] > limit:
+            flag[0] = 1
+        cuda.syncthreads()
+        if flag[0] == 1:
+            break
+        k += 1
+    out[i] = sm[t] + 1000 * k
+
+
+def thread_dependent_break(x, out):
+    t = cuda.threadIdx.x
+    for it in range(4):
+        if t == it:
+            break
+        cuda.syncthreads()
+    out[t] = x[t]
+
+
+def _rotations(x, n):
+    return np.concatenate([np.roll(b, -n) for b in x.reshape(-1, RB)])
+
+
+def test_break_and_continue_in_a_loop_with_barriers():
+    x = np.arange(64.0)
+    for on in (None, "xla"):
+        out = np.zeros(64)
+        launch = solvent.kernel(rotate_then_break)[2, RB]
+        (launch.on(on) if on else launch)(x, out)
+        np.testing.assert_array_equal(out, _rotations(x, 3) + 300)
+        out = np.zeros(64)
+        launch = solvent.kernel(rotate_odd_continue)[2, RB]
+        (launch.on(on) if on else launch)(x, out)
+        np.testing.assert_array_equal(out, _rotations(x, 3))
+    # the reference: the same loop over blocks in NumPy
+    out = np.zeros(64)
+    solvent.kernel(grow_until_flag)[2, RB](x, out, 40.0)
+    ref = []
+    for b in x.reshape(-1, RB):
+        sm, k = b.copy(), 0
+        while True:
+            sm = np.roll(sm, -1) + 1.0
+            if sm[0] > 40.0:
+                break
+            k += 1
+        ref.append(sm + 1000 * k)
+    np.testing.assert_array_equal(out, np.concatenate(ref))
+
+
+def test_break_under_a_thread_dependent_condition_around_a_barrier_is_refused():
+    from solvent.errors import DivergentBarrierError
+    with pytest.raises(DivergentBarrierError):
+        solvent.kernel(thread_dependent_break)[1, 8](np.ones(8), np.zeros(8))
+
+
+def nested_break(x, out):
+    sm = cuda.shared.array(RB, dtype=np.float64)
+    t = cuda.threadIdx.x
+    sm[t] = x[t]
+    cuda.syncthreads()
+    for a in range(3):
+        for b in range(5):
+            if b > a + 1:
+                break
+            v = sm[(t + 1) % RB]
+            cuda.syncthreads()
+            sm[t] = v
+            cuda.syncthreads()
+    out[t] = sm[t]
+
+
+def test_break_in_a_barrier_loop_nested_in_another_is_still_refused():
+    # the flags would be carried through both loops, which the native backend computed
+    # wrongly with parallel blocks (see the s26 report): refused rather than wrong
+    with pytest.raises(solvent.UnsupportedError, match="break/continue"):
+        solvent.kernel(nested_break)[2, RB](np.ones(64), np.zeros(64))
