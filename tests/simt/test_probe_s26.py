@@ -311,3 +311,37 @@ def test_break_in_a_barrier_loop_nested_in_another_is_still_refused():
     # wrongly with parallel blocks (see the s26 report): refused rather than wrong
     with pytest.raises(solvent.UnsupportedError, match="break/continue"):
         solvent.kernel(nested_break)[2, RB](np.ones(64), np.zeros(64))
+
+
+def rotate_with_flag_in_nested_loops(x, out):
+    # written by hand the way jumps.py writes a nested break: a flag carried through two
+    # loops around a barrier. On the native backend the blocks loop could not run on the
+    # pool after all, but its arrays kept one copy per pool thread, and the threads loop
+    # nested in it (which then ran on the pool) used another copy than the code around it:
+    # every output was 0.0 with 3 blocks (1 block was right)
+    sm = cuda.shared.array(RB, dtype=np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    sm[t] = x[i]
+    cuda.syncthreads()
+    for a in range(3):
+        stop = False
+        for b in range(5):
+            if not stop:
+                if b > a + 1:
+                    stop = True
+                if not stop:
+                    v = sm[(t + 1) % RB]
+                    cuda.syncthreads()
+                    sm[t] = v
+                    cuda.syncthreads()
+    out[i] = sm[t]
+
+
+def test_flag_carried_through_two_loops_around_a_barrier_with_parallel_blocks():
+    x = np.arange(96.0)
+    for on in (None, "native", "xla"):
+        out = np.full(96, -1.0)
+        launch = solvent.kernel(rotate_with_flag_in_nested_loops)[3, RB]
+        (launch.on(on) if on else launch)(x, out)
+        np.testing.assert_array_equal(out, _rotations(x, 9), err_msg=str(on))

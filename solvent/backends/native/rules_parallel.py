@@ -143,8 +143,10 @@ def lower_parallel(op: Operation, ctx: Ctx):
     why = _sequential_reason(op, ctx)
     if why is None:
         copies = threads.max_threads()
+        before = ctx.plan.thread_copies
         ctx.plan.thread_copies = copies
-        for b in _private_bufs(op, ctx.plan):
+        private = _private_bufs(op, ctx.plan)
+        for b in private:
             b.copies = copies
         chunk = _emit_chunk(op, ctx, _combiners(op), _free_values(op),
                             _static_int(op.operands[2]))
@@ -153,6 +155,12 @@ def lower_parallel(op: Operation, ctx: Ctx):
             ctx.notes.append(f"{where}: parallel loop on the thread pool when its trip count "
                              f"x {cost} (estimated body cost) >= the threshold")
             return _emit_call(op, ctx, _combiners(op), *chunk, _static_int(op.operands[2]))
+        # the loop runs sequentially after all: its arrays are one buffer each again (a
+        # parallel loop nested in it, which now runs on the pool, gave each of its threads
+        # its own copy of them, while the code around it used copy 0)
+        ctx.plan.thread_copies = before
+        for b in private:
+            b.copies = 1
         why = "the body writes a shared array other than element by element in place"
     ctx.notes.append(f"{where}: marked parallel, runs sequentially: {why}")
     return None
