@@ -33,28 +33,24 @@ _ids = itertools.count()
 
 
 def eliminate(body: list) -> list:
-    """``body`` with the break/continue of its barrier-holding loops replaced by flags; only
-    loops inside no other loop that holds a barrier: the flag of a loop nested in one is
-    carried through both, which the native backend got wrong when the blocks run in
-    parallel (the s26 report's native finding), so those keep barrier lowering's refusal."""
+    """``body`` with the break/continue of its barrier-holding loops replaced by flags."""
     out = []
     for s in body:
-        r = _stmt(s, False)
+        r = _stmt(s)
         out.extend(r if isinstance(r, list) else [r])
     return out
 
 
-def _stmt(s, in_barrier_loop: bool):
-    inner = in_barrier_loop or (isinstance(s, (ast.For, ast.While)) and has_barrier(s))
+def _stmt(s):
     for field in ("body", "orelse"):
         if isinstance(getattr(s, field, None), list):
             new = []
             for c in getattr(s, field):
-                r = _stmt(c, inner)
+                r = _stmt(c)
                 new.extend(r if isinstance(r, list) else [r])
             setattr(s, field, new)
     if isinstance(s, (ast.For, ast.While)) and not s.orelse and has_barrier(s) and \
-            not in_barrier_loop and any(_jumps(c) for c in s.body):
+            any(_jumps(c) for c in s.body):
         return _loop(s)
     return s
 

@@ -293,7 +293,8 @@ def test_break_under_a_thread_dependent_condition_around_a_barrier_is_refused():
 def nested_break(x, out):
     sm = cuda.shared.array(RB, dtype=np.float64)
     t = cuda.threadIdx.x
-    sm[t] = x[t]
+    i = cuda.grid(1)
+    sm[t] = x[i]
     cuda.syncthreads()
     for a in range(3):
         for b in range(5):
@@ -303,14 +304,17 @@ def nested_break(x, out):
             cuda.syncthreads()
             sm[t] = v
             cuda.syncthreads()
-    out[t] = sm[t]
+    out[i] = sm[t]
 
 
-def test_break_in_a_barrier_loop_nested_in_another_is_still_refused():
-    # the flags would be carried through both loops, which the native backend computed
-    # wrongly with parallel blocks (see the s26 report): refused rather than wrong
-    with pytest.raises(solvent.UnsupportedError, match="break/continue"):
-        solvent.kernel(nested_break)[2, RB](np.ones(64), np.zeros(64))
+def test_break_in_a_barrier_loop_nested_in_another():
+    # the flag is carried through both loops (see the native fix below)
+    x = np.arange(96.0)
+    for on in (None, "xla"):
+        out = np.zeros(96)
+        launch = solvent.kernel(nested_break)[3, RB]
+        (launch.on(on) if on else launch)(x, out)
+        np.testing.assert_array_equal(out, _rotations(x, 9), err_msg=str(on))
 
 
 def rotate_with_flag_in_nested_loops(x, out):
