@@ -145,8 +145,8 @@ def lower_parallel(op: Operation, ctx: Ctx):
         copies = threads.max_threads()
         before = ctx.plan.thread_copies
         ctx.plan.thread_copies = copies
-        private = _private_bufs(op, ctx.plan)
-        for b in private:
+        private = [(b, b.copies) for b in _private_bufs(op, ctx.plan)]
+        for b, _ in private:
             b.copies = copies
         chunk = _emit_chunk(op, ctx, _combiners(op), _free_values(op),
                             _static_int(op.operands[2]))
@@ -159,8 +159,8 @@ def lower_parallel(op: Operation, ctx: Ctx):
         # parallel loop nested in it, which now runs on the pool, gave each of its threads
         # its own copy of them, while the code around it used copy 0)
         ctx.plan.thread_copies = before
-        for b in private:
-            b.copies = 1
+        for b, was in private:
+            b.copies = was
         why = "the body writes a shared array other than element by element in place"
     ctx.notes.append(f"{where}: marked parallel, runs sequentially: {why}")
     return None
