@@ -84,7 +84,8 @@ class NativeBackend(Backend):
                      "selects_to_branches": {"enabled": True},
                      "raise_loops": {"masked_under_carried": False,
                                      "strided_interchange": False, "data_gathers": False,
-                                     "sweep_min_work": threads.DEFAULT_THRESHOLD}}
+                                     "sweep_min_work": threads.DEFAULT_THRESHOLD,
+                                     "reads_before_overwrite": False}}
 
     def __init__(self, opt_level: int = 3, multi_output: bool = True,
                  check_exits: bool = True):

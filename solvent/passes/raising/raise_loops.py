@@ -131,8 +131,14 @@ def _sums_products(block) -> bool:
 def _try_raise(info: LoopInfo, loop, report, max_masked: int,
                max_body_elements: int = 1 << 16, gathers: bool = True,
                masked_under_carried: bool = True, strided_interchange: bool = True,
-               data_gathers: bool = True, sweeps: "_Sweeps | None" = None) -> str:
+               data_gathers: bool = True, reads_before_overwrite: bool = True,
+               sweeps: "_Sweeps | None" = None) -> str:
     """Raise ``loop`` (returns what it became) or raise Refuse."""
+    if report.kind == CARRIED and report.reads_before_overwrite and \
+            not reads_before_overwrite:
+        raise Refuse(f"{report.reason}: its reads come before the overwrites, but native code "
+                     "runs it in place faster than the batch, which copies the array first "
+                     "(reads_before_overwrite=False)")
     if report.kind == CARRIED and not error_slots(info, loop) and \
             not report.reads_before_overwrite:
         raise Refuse(report.reason)
@@ -249,7 +255,8 @@ def _loops_left_when_sweeps_raise(fn: Function, opts: tuple, versioned: bool,
         return set()
     trial = clone_function(fn)
     pairs = list(zip(fn.walk(), trial.walk()))   # the same program order
-    raise_loops(trial, *opts[:4], versioned, *opts[4:6], sweep_min_work=-1)
+    raise_loops(trial, *opts[:4], versioned, *opts[4:6], sweep_min_work=-1,
+                reads_before_overwrite=opts[6])
     left = {id(op) for op in trial.walk() if op.name in LOOPS}
     return {a for a, b in pairs if a.name in LOOPS and id(b) in left}
 
@@ -258,13 +265,13 @@ def raise_loops(fn: Function, max_masked: int = 1 << 16,
                 max_body_elements: int = 1 << 16, gathers: bool = True,
                 masked_under_carried: bool = True, versioned: bool = True,
                 strided_interchange: bool = True, data_gathers: bool = True,
-                sweep_min_work: int = -1) -> int:
+                sweep_min_work: int = -1, reads_before_overwrite: bool = True) -> int:
     """Raise every loop that can be; returns how many were."""
     delinearize(fn)
     refused: dict = {}
     tried: set = set()
     opts = (max_masked, max_body_elements, gathers, masked_under_carried, strided_interchange,
-            data_gathers)
+            data_gathers, reads_before_overwrite)
     sweeps = _Sweeps() if sweep_min_work < 0 else \
         _Sweeps(_loops_left_when_sweeps_raise(fn, opts, versioned, sweep_min_work),
                 sweep_min_work)
@@ -390,11 +397,18 @@ class RaiseLoops(Pass):
         # (NativeBackend.pass_defaults): a smaller sweep would run on one thread anyway,
         # and raised it fuses with its neighbours
         sweep_min_work: int = -1
+        # False: a loop whose only dependence is a read before a later iteration overwrites
+        # the element (``a[i] += a[i + 1]``) stays a loop. Raised, it reads the array as it
+        # was before the loop, which natively needs a copy of it first: a[i] += a[i + 1]
+        # over 1M float64, 1.33 ms raised against 0.47 ms as the loop (Numba 0.41);
+        # XLA gains from no scalar iterations (NativeBackend.pass_defaults sets it)
+        reads_before_overwrite: bool = True
 
     def run(self, fn: Function) -> Function:
         if self.options.enabled:
             raise_loops(fn, self.options.max_masked, self.options.max_body_elements,
                         self.options.gathers, self.options.masked_under_carried,
                         self.options.versioned, self.options.strided_interchange,
-                        self.options.data_gathers, self.options.sweep_min_work)
+                        self.options.data_gathers, self.options.sweep_min_work,
+                        self.options.reads_before_overwrite)
         return fn
