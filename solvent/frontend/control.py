@@ -23,7 +23,7 @@ from .arg_trees import Record
 from .desugar import ITER_ATTR, LOOP_RETURN_VALUE
 from .list_growth import ListGrows
 from .list_items import ListMutates
-from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_VALUE, assigned_names,
+from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FAILED, FLAGS, RETURN_VALUE, assigned_names,
                      body_jumps)
 from .values import (ArrayRef, Buffer, Const, ReturnChoice, Tensor, TupleVal, like_seq,
                      same_binding, seq_items)
@@ -92,6 +92,11 @@ class ControlMixin:
                     fn()
                 blocks.append(blk)
                 envs.append(self.env)
+        except Exception as e:
+            # raised from a path that may not run: the statement holding it may not defer it
+            # as certain (statements.defer_error; an if statement's own body deferred its)
+            e._solvent_conditional = True
+            raise
         finally:
             self.depth_in_branch -= 1
         live = self.live_outside(node)
@@ -108,14 +113,29 @@ class ControlMixin:
         results = iter(op.results)
         for n, fn in rebuild.items():
             self.env[n] = fn(results)
+        if all(FAILED in e for e in envs):
+            self.env[FAILED] = Const(True)
 
     def _merge_branches(self, c, node, blocks, envs, env0, born0, live, jumped_live):
         names = [n for n in dict.fromkeys(list(envs[0]) + list(envs[1]))
                  if not same_binding(envs[0].get(n), envs[1].get(n))]
         yields = ([], [])
         rebuild = {}
+        failed = [FAILED in e for e in envs]
         for n in names:
             a, b = envs[0].get(n), envs[1].get(n)
+            if n == FAILED:
+                continue
+            if failed[0] != failed[1] and n not in FLAGS:
+                # the failed path never reaches the join: the other path's value stands in
+                k = failed.index(True)
+                other = (a, b)[1 - k]
+                if other is None:
+                    continue     # bound only on the path that failed
+                stand_in = self._placeholder(blocks[k], other)
+                a, b = (stand_in, b) if k == 0 else (a, stand_in)
+                rebuild[n] = self._merge_pair(n, a, b, blocks, yields, c, born0)
+                continue
             if n in FLAGS:
                 a = Const(False) if a is None else a
                 b = Const(False) if b is None else b
@@ -588,6 +608,10 @@ class ControlMixin:
                                 self.write_all(_unguarded(ref),
                                                self.convert(self.tensor(v), ref.dtype))
                         self.b.create("loop.yield", ys)
+            except Exception as e:
+                # from a comprehension's body or a while's condition: runs maybe never
+                e._solvent_conditional = True
+                raise
             finally:
                 self.in_loop = was_in_loop
                 self.loop_stack.pop()

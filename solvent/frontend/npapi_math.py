@@ -100,7 +100,8 @@ def norm_axes(fe, axis, rank, ufunc_reduce: bool = False):
         if ufunc_reduce and rank == 0 and a in (0, -1):
             continue
         if not -rank <= a < rank:
-            raise ValueError(f"{fe.b.loc}: axis {a} is out of bounds for array of dimension {rank}")
+            raise np.exceptions.AxisError(f"{fe.b.loc}: axis {a} is out of bounds for array of "
+                                          f"dimension {rank}")
         out.append(a % rank)
     return sorted(out)
 

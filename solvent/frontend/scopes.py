@@ -11,6 +11,10 @@ RETURN_FLAG = "__solvent_returned"
 RETURN_VALUE = "__solvent_return_value"
 # control-flow pseudo-variables: always merged at joins, False where unset
 FLAGS = (BREAK_FLAG, CONTINUE_FLAG, RETURN_FLAG)
+# set (Const(True)) where this path has certainly failed: a ``raise``, or an error NumPy
+# raises on a line that runs only under a run-time condition, became a check that always
+# fails; the rest of the block never runs and an if's join takes the other path's names
+FAILED = "__solvent_failed"
 
 
 def assigned_names(stmts) -> list[str]:

@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..errors import ClampedWindowError
 from ..ir.types import TensorType
-from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FLAGS, RETURN_FLAG, RETURN_VALUE,
+from .scopes import (BREAK_FLAG, CONTINUE_FLAG, FAILED, FLAGS, RETURN_FLAG, RETURN_VALUE,
                      always_returns, body_jumps)
 from .desugar import WITH_MARK
 from .local_functions import LocalFunction
@@ -16,12 +17,22 @@ from .arg_trees import ArgList, Record, refuse_change
 from .values import ArrayRef, Buffer, Const, Tensor, TupleVal, like_seq, make_seq, seq_items
 
 
+# errors found while translating a statement that Python raises only if it runs
+DEFERRABLE = (IndexError, KeyError, ZeroDivisionError, OverflowError, AssertionError,
+              np.linalg.LinAlgError, ValueError, TypeError)
+
+
 class StmtMixin:
     def stmts(self, body: list[ast.stmt]) -> None:
         for k, s in enumerate(body):
-            if self.returned is not None:
-                return  # code after a return never runs
-            self.stmt(s)
+            if self.returned is not None or FAILED in self.env:
+                return  # code after a return, or after a certain failure, never runs
+            try:
+                self.stmt(s)
+            except DEFERRABLE as e:
+                if not self.defer_error(s, e):
+                    raise
+                return
             rest = body[k + 1:]
             if rest and ((self.in_loop and body_jumps([s], (ast.Break, ast.Continue)))
                          or RETURN_FLAG in self.env):
@@ -39,6 +50,38 @@ class StmtMixin:
                 self.branch(self.logical_not(go), lambda: self.stmts(rest), lambda: None,
                             [s] + rest, jumped_live=self.live_at_jump_target([s] + rest))
                 return
+
+    def defer_error(self, node, e) -> bool:
+        """An error NumPy or Python raises on statement ``node`` (found while translating
+        it: a shape that does not fit, a constant index out of range, ``1 // 0``), where the
+        statement may never run (in a branch, a loop, after a run-time check that may fail
+        first): Python raises it only if the statement runs, so it becomes a check that
+        fails where it is reached, and this path has failed (scopes.FAILED). False where it
+        must be raised now: the statement certainly runs, or the error came from an operand
+        evaluated only under a condition (``x if c else y``) or from a comprehension's body."""
+        from ..ir.core import SourceLoc
+        from ..ops.checks import KINDS
+        if self.raise_now() or getattr(e, "_solvent_conditional", False) or \
+                isinstance(e, ClampedWindowError):
+            return False
+        kind = type(e).__name__
+        if KINDS.get(kind) is not type(e):    # NumPy's AxisError: a ValueError
+            kind = next(c.__name__ for c in DEFERRABLE if isinstance(e, c))
+        text = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)
+        m = re.match(r"(.*?):(\d+):(\d+): (.*)", text, re.S)
+        loc = SourceLoc(m[1], int(m[2]), int(m[3])) if m else self.loc_of(node)
+        if m:
+            text = m[4]
+        elif isinstance(e, TypeError):
+            return False      # without a line: Python's own TypeError in the compiler
+        saved = self.b.loc
+        self.b.loc = loc
+        try:
+            self.check(Const(False), kind, text)
+        finally:
+            self.b.loc = saved
+        self.env[FAILED] = Const(True)
+        return True
 
     def jump_pending(self):
         """Whether a break, continue or return has happened (Const or an i1 Tensor)."""
@@ -246,6 +289,7 @@ class StmtMixin:
         if self.raise_now():
             raise cls(f"{self.b.loc}: {message}")
         self.check(Const(False), cls.__name__, message, payload)
+        self.env[FAILED] = Const(True)
 
     def _raise_message(self, m):
         """(message with ``{}``, the integer payload) of an f-string with one run-time

@@ -27,6 +27,7 @@ KINDS = {
     "ZeroDivisionError": ZeroDivisionError,
     "OverflowError": OverflowError,
     "LinAlgError": np.linalg.LinAlgError,
+    "AxisError": np.exceptions.AxisError,   # an axis out of range (a ValueError, IndexError)
     "AssertionError": AssertionError,
     "UnboundLocalError": UnboundLocalError,  # a loop's name read after an empty range
     "DivergentBarrierError": DivergentBarrierError,  # solvent/simt: a barrier not all reach

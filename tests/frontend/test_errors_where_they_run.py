@@ -1,0 +1,152 @@
+"""An error Python or NumPy raises on a line is raised only if that line runs (s26 failure
+probe). Found while translating (a shape that does not fit, ``1 // 0`` of constants, ``assert
+False``), it was raised at compile time even inside a branch that never ran; now it is a run-time
+check that fails where the line is reached (frontend/statements.defer_error), naming the line,
+with the caller's arrays unchanged. A path that certainly fails (a ``raise``) no longer needs
+the names the other path binds (``if bad: raise ...  else: y = ...``)."""
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import solvent
+
+BACKENDS = ["interp", "native", "xla"]
+
+
+def reshape_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        b = a.reshape(3, 3)   # fails
+        a[1] = b[0, 0]
+    return a
+
+
+def assert_false_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        assert False, "unreachable"   # fails
+    return a
+
+
+def const_division_in_loop(a, k):
+    for i in range(k):
+        a[i] = 1 // 0   # fails
+    return a
+
+
+def matmul_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[1] = a @ np.ones(3)   # fails
+    return a
+
+
+def axis_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[1] = a.sum(axis=2)   # fails
+    return a
+
+
+def int_nan_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[1] = int(math.nan)   # fails
+    return a
+
+
+def raise_or_bind(a, k):
+    if k > 0:
+        raise ValueError("bad mode")   # fails
+    else:
+        y = a[1] * 2.0
+    a[0] = y
+    return a
+
+
+def elif_chain(a, mode):
+    if mode == 0:
+        y = a[0]
+    elif mode == 1:
+        y = a[1] + 1.0
+    else:
+        raise ValueError("unknown mode")
+    return y
+
+
+def helper_after_failure(a, k):
+    a[0] = 7.0
+    if k > 0:
+        b = a.reshape(3, 3)   # fails
+        c = b.sum()
+    else:
+        c = a[2]
+    return c
+
+
+def ifexp_arm(a, k):
+    a[0] = 7.0
+    b = a.reshape(3, 3) if k > 0 else a
+    return b
+
+
+CASES = [
+    (reshape_in_branch, ValueError), (assert_false_in_branch, AssertionError),
+    (const_division_in_loop, ZeroDivisionError), (matmul_in_branch, ValueError),
+    (axis_in_branch, np.exceptions.AxisError), (int_nan_in_branch, ValueError),
+    (raise_or_bind, ValueError), (helper_after_failure, ValueError),
+]
+
+
+def _failing_line(fn):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, s in enumerate(lines) if s.rstrip().endswith("# fails"))
+
+
+def _python(fn, a, k):
+    a = a.copy()
+    try:
+        return fn(a, k), None
+    except Exception as e:
+        return None, e
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,exc", CASES, ids=[c[0].__name__ for c in CASES])
+def test_an_error_is_raised_only_where_its_line_runs(fn, exc, backend):
+    line = _failing_line(fn)
+    jf = solvent.jit(fn, backend=backend)
+    want, err = _python(fn, np.arange(10.0), 0)
+    assert err is None
+    a = np.arange(10.0)
+    got = jf(a, 0)          # the branch does not run: Python's answer, no error
+    np.testing.assert_array_equal(got, want)
+    a = np.arange(10.0)
+    _, err = _python(fn, a, 1)
+    assert type(err) is exc
+    with pytest.raises(exc, match=rf"test_errors_where_they_run.py:{line}:\d+: "):
+        jf(a, 1)
+    np.testing.assert_array_equal(a, np.arange(10.0))    # nothing written back
+    np.testing.assert_array_equal(jf(np.arange(10.0), 0), want)   # and good again
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_path_that_raises_does_not_need_the_other_paths_names(backend):
+    jf = solvent.jit(elif_chain, backend=backend)
+    for mode in (0, 1):
+        assert jf(np.arange(3.0), mode) == elif_chain(np.arange(3.0), mode)
+    with pytest.raises(ValueError, match="unknown mode"):
+        jf(np.arange(3.0), 2)
+
+
+def test_an_error_in_a_conditional_operand_is_not_made_certain():
+    # the arm runs only when k > 0: still refused at compile time (as before), never a
+    # run-time failure where Python succeeds
+    jf = solvent.jit(ifexp_arm, backend="interp")
+    try:
+        got = jf(np.arange(10.0), 0)
+    except (ValueError, solvent.UnsupportedError):
+        return
+    np.testing.assert_array_equal(got, ifexp_arm(np.arange(10.0), 0))
