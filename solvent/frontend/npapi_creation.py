@@ -464,9 +464,27 @@ def is_c_contiguous(shape, strides) -> bool:
 @implements(np.transpose)
 def _transpose(fe, a, axes=None):
     rank = fe.tensor_type(a).rank
-    perm = list(range(rank))[::-1] if axes is None or fe.static(axes) is None else [
-        int(p) % rank for p in fe.static(axes, "transpose axes")]
+    if axes is None or fe.static(axes) is None:
+        perm = list(range(rank))[::-1]
+    else:
+        given = fe.static(axes, "transpose axes")
+        given = tuple(given) if isinstance(given, (tuple, list)) else (given,)
+        if len(given) != rank:
+            raise ValueError(f"{fe.b.loc}: axes don't match array")
+        perm = [_axis(fe, p, rank) for p in given]
+        if len(set(perm)) != rank:
+            raise ValueError(f"{fe.b.loc}: repeated axis in transpose")
     return view_or_value(fe, a, ("transpose", tuple(perm)))
+
+
+def _axis(fe, i, rank, prefix=""):
+    """Axis ``i`` of an array of ``rank`` dimensions, counted from 0; NumPy's AxisError
+    outside ``-rank <= i < rank``."""
+    i = int(i)
+    if not -rank <= i < rank:
+        raise np.exceptions.AxisError(f"{fe.b.loc}: {prefix}axis {i} is out of bounds for "
+                                      f"array of dimension {rank}")
+    return i % rank
 
 
 @implements(np.squeeze)
@@ -476,7 +494,10 @@ def _squeeze(fe, a, axis=None):
         new = [d for d in shape if d != 1]
     else:
         ax = fe.static(axis, "axis")
-        ax = {int(x) % len(shape) for x in (ax if isinstance(ax, tuple) else (ax,))}
+        ax = {_axis(fe, x, len(shape)) for x in (ax if isinstance(ax, tuple) else (ax,))}
+        if any(shape[i] != 1 for i in ax):
+            raise ValueError(f"{fe.b.loc}: cannot select an axis to squeeze out which has "
+                             "size not equal to one")
         new = [d for i, d in enumerate(shape) if i not in ax]
     return reshape_value(fe, a, Const(tuple(new)))
 
@@ -595,8 +616,8 @@ def _moveaxis(fe, a, source, destination):
 @implements(np.swapaxes)
 def _swapaxes(fe, a, axis1, axis2):
     rank = len(fe.tensor_type(a).shape)
-    i = fe.static_int(axis1, "axis") % max(rank, 1)
-    j = fe.static_int(axis2, "axis") % max(rank, 1)
+    i = _axis(fe, fe.static_int(axis1, "axis"), rank, "axis1: ")
+    j = _axis(fe, fe.static_int(axis2, "axis"), rank, "axis2: ")
     order = list(range(rank))
     order[i], order[j] = order[j], order[i]
     return _transpose(fe, a, Const(tuple(order)))
