@@ -239,20 +239,29 @@ class StmtMixin:
                 raise self.unsupported("del of anything but a name")
 
     def stmt_Assert(self, node):
+        """``assert test, message``: a check with this line. The message (evaluated by
+        Python only when the test fails) is a string known at compile time, or one run-time
+        integer (``assert i < n, i``) or an f-string with one, as a ``raise``'s."""
         c = self.truth(self.expr(node.test))
-        message = ""
+        if isinstance(c, Const) and c.value:
+            return
+        message, payload = "", None
         if node.msg is not None:
             m = self.expr(node.msg)
-            if not isinstance(m, Const):
-                raise self.unsupported("an assert message computed at run time",
-                                       "use a string literal")
-            message = str(m.value)
-        if isinstance(c, Const):
-            if not c.value:
+            if isinstance(m, Const):
+                message = str(m.value)
+            elif isinstance(m, Tensor) and not m.type.rank and m.dtype[0] in "iu":
+                message, payload = "{}", m
+            else:
+                message, payload = self._raise_message(m)
+        if isinstance(c, Const):     # always fails where it is reached
+            if self.raise_now() and payload is None:
                 raise AssertionError(f"{self.b.loc}: {message}" if message else str(self.b.loc))
+            self.check(Const(False), "AssertionError", message, payload)
+            self.env[FAILED] = Const(True)
             return
         # decided at run time: raised by the runtime, with this line, before any write-back
-        self.check(c, "AssertionError", message)
+        self.check(c, "AssertionError", message, payload)
 
     def stmt_Raise(self, node):
         """``raise ValueError("...")``: the error is raised where the statement is reached,
