@@ -123,8 +123,9 @@ SYNTAX = {
     "stmt_Return": "`return` of values, tuples and dicts, also under run-time conditions and "
                    "inside loops (a break out of each, desugar.py); every path returns the "
                    "same kind of value",
-    "stmt_Assert": ("`assert` on run-time values raises `AssertionError` with the line; the message "
-                    "a string, one run-time integer or an f-string with one integer field"),
+    "stmt_Assert": ("`assert` on run-time values raises `AssertionError` with the line; the "
+                    "message a string, one run-time integer or an f-string with one integer "
+                    "field"),
     "stmt_Raise": "`raise ValueError(\"...\")` and the other built-in exceptions the runtime "
                   "knows (ValueError, IndexError, TypeError, RuntimeError, ArithmeticError, "
                   "ZeroDivisionError, OverflowError, FloatingPointError, LookupError, "
