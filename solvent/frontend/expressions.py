@@ -55,6 +55,19 @@ def _python_number(v) -> bool:
     return isinstance(v, Tensor) and v.weak and v.type.rank == 0 and v.dtype[0] != "c"
 
 
+def _zero_division_message(op, a, b) -> str:
+    """What Python says dividing these Python numbers by zero ('integer division or modulo
+    by zero', 'float modulo', ...: the running Python's own words)."""
+    fn = {ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+    x, y = (v.value if isinstance(v, Const) else 1.0 if v.dtype[0] == "f" else 1
+            for v in (a, b))
+    try:
+        fn[type(op)](x, type(y)(0))
+    except ZeroDivisionError as e:
+        return str(e)
+    return "division by zero"
+
+
 def _python_only(v) -> bool:
     """A compile-time value that is no number: compared by Python, never as an array
     (``a.dtype == np.float32`` compares a dtype with a scalar type, as NumPy does)."""
@@ -191,7 +204,7 @@ class ExprMixin:
             # Python numbers divide as Python does: by zero is an error, not inf or 0 (a
             # constant zero divisor of a run-time number too: the check fails where reached)
             self.check(self.ufunc(np.not_equal, b, Const(0)), "ZeroDivisionError",
-                       "division by zero")
+                       _zero_division_message(node.op, a, b))
         seq = self._sequence_op(node, a, b)
         if seq is not None:
             return seq
