@@ -230,9 +230,9 @@ class Emitter:
         if not (is_static(shape) and is_static(x.shape)):
             raise self.unsupported(f"broadcasting shape {x.shape} to {shape}, a length known "
                                    "only at run time")
-        if not _broadcasts_to(x.shape, shape):
-            raise self.unsupported(f"could not broadcast input array from shape {x.shape} into "
-                                   f"shape {shape}")
+        if not _broadcasts_to(x.shape, shape):   # NumPy's error (a[0:3] = np.ones(4))
+            raise ValueError(f"{self.b.loc}: could not broadcast input array from shape "
+                             f"{x.shape} into shape {shape}")
         return Tensor(self.b.one("tensor.broadcast_to", x.v, shape=list(shape)), deps=x.deps)
 
     # --- elementwise ----------------------------------------------------------------------

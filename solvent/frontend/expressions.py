@@ -431,6 +431,9 @@ class ExprMixin:
             key = tuple(i.value for i in idx)
             try:
                 return Const(obj.value[key[0] if len(key) == 1 else key])
+            except IndexError as e:   # Python's error, raised where the line runs
+                text = "list index out of range" if isinstance(obj, ListConst) else str(e)
+                raise IndexError(f"{self.b.loc}: {text}") from None
             except Exception as e:
                 raise self.unsupported(f"indexing {obj.value!r}: {e}") from None
         if isinstance(obj, Record):

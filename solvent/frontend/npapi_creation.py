@@ -763,7 +763,19 @@ def concat(fe, ts, axis):
     rank = ts[0].type.rank
     if rank == 0:
         raise ValueError(f"{fe.b.loc}: zero-dimensional arrays cannot be concatenated")
-    axis = axis % rank
+    for k, t in enumerate(ts[1:], 1):   # NumPy's errors (they were internal errors)
+        if t.type.rank != rank:
+            raise ValueError(f"{fe.b.loc}: all the input arrays must have same number of "
+                             f"dimensions, but the array at index 0 has {rank} dimension(s) "
+                             f"and the array at index {k} has {t.type.rank} dimension(s)")
+    axis = _axis(fe, axis, rank)
+    for k, t in enumerate(ts[1:], 1):
+        for d, (n0, n) in enumerate(zip(ts[0].shape, t.shape)):
+            if d != axis and n0 != n and isinstance(n0, int) and isinstance(n, int):
+                raise ValueError(
+                    f"{fe.b.loc}: all the input array dimensions except for the "
+                    f"concatenation axis must match exactly, but along dimension {d}, the "
+                    f"array at index 0 has size {n0} and the array at index {k} has size {n}")
     return Tensor(fe.b.one("tensor.concatenate", *(t.v for t in ts), axis=axis))
 
 
@@ -781,7 +793,9 @@ def _concatenate(fe, arrays, axis=Const(0), dtype=None):
 @implements(np.stack)
 def _stack(fe, arrays, axis=Const(0)):
     ts = _seq(fe, arrays)
-    ax = fe.static_int(axis, "axis") % (ts[0].type.rank + 1)
+    if any(t.shape != ts[0].shape for t in ts):
+        raise ValueError(f"{fe.b.loc}: all input arrays must have the same shape")
+    ax = _axis(fe, fe.static_int(axis, "axis"), ts[0].type.rank + 1)
     parts = [fe.tensor(reshape_value(fe, t, Const(t.shape[:ax] + (1,) + t.shape[ax:])))
              for t in ts]
     return concat(fe, parts, ax)

@@ -532,6 +532,18 @@ def _einsum_finish(fe, s, t, out):
 
 
 # --- linear algebra -------------------------------------------------------------------------------
+def _square_operand(fe, a):
+    """A stack of square matrices, as NumPy's linalg requires (its LinAlgError else)."""
+    t = _float_operand(fe, a)
+    if t.type.rank < 2:
+        raise np.linalg.LinAlgError(f"{fe.b.loc}: {t.type.rank}-dimensional array given. "
+                                    "Array must be at least two-dimensional")
+    if t.shape[-1] != t.shape[-2]:
+        raise np.linalg.LinAlgError(f"{fe.b.loc}: Last 2 dimensions of the array must be "
+                                    "square")
+    return t
+
+
 def _float_operand(fe, a):
     t = fe.tensor(a)
     if t.dtype[0] not in "fc":
@@ -615,14 +627,14 @@ def _solve(fe, a, b):
 @implements(np.linalg.inv)
 @in_double("a")
 def _inv(fe, a):
-    a = _float_operand(fe, a)
+    a = _square_operand(fe, a)
     return _check_factorization(fe, [a], Tensor(fe.b.one("tensor.inv", a.v)), "Singular matrix")
 
 
 @implements(np.linalg.cholesky)
 @in_double("a")
 def _cholesky(fe, a, upper=Const(False)):
-    a = _float_operand(fe, a)
+    a = _square_operand(fe, a)
     low = _check_factorization(fe, [a], Tensor(fe.b.one("tensor.cholesky", a.v)),
                                "Matrix is not positive definite")
     if not fe.static(upper, "upper"):
@@ -633,7 +645,7 @@ def _cholesky(fe, a, upper=Const(False)):
 
 
 implements(np.linalg.det)(in_double("a")(
-    lambda fe, a: Tensor(fe.b.one("tensor.det", _float_operand(fe, a).v))))
+    lambda fe, a: Tensor(fe.b.one("tensor.det", _square_operand(fe, a).v))))
 
 
 @implements(np.linalg.slogdet)

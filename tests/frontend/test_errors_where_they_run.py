@@ -57,6 +57,41 @@ def int_nan_in_branch(a, k):
     return a
 
 
+def setitem_shape_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[0:3] = np.ones(4)   # fails
+    return a
+
+
+def concatenate_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[1] = np.concatenate([a, np.ones((2, 2))]).sum()   # fails
+    return a
+
+
+def stack_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[1] = np.stack([a, np.ones(3)]).sum()   # fails
+    return a
+
+
+def inv_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[1] = np.linalg.inv(a.reshape(2, 5)).sum()   # fails
+    return a
+
+
+def list_item_in_branch(a, k):
+    a[0] = 7.0
+    if k > 0:
+        a[1] = [1, 2][5]   # fails
+    return a
+
+
 def raise_or_bind(a, k):
     if k > 0:
         raise ValueError("bad mode")   # fails
@@ -97,6 +132,10 @@ CASES = [
     (const_division_in_loop, ZeroDivisionError), (matmul_in_branch, ValueError),
     (axis_in_branch, np.exceptions.AxisError), (int_nan_in_branch, ValueError),
     (raise_or_bind, ValueError), (helper_after_failure, ValueError),
+    # NumPy's and Python's errors, which were UnsupportedError or internal errors
+    (setitem_shape_in_branch, ValueError), (concatenate_in_branch, ValueError),
+    (stack_in_branch, ValueError), (inv_in_branch, np.linalg.LinAlgError),
+    (list_item_in_branch, IndexError),
 ]
 
 
