@@ -300,8 +300,9 @@ def reshape_value(fe, a, shape):
         known = int(np.prod([d for d in v if d != -1], dtype=np.int64))
         v[v.index(-1)] = t.size // known if known else 0
     if int(np.prod(v, dtype=np.int64)) != t.size:
+        shown = "(" + ",".join(map(str, v)) + ("," if len(v) == 1 else "") + ")"  # NumPy's
         raise ValueError(f"{fe.b.loc}: cannot reshape array of size {t.size} into shape "
-                         f"{tuple(v)}")
+                         f"{shown}")
     if not v and not isinstance(a, ArrayRef):  # NumPy gives a 0-d array (not a scalar)
         r = fe.tensor(a)
         return Tensor(fe.b.one("tensor.reshape", r.v, shape=[]), deps=r.deps, array0d=True)

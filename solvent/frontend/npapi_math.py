@@ -327,7 +327,9 @@ def matmul(fe, a, b):
     if None in (a.shape[-1], b.shape[kb]):
         fe.check_dims_agree([(a, ra - 1, b, kb % rb)], "matmul: contracted lengths differ")
     elif a.shape[-1] != b.shape[kb]:
-        raise ValueError(f"{fe.b.loc}: matmul: shapes {a.shape} and {b.shape} do not align")
+        raise ValueError(f"{fe.b.loc}: matmul: Input operand 1 has a mismatch in its core "
+                         "dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size "
+                         f"{b.shape[kb]} is different from {a.shape[-1]})")   # NumPy's words
     if ra <= 2 and rb <= 2:
         return _dot_general(fe, a, b, [ra - 1], [0 if rb == 1 else rb - 2])
     # batched: broadcast batch dims, then contract
