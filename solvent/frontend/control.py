@@ -132,6 +132,12 @@ class ControlMixin:
                 other = (a, b)[1 - k]
                 if other is None:
                     continue     # bound only on the path that failed
+                if isinstance(other, ArrayRef) and self.births.get(id(other.buf), 0) <= born0 \
+                        and not any(st[0] == "index" and st[2] for st in other.chain):
+                    # a view of an array from before the if, at a place known at compile
+                    # time: the same view after it (writes through it reach that array)
+                    rebuild[n] = (lambda v: lambda results: v)(other)
+                    continue
                 stand_in = self._placeholder(blocks[k], other)
                 a, b = (stand_in, b) if k == 0 else (a, stand_in)
                 rebuild[n] = self._merge_pair(n, a, b, blocks, yields, c, born0)

@@ -191,11 +191,14 @@ def body_jumps(stmts, kinds) -> bool:
     return any(jumps(s, kinds) for s in stmts)
 
 
-def always_returns(stmts) -> bool:
-    """Whether every path through these statements ends in a return (syntactically)."""
+def always_returns(stmts, or_raises: bool = False) -> bool:
+    """Whether every path through these statements ends in a return (syntactically); with
+    ``or_raises``, in a return or a raise (no path falls off the end)."""
+    ends = (ast.Return, ast.Raise) if or_raises else ast.Return
     for s in stmts:
-        if isinstance(s, ast.Return):
+        if isinstance(s, ends):
             return True
-        if isinstance(s, ast.If) and always_returns(s.body) and always_returns(s.orelse):
+        if isinstance(s, ast.If) and always_returns(s.body, or_raises) and \
+                always_returns(s.orelse, or_raises):
             return True
     return False

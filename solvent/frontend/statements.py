@@ -380,7 +380,8 @@ class StmtMixin:
         if RETURN_FLAG not in self.env:
             return Const(None)
         done = self.truth(self.env[RETURN_FLAG])
-        if (isinstance(done, Const) and done.value) or always_returns(self.src.tree.body):
+        if (isinstance(done, Const) and done.value) or \
+                always_returns(self.src.tree.body, or_raises=True):
             return self.env[RETURN_VALUE]
         v = self.env.get(RETURN_VALUE)
         if isinstance(v, Const) and v.value is None:

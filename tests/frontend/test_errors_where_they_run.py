@@ -111,6 +111,22 @@ def elif_chain(a, mode):
     return y
 
 
+def return_or_raise(a, mode):
+    if mode == 0:
+        return a.sum()
+    else:
+        raise ValueError("unknown mode")
+
+
+def view_or_raise(a, mode):
+    if mode == 0:
+        b = a[1:]
+    else:
+        raise ValueError("unknown mode")
+    b[0] = 100.0          # writes through the view into the caller's array
+    return a
+
+
 def helper_after_failure(a, k):
     a[0] = 7.0
     if k > 0:
@@ -180,6 +196,24 @@ def test_a_path_that_raises_does_not_need_the_other_paths_names(backend):
         assert jf(np.arange(3.0), mode) == elif_chain(np.arange(3.0), mode)
     with pytest.raises(ValueError, match="unknown mode"):
         jf(np.arange(3.0), 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [return_or_raise, view_or_raise])
+def test_a_raising_path_neither_falls_off_the_end_nor_changes_a_view(fn, backend):
+    # refused before: 'returns a value on some paths and falls off its end', and "'b'
+    # refers to different arrays depending on a run-time condition"
+    jf = solvent.jit(fn, backend=backend)
+    a = np.arange(4.0)
+    want = fn(np.arange(4.0), 0)
+    got = jf(a, 0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a, [0.0, 100.0, 2.0, 3.0] if fn is view_or_raise
+                                  else np.arange(4.0))
+    a = np.arange(4.0)
+    with pytest.raises(ValueError, match="unknown mode"):
+        jf(a, 1)
+    np.testing.assert_array_equal(a, np.arange(4.0))
 
 
 def test_an_error_in_a_conditional_operand_is_not_made_certain():
