@@ -372,18 +372,34 @@ class ExprMixin:
         c = self.truth(self.expr(node.test))
         if isinstance(c, Const):
             return self.expr(node.body if c.value else node.orelse)
-        with self.guarded_checks() as guard:
-            guard(c)
-            body = self.expr(node.body)
-        with self.guarded_checks() as guard:
-            guard(self.ufunc(np.logical_not, c))
-            orelse = self.expr(node.orelse)
+        body = self._arm(node.body, c)
+        orelse = self._arm(node.orelse, self.ufunc(np.logical_not, c))
+        if body is None and orelse is None:
+            raise self.unsupported("a conditional expression whose both values fail")
+        if body is None or orelse is None:
+            # an arm that fails where it is chosen (a check under its condition): the value
+            # is the other's (an array itself, not a copy)
+            return orelse if body is None else body
         seqs = [seq_items(body), seq_items(orelse)]
         if None not in seqs and len(seqs[0]) == len(seqs[1]) and \
                 is_tuple_index(body) == is_tuple_index(orelse):
             # a tuple (or list) on both paths stays one, item by item
             return like_seq(body, tuple(self.select(c, x, y) for x, y in zip(*seqs)))
         return self.select(c, body, orelse)
+
+    def _arm(self, node, cond):
+        """One value of ``x if c else y``, its checks under its condition ``cond``; None
+        where translating it found an error Python raises only if that value is chosen (a
+        shape that does not fit: statements.defer_error, as a check under ``cond``)."""
+        from .statements import DEFERRABLE
+        with self.guarded_checks() as guard:
+            guard(cond)
+            try:
+                return self.expr(node)
+            except DEFERRABLE as e:
+                if not self.defer_error(node, e, path_fails=False):
+                    raise
+                return None
 
     # --- attributes, subscripts, calls -----------------------------------------------------
     def expr_Attribute(self, node):

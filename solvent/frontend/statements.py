@@ -51,7 +51,7 @@ class StmtMixin:
                             [s] + rest, jumped_live=self.live_at_jump_target([s] + rest))
                 return
 
-    def defer_error(self, node, e) -> bool:
+    def defer_error(self, node, e, path_fails: bool = True) -> bool:
         """An error NumPy or Python raises on statement ``node`` (found while translating
         it: a shape that does not fit, a constant index out of range, ``1 // 0``), where the
         statement may never run (in a branch, a loop, after a run-time check that may fail
@@ -80,7 +80,8 @@ class StmtMixin:
             self.check(Const(False), kind, text)
         finally:
             self.b.loc = saved
-        self.env[FAILED] = Const(True)
+        if path_fails:
+            self.env[FAILED] = Const(True)
         return True
 
     def jump_pending(self):
