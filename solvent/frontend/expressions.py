@@ -468,7 +468,7 @@ class ExprMixin:
             if len(idx) == 1 and isinstance(idx[0], Const):
                 k = idx[0].value
                 return like_seq(obj, items[k]) if isinstance(k, slice) else items[k]
-            picked = self.sequence_item_at(items, idx)
+            picked = self.sequence_item_at(items, idx, "list" if is_list(obj) else "tuple")
             if picked is not None:
                 return picked
             raise self.unsupported("tuples can only be indexed by compile-time integers",
@@ -476,7 +476,7 @@ class ExprMixin:
                                    "of one shape and dtype")
         return self.getitem(obj, idx)
 
-    def sequence_item_at(self, items, idx):
+    def sequence_item_at(self, items, idx, kind: str = "list"):
         """``xs[i]`` with ``i`` known only at run time, for a list or tuple whose items are
         numbers or arrays of one type (shape, dtype, Python or NumPy scalar): the items
         stacked (as np.array(xs) would), then indexed; negative ``i`` counts from the end and one out of range raises
@@ -497,6 +497,10 @@ class ExprMixin:
         # one type for every item (the item's type cannot follow the run-time index)
         if len({(t.type.shape, t.dtype, bool(t.weak)) for t in ts}) != 1:
             return None
+        n = Const(len(items))   # Python's error and words, before the stacked array's check
+        self.check(self.ufunc(np.logical_and, self.ufunc(np.greater_equal, i, Const(-len(items))),
+                              self.ufunc(np.less, i, n)), "IndexError",
+                   f"{kind} index out of range")
         weak = ts[0].weak
         stacked = self.tensor(self.call_function(np.stack, [TupleVal(tuple(ts))], {}, None))
         if not ts[0].type.rank:
