@@ -229,3 +229,21 @@ def test_an_error_in_a_conditional_operand_is_raised_where_it_is_chosen(backend)
     with pytest.raises(ValueError, match=r"into shape \(3,3\)"):
         jf(a, 1)
     np.testing.assert_array_equal(a, np.arange(10.0))
+
+
+def store_then_reshape(a, k):
+    a[k] = 1.0
+    return a.reshape(3, 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_earlier_run_time_check_fails_first(backend):
+    # the reshape always fails, but after a store whose index is known only at run time:
+    # IndexError where that fails first (it was ValueError at compile time for any k)
+    jf = solvent.jit(store_then_reshape, backend=backend)
+    a = np.zeros(10)
+    with pytest.raises(IndexError, match="index 20 is out of bounds"):
+        jf(a, 20)
+    with pytest.raises(ValueError, match=r"into shape \(3,3\)"):
+        jf(a, 2)
+    assert not a.any()
