@@ -58,7 +58,9 @@ class StmtMixin:
         first): Python raises it only if the statement runs, so it becomes a check that
         fails where it is reached, and this path has failed (scopes.FAILED). False where it
         must be raised now: the statement certainly runs, or the error came from an operand
-        evaluated only under a condition (``x if c else y``) or from a comprehension's body."""
+        evaluated only under a condition (``x if c else y``) or from a comprehension's body,
+        or it names no line and is more likely the compiler's own (a KeyError, say). With
+        ``path_fails`` False (an arm of ``x if c else y``: expressions._arm) the path goes on."""
         from ..ir.core import SourceLoc
         from ..ops.checks import KINDS
         if self.raise_now() or getattr(e, "_solvent_conditional", False) or \
@@ -72,8 +74,8 @@ class StmtMixin:
         loc = SourceLoc(m[1], int(m[2]), int(m[3])) if m else self.loc_of(node)
         if m:
             text = m[4]
-        elif isinstance(e, TypeError):
-            return False      # without a line: Python's own TypeError in the compiler
+        elif isinstance(e, (TypeError, KeyError, AssertionError, np.linalg.LinAlgError)):
+            return False      # without a line: more likely the compiler's own error
         saved = self.b.loc
         self.b.loc = loc
         try:
