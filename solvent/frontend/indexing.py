@@ -349,6 +349,13 @@ class IndexMixin:
 
     # --- writes -----------------------------------------------------------------------------
     def setitem(self, target, items, value):
+        if isinstance(target, Tensor) and target.type.rank and not target.weak:
+            # NumPy writes into a temporary and drops it: refused rather than compiled as a
+            # write that reaches nothing (a.reshape(-1)[i] = x of a Fortran-ordered array)
+            raise self.unsupported(
+                "assignment into a temporary array (a copy: NumPy would write into it and "
+                "drop it, so the write reaches no array)", "write into the array itself; "
+                "reshape and ravel copy a Fortran-ordered or strided array")
         if not isinstance(target, ArrayRef):
             raise self.unsupported("assignment into a value that is not an array variable")
         try:
