@@ -109,3 +109,28 @@ def test_twin_on_float32_and_non_contiguous_arguments(name, variant, be):
     k = get(name)
     args = tuple(variant(a) for a in k.make_args(k.sizes[0], np.random.default_rng(3)))
     check(k.func, *args, backend=be)
+
+
+# the loop twins of products, matrix-vector kernels, rank-k updates, stencils, convolution-
+# and softmax-like kernels: raising leaves no loop of scalar work (a stencil keeps its time
+# loop, trmm its triangle's row loop, with whole-row tensor ops inside)
+RAISED_WHOLE = {"gemm_loops": 0, "two_mm_loops": 0, "three_mm_loops": 0, "mvt_loops": 0,
+                "atax_loops": 0, "bicg_loops": 0, "gemver_loops": 0, "syrk_loops": 0,
+                "trmm_loops": 2, "jacobi_1d_loops": 1, "jacobi_2d_loops": 1,
+                "heat_3d_loops": 1, "heat_2d_slices_loops": 1, "fdtd_2d_loops": 1,
+                "conv1d_loops": 0, "softmax_loops": 0, "attention_loops": 0,
+                "layernorm_loops": 0, "blur_f32_loops": 1}
+
+
+@pytest.mark.parametrize("name", sorted(RAISED_WHOLE))
+def test_data_parallel_twins_keep_no_scalar_loop(name):
+    import solvent
+    k = get(name)
+    args = k.make_args(k.sizes[0], np.random.default_rng(0))
+    fn = solvent.jit(k.func, backend="xla").compile(args).fn
+    loops = [op for op in fn.walk() if op.name in ("loop.for", "loop.while")]
+    assert len(loops) <= RAISED_WHOLE[name], [op.loc for op in loops]
+    for loop in loops:   # what is left holds array work, not one element per trip
+        body = loop.regions[0].block.ops
+        assert any(r.type.rank > 0 for op in body if op.name != "loop.yield"
+                   for r in op.results), f"{name}: a scalar loop at {loop.loc}"

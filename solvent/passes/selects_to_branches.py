@@ -14,7 +14,7 @@ longest common subsequence table (corpus ``lcs_table``) computes ``T[i, j]`` fro
 not: as selects every trip waits for the last one's maximum; as a branch (Numba's code for
 the same source, and this pass's) the trips that take the first arm break that chain.
 Measured on this 2-core host, steady state, the best of 40 calls of each interleaved, three
-rounds (session 26): lcs_table 0.18 -> 0.116 ms (Numba 0.133), knapsack_items 0.14 ->
+rounds (2026-11-30): lcs_table 0.18 -> 0.116 ms (Numba 0.133), knapsack_items 0.14 ->
 0.090 ms (Numba 0.095).
 
 What moves into an arm: the ops of the select's block that compute that arm's value and
