@@ -40,7 +40,8 @@ def _inputs(fn, rng):
             flat = v.reshape(-1)
             special = np.array([np.nan, -0.0, np.inf, -np.inf])[:flat.size]
             flat[:special.size] = special
-            out.append(v.astype(dt) if dt.kind == "f" else (v + 1j * v[::-1]).astype(dt))
+            imag = v[::-1] if np.ndim(v) else v   # (a complex scalar argument: one value)
+            out.append(v.astype(dt) if dt.kind == "f" else (v + 1j * imag).astype(dt))
     return out
 
 

@@ -209,3 +209,34 @@ def test_lcs_with_other_symbol_and_table_dtypes(dtype):
         T2 = T1.copy()
         assert jitted(lcs, "native")(a, b, T1) == lcs(a, b, T2)
         np.testing.assert_array_equal(T1, T2)
+
+
+def c_style_pick(scale, n, src, flags, out):
+    # a scalar and a compile-time count before the arrays, an index computed as in C, each
+    # element from the one before (a loop that stays a loop)
+    for i in range(n):
+        if flags[i] != 0:
+            out[i] = src[n - 1 - i] * scale + out[i - 1]
+        else:
+            out[i] = out[i - 1] - scale
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")   # uint8/int8 wrap, as NumPy's
+@pytest.mark.parametrize("dtype", [np.complex64, np.uint8, np.int8, np.float32])
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_a_stranger_calls_it_with_other_dtypes_and_layouts(dtype, n):
+    rng = np.random.default_rng(n)
+    src = (rng.integers(0, 9, 2 * n + 2) + (1j * rng.integers(0, 9, 2 * n + 2)
+                                            if dtype == np.complex64 else 0)).astype(dtype)
+    flags = rng.integers(0, 2, n).astype(np.uint8)
+    scale = dtype(3)
+    for s in (src[:n + 1], src[::2][:n + 1]):               # contiguous and strided
+        want, got = np.zeros(n, dtype), np.zeros(n, dtype)
+        c_style_pick(scale, n, s, flags, want)
+        jitted(c_style_pick, "native")(scale, n, s, flags, got)
+        np.testing.assert_array_equal(got, want)
+    if n == 7:
+        before, after = _before_after(c_style_pick, (scale, n, src[:n + 1], flags,
+                                                     np.zeros(n, dtype)), {1})
+        assert _ifs_in_loops(after) > _ifs_in_loops(before), print_function(after)
+        assert _agrees(before, after)

@@ -44,5 +44,5 @@ def test_barrier_next_to_an_if_decided_at_compile_time():
         for on in (None, "xla"):
             out = np.full(64, -1.0)
             launch = solvent.kernel(k)[2, TPB]
-            (launch.on(on) if on else launch)(x, out)
+            launch.on(on)(x, out)
             np.testing.assert_array_equal(out, want, err_msg=f"{k.__name__} {on}")

@@ -45,7 +45,7 @@ def test_numba_scalar_type_called_as_a_cast():
     for on in (None, "xla"):
         C = np.zeros((6, 5), np.float32)
         launch = solvent.kernel(matmul_float32_ctor)[(2, 2), (TILE, TILE)]
-        (launch.on(on) if on else launch)(A, B, C)
+        launch.on(on)(A, B, C)
         np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-5)
     x = np.array([1.7, -2.5, 3.0, 0.2])
     oi, of = np.zeros(4, np.int64), np.zeros(4)
@@ -69,7 +69,7 @@ def test_const_array_like_reads_the_host_array():
     for on in (None, "xla"):
         out = np.zeros(10)
         launch = solvent.kernel(const_coef)[2, 8]
-        (launch.on(on) if on else launch)(x, out)
+        launch.on(on)(x, out)
         np.testing.assert_array_equal(out, x * COEF[np.arange(10) % 4])
 
 
@@ -95,7 +95,7 @@ def test_atomic_old_value_inside_an_expression():
     for on in (None, "xla"):
         a, out = a0.copy(), np.zeros(5, np.int32)
         launch = solvent.kernel(atomic_min_in_expression)[1, 8]
-        (launch.on(on) if on else launch)(a, x, out)
+        launch.on(on)(a, x, out)
         np.testing.assert_array_equal(out, a0 + 1)
         np.testing.assert_array_equal(a, np.minimum(a0, x))
     x = np.arange(20.0)
@@ -135,7 +135,7 @@ def test_kernel_parameter_with_a_default_value():
     for on in (None, "xla"):
         out = np.zeros(10)
         launch = _scaled[2, 8]
-        (launch.on(on) if on else launch)(x, out)
+        launch.on(on)(x, out)
         np.testing.assert_array_equal(out, 2 * x)
     out = np.zeros(10)
     _scaled[2, 8](x, out, 5.0)
@@ -164,7 +164,7 @@ def test_the_same_array_passed_twice_is_updated_in_place():
     k = solvent.kernel(plus_one)
     for on in (None, "xla"):
         x = np.arange(30.0)
-        (k[2, 16].on(on) if on else k[2, 16])(x, x)
+        k[2, 16].on(on)(x, x)
         np.testing.assert_array_equal(x, np.arange(30.0) + 1)
     y = np.arange(30.0)
     k[2, 16](y, np.zeros(30))          # a version for separate arrays first
@@ -263,11 +263,11 @@ def test_break_and_continue_in_a_loop_with_barriers():
     for on in (None, "xla"):
         out = np.zeros(64)
         launch = solvent.kernel(rotate_then_break)[2, RB]
-        (launch.on(on) if on else launch)(x, out)
+        launch.on(on)(x, out)
         np.testing.assert_array_equal(out, _rotations(x, 3) + 300)
         out = np.zeros(64)
         launch = solvent.kernel(rotate_odd_continue)[2, RB]
-        (launch.on(on) if on else launch)(x, out)
+        launch.on(on)(x, out)
         np.testing.assert_array_equal(out, _rotations(x, 3))
     # the reference: the same loop over blocks in NumPy
     out = np.zeros(64)
@@ -313,7 +313,7 @@ def test_break_in_a_barrier_loop_nested_in_another():
     for on in (None, "xla"):
         out = np.zeros(96)
         launch = solvent.kernel(nested_break)[3, RB]
-        (launch.on(on) if on else launch)(x, out)
+        launch.on(on)(x, out)
         np.testing.assert_array_equal(out, _rotations(x, 9), err_msg=str(on))
 
 
@@ -347,5 +347,5 @@ def test_flag_carried_through_two_loops_around_a_barrier_with_parallel_blocks():
     for on in (None, "native", "xla"):
         out = np.full(96, -1.0)
         launch = solvent.kernel(rotate_with_flag_in_nested_loops)[3, RB]
-        (launch.on(on) if on else launch)(x, out)
+        launch.on(on)(x, out)
         np.testing.assert_array_equal(out, _rotations(x, 9), err_msg=str(on))

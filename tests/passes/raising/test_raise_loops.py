@@ -451,3 +451,37 @@ def test_column_loops_read_the_array_in_its_own_layout(backend):
     differential.check(column_stats, X, mu, sd, backend=backend)
     differential.check(column_stats, np.asfortranarray(r.random((6, 1))), mu[:1], sd[:1],
                        backend=backend)
+
+
+def _scaled_shift(alpha, n, x):
+    # a scalar and a count before the array; a read ahead of the write, C-style bounds
+    for i in range(n - 1):
+        x[i] = x[i + 1] * alpha + x[i]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")   # int8 wraps, as NumPy's
+@pytest.mark.parametrize("backend", ["xla", "interp", "native"])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.complex64, np.float32])
+def test_reads_before_overwrite_as_a_stranger_calls_them(dtype, backend):
+    """Raised on XLA, kept a loop natively (reads_before_overwrite=False): both as Python,
+    for small integer and complex dtypes, strided and Fortran-ordered arrays, sizes 0-7."""
+    from differential import copy_keep_layout
+    from loop_kernels import anti_2d
+    rng = np.random.default_rng(1)
+    for n in (0, 1, 2, 7):
+        base = (rng.integers(0, 5, 2 * n + 1) + (1j if dtype == np.complex64 else 0) *
+                rng.integers(0, 5, 2 * n + 1)).astype(dtype)
+        for x in (base[:n], base[::2][:n]):
+            want, got = copy_keep_layout(x), copy_keep_layout(x)
+            _scaled_shift(dtype(3), n, want)
+            solvent.jit(_scaled_shift, backend=backend)(dtype(3), n, got)
+            np.testing.assert_array_equal(got, want)
+        A = np.asfortranarray(rng.integers(0, 5, (n + 1, n + 2)).astype(dtype))
+        want, got = copy_keep_layout(A), copy_keep_layout(A)
+        anti_2d(want)
+        solvent.jit(anti_2d, backend=backend)(got)
+        np.testing.assert_array_equal(got, want)
+    if backend == "xla":   # (the run-time count n keeps _scaled_shift a loop anyway)
+        from loop_kernels import shift_add
+        fn = solvent.jit(shift_add, backend="xla").compile((base[::2][:7],)).fn
+        assert any("overwrite what they read" in r for r in fn.raised), fn.raised
